@@ -1,0 +1,127 @@
+import Synchronization
+
+/// A ``RateLimiter`` that runs any ``RateLimitPolicy`` on any clock, with a bounded, fair waiter queue.
+///
+/// You rarely name this type: each algorithm has its own name for it, such as ``TokenBucket``, ``LeakyBucket``,
+/// ``FixedWindow``, ``SlidingWindowLog``, ``SlidingWindowCounter`` and ``GCRA``.
+///
+/// How it waits:
+/// - No timers and no polling. The policy's state is computed from the clock when asked.
+/// - Callers are admitted in arrival order. Only the first waiter sleeps, once, on the injected clock, to the exact
+///   instant the policy says it is due; the others wait until it is their turn.
+/// - At most `maxQueued` callers wait; one more is refused at once with ``RateLimitError``.
+/// - A cancelled waiter leaves at once with `CancellationError`, and the waiter behind it takes its turn.
+///
+/// ```swift
+/// let clock = TestClock()
+/// let limiter = TokenBucket(rate: .perSecond(2), burst: 2, maxQueued: 10, clock: clock)
+/// ```
+public final class QueuedRateLimiter<Policy: RateLimitPolicy, C: Clock<Duration>>: RateLimiter {
+  /// The clock the limiter reads and sleeps on.
+  public let clock: C
+  /// The most callers that may wait at once.
+  public let maxQueued: Int
+  /// The policy's description, for example `token bucket: 5 per 1.0 seconds, burst 5`.
+  public let summary: String
+
+  private let capacity: Int
+  private let origin: C.Instant
+  private let state: Mutex<WaitQueue<Policy>>
+
+  /// Creates a limiter running `policy` on `clock`.
+  ///
+  /// - Parameters:
+  ///   - policy: The algorithm and its parameters.
+  ///   - maxQueued: The most callers that may wait at once; `0` means callers are admitted or refused, never queued.
+  ///   - clock: The clock to read and sleep on; pass a `TestClock` in tests.
+  public init(policy: Policy, maxQueued: Int, clock: C) {
+    precondition(maxQueued >= 0, "maxQueued must not be negative, got \(maxQueued)")
+    self.clock = clock
+    self.maxQueued = maxQueued
+    self.summary = policy.summary
+    self.capacity = policy.capacity
+    self.origin = clock.now
+    self.state = Mutex(WaitQueue(policy: policy, maxQueued: maxQueued))
+  }
+
+  /// How many callers are waiting right now.
+  public var queuedCount: Int { state.withLock { $0.waiters.count } }
+
+  /// Takes `cost` permits if they are free now and nobody is waiting; never waits.
+  ///
+  /// - Returns: `false` also for a cost below 1 or above the policy's capacity.
+  public func tryAcquire(cost: Int) -> Bool {
+    guard cost >= 1, cost <= capacity else { return false }
+    return state.withLock { $0.grantNow(cost: cost, now: now()) }
+  }
+
+  /// Waits until `cost` permits are granted. See ``RateLimiter/acquire(cost:)``.
+  public func acquire(cost: Int) async throws {
+    try await acquire(cost: cost, deadlineTicks: nil)
+  }
+
+  /// Waits at most `maxWait` for `cost` permits. See ``RateLimiter/acquire(cost:maxWait:)``.
+  public func acquire(cost: Int, maxWait: Duration) async throws {
+    try await acquire(cost: cost, deadline: clock.now.advanced(by: maxWait))
+  }
+
+  /// Waits until `cost` permits are granted, or fails at once if that would be after `deadline`.
+  ///
+  /// - Parameters:
+  ///   - cost: How many permits the work uses; at least 1.
+  ///   - deadline: The latest instant on this limiter's clock at which the caller is still willing to be admitted.
+  /// - Throws: ``RateLimitError`` (``RateLimitError/Code/deadlineExceeded`` when the admission instant, assuming the
+  ///   callers ahead are admitted on time, is after `deadline`), or `CancellationError`.
+  public func acquire(cost: Int, deadline: C.Instant) async throws {
+    try await acquire(cost: cost, deadlineTicks: origin.duration(to: deadline).nanoseconds)
+  }
+
+  private func acquire(cost: Int, deadlineTicks: Int64?) async throws {
+    if cost < 1 { throw RateLimitError.invalidCost(policy: summary, cost: cost) }
+    if cost > capacity {
+      throw RateLimitError.costExceedsCapacity(policy: summary, cost: cost, capacity: capacity)
+    }
+    let id: UInt64? = state.withLock { queue in queue.grantNow(cost: cost, now: now()) ? nil : queue.nextID() }
+    guard let id else { return }
+    guard let due = try await waitForTurn(id: id, cost: cost, deadline: deadlineTicks) else { return }
+    do {
+      try await clock.sleep(until: origin.advanced(by: .nanoseconds(due)), tolerance: nil)
+    } catch {
+      finishHead(id: id, granted: false)
+      throw error
+    }
+    finishHead(id: id, granted: true)
+  }
+
+  /// Joins the queue; returns when this caller is admitted (`nil`) or is the head and must sleep until the instant
+  /// returned.
+  private func waitForTurn(id: UInt64, cost: Int, deadline: Int64?) async throws -> Int64? {
+    try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        let resumption = state.withLock { queue in
+          queue.arrive(
+            id: id, cost: cost, now: now(), deadline: deadline, continuation: continuation, error: refusalError)
+        }
+        resumption?.perform()
+      }
+    } onCancel: {
+      state.withLock { $0.removeQueued(id: id) }?.resume(throwing: CancellationError())
+    }
+  }
+
+  private func finishHead(id: UInt64, granted: Bool) {
+    let resumptions = state.withLock { $0.finishHead(id: id, granted: granted, now: now()) }
+    for resumption in resumptions { resumption.perform() }
+  }
+
+  private func refusalError(_ refusal: Refusal) -> RateLimitError {
+    switch refusal {
+    case .queueFull: .queueFull(policy: summary, maxQueued: maxQueued)
+    case .bucketFull(let wait): .bucketFull(policy: summary, wait: .nanoseconds(wait))
+    case .deadline(let wait): .deadlineExceeded(policy: summary, wait: .nanoseconds(wait))
+    }
+  }
+
+  /// Nanoseconds since the limiter was created. Read under the lock, so that grants are recorded in time order.
+  private func now() -> Int64 { origin.duration(to: clock.now).nanoseconds }
+}

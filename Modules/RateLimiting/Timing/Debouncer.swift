@@ -1,0 +1,98 @@
+import Synchronization
+
+/// Runs only the latest of a burst of calls, once the calls have been quiet for `interval` (REQUIREMENTS D1).
+///
+/// Each ``call(_:)`` replaces the pending action and restarts the quiet interval. When the interval passes with no
+/// new call, the pending action runs in a task of its own. Times come from the injected clock, read at the moment
+/// of each call, so tests drive it with a `TestClock` and never sleep.
+///
+/// A call that arrives exactly when the quiet interval ends does not cancel the pending action: the interval was
+/// quiet. It becomes the next pending action.
+///
+/// ```swift
+/// let debouncer = Debouncer(interval: .milliseconds(300))
+/// debouncer.call { await search(query) }   // typing…
+/// ```
+public final class Debouncer<C: Clock<Duration>>: Sendable {
+  /// How long calls must be quiet before the latest one runs.
+  public let interval: Duration
+  /// The clock the debouncer reads and sleeps on.
+  public let clock: C
+
+  private struct Pending {
+    let generation: UInt64
+    let due: C.Instant
+    let action: @Sendable () async -> Void
+    let timer: Task<Void, Never>
+  }
+
+  private struct State {
+    var generation: UInt64 = 0
+    var pending: Pending?
+  }
+
+  private let state = Mutex(State())
+
+  /// Creates a debouncer that waits `interval` of quiet on `clock`.
+  public init(interval: Duration, clock: C) {
+    self.interval = interval
+    self.clock = clock
+  }
+
+  /// Whether an action is waiting for the quiet interval to end.
+  public var hasPending: Bool { state.withLock { $0.pending != nil } }
+
+  /// Makes `action` the pending action and restarts the quiet interval.
+  public func call(_ action: @escaping @Sendable () async -> Void) {
+    let overdue: Pending? = state.withLock { state in
+      let now = clock.now
+      var overdue: Pending?
+      if let pending = state.pending {
+        pending.timer.cancel()
+        if pending.due <= now { overdue = pending }
+      }
+      state.generation &+= 1
+      let generation = state.generation
+      let due = now.advanced(by: interval)
+      let timer = Task { [weak self, clock] in
+        guard (try? await clock.sleep(until: due, tolerance: nil)) != nil else { return }
+        await self?.fire(generation: generation)
+      }
+      state.pending = Pending(generation: generation, due: due, action: action, timer: timer)
+      return overdue
+    }
+    if let overdue { Task { await overdue.action() } }
+  }
+
+  /// Runs the pending action now, if there is one, and waits for it to finish.
+  public func flush() async {
+    guard let pending = takePending(generation: nil) else { return }
+    pending.timer.cancel()
+    await pending.action()
+  }
+
+  /// Drops the pending action, if any, without running it.
+  public func cancel() {
+    takePending(generation: nil)?.timer.cancel()
+  }
+
+  private func fire(generation: UInt64) async {
+    await takePending(generation: generation)?.action()
+  }
+
+  /// Takes the pending action if it is the one of `generation` (any one when `nil`).
+  private func takePending(generation: UInt64?) -> Pending? {
+    state.withLock { state in
+      guard let pending = state.pending, generation == nil || pending.generation == generation else { return nil }
+      state.pending = nil
+      return pending
+    }
+  }
+}
+
+extension Debouncer where C == ContinuousClock {
+  /// Creates a debouncer that waits `interval` of quiet on the continuous clock.
+  public convenience init(interval: Duration) {
+    self.init(interval: interval, clock: ContinuousClock())
+  }
+}

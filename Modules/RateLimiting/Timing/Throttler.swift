@@ -1,0 +1,142 @@
+import Synchronization
+
+/// Lets at most one call through per `interval`, or one at a time, as its ``ThrottleMode`` says (REQUIREMENTS D2).
+///
+/// Operations run in tasks of their own; ``call(_:)`` never waits. Times come from the injected clock, read at the
+/// moment of each call, so the decision for a call made at an interval boundary does not depend on scheduling.
+///
+/// ```swift
+/// let throttler = Throttler(interval: .seconds(1), mode: .trailingLatest)
+/// throttler.call { await save(draft) }
+/// ```
+public final class Throttler<C: Clock<Duration>>: Sendable {
+  /// The interval between runs (unused by ``ThrottleMode/dropWhileRunning``).
+  public let interval: Duration
+  /// Which calls are let through.
+  public let mode: ThrottleMode
+  /// The clock the throttler reads and sleeps on.
+  public let clock: C
+
+  private typealias Operation = @Sendable () async -> Void
+
+  private struct State {
+    /// `.leading`: calls before this instant are dropped.
+    var blockedUntil: C.Instant?
+    /// `.trailingLatest`: the open interval and the latest call made in it.
+    var window: (end: C.Instant, latest: Operation)?
+    /// `.trailingLatest`: a call made at or after the open interval's end, before that interval's run.
+    var carried: (start: C.Instant, latest: Operation)?
+    /// `.dropWhileRunning`: whether an operation is running.
+    var running = false
+  }
+
+  private let state = Mutex(State())
+
+  /// Creates a throttler.
+  ///
+  /// - Parameters:
+  ///   - interval: The interval between runs.
+  ///   - mode: Which calls are let through.
+  ///   - clock: The clock to read and sleep on.
+  public init(interval: Duration, mode: ThrottleMode, clock: C) {
+    self.interval = interval
+    self.mode = mode
+    self.clock = clock
+  }
+
+  /// Offers `operation` to the throttler.
+  ///
+  /// - Returns: `true` if the operation was started or is now the one due to run at the end of the interval; `false`
+  ///   if it was dropped. A trailing operation may still be replaced by a later call.
+  @discardableResult
+  public func call(_ operation: @escaping @Sendable () async -> Void) -> Bool {
+    switch mode {
+    case .leading: callLeading(operation)
+    case .trailingLatest: callTrailing(operation)
+    case .dropWhileRunning: callDropWhileRunning(operation)
+    }
+  }
+
+  /// Drops a trailing operation that has not run yet.
+  public func cancel() {
+    state.withLock { state in
+      state.window = nil
+      state.carried = nil
+    }
+  }
+
+  private func callLeading(_ operation: @escaping Operation) -> Bool {
+    let admitted = state.withLock { state in
+      let now = clock.now
+      if let until = state.blockedUntil, now < until { return false }
+      state.blockedUntil = now.advanced(by: interval)
+      return true
+    }
+    if admitted { Task { await operation() } }
+    return admitted
+  }
+
+  private func callTrailing(_ operation: @escaping Operation) -> Bool {
+    let openedUntil: C.Instant? = state.withLock { state in
+      let now = clock.now
+      guard let window = state.window else {
+        let end = now.advanced(by: interval)
+        state.window = (end, operation)
+        return end
+      }
+      if now < window.end {
+        state.window = (window.end, operation)
+      } else {
+        state.carried = (state.carried?.start ?? now, operation)
+      }
+      return nil
+    }
+    if let openedUntil { scheduleTrailingRun(at: openedUntil) }
+    return true
+  }
+
+  private func scheduleTrailingRun(at end: C.Instant) {
+    Task { [weak self, clock] in
+      // Cancellation is impossible here (the task is never cancelled), so the run happens at `end` or not at all.
+      try? await clock.sleep(until: end, tolerance: nil)
+      self?.runTrailing(endingAt: end)
+    }
+  }
+
+  private func runTrailing(endingAt end: C.Instant) {
+    let (operation, nextEnd): (Operation?, C.Instant?) = state.withLock { state in
+      guard let window = state.window, window.end == end else { return (nil, nil) }
+      guard let carried = state.carried else {
+        state.window = nil
+        return (window.latest, nil)
+      }
+      let nextEnd = carried.start.advanced(by: interval)
+      state.window = (nextEnd, carried.latest)
+      state.carried = nil
+      return (window.latest, nextEnd)
+    }
+    if let nextEnd { scheduleTrailingRun(at: nextEnd) }
+    if let operation { Task { await operation() } }
+  }
+
+  private func callDropWhileRunning(_ operation: @escaping Operation) -> Bool {
+    let admitted = state.withLock { state in
+      guard !state.running else { return false }
+      state.running = true
+      return true
+    }
+    guard admitted else { return false }
+    Task { [weak self] in
+      await operation()
+      self?.state.withLock { $0.running = false }
+    }
+    return true
+  }
+}
+
+extension Throttler where C == ContinuousClock {
+  /// Creates a throttler on the continuous clock.
+  public convenience init(interval: Duration, mode: ThrottleMode) {
+    self.init(interval: interval, mode: mode, clock: ContinuousClock())
+  }
+}

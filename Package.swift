@@ -1,0 +1,63 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// MARK: - Shared settings
+
+/// Applied to every target, so the whole package reads and checks the same way.
+let swiftSettings: [SwiftSetting] = [
+  .enableUpcomingFeature("ExistentialAny"),
+  .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+// MARK: - Dependencies used by more than one target
+
+let dequeModule: Target.Dependency = .product(name: "DequeModule", package: "swift-collections")
+let clocks: Target.Dependency = .product(name: "Clocks", package: "swift-clocks")
+
+let package = Package(
+  name: "Keel",
+  platforms: [.iOS(.v18), .macOS(.v15), .tvOS(.v18), .watchOS(.v11)],
+  products: [
+    .library(name: "RateLimiting", targets: ["RateLimiting"]),
+    .executable(name: "keel-bench", targets: ["KeelBenchmarks"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+    .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
+  ],
+  targets: [
+    // MARK: - Modules
+
+    .target(
+      name: "RateLimiting",
+      dependencies: [dequeModule],
+      path: "Modules/RateLimiting",
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "RateLimitingTests",
+      dependencies: ["RateLimiting", "TestSupport", clocks],
+      path: "Tests/RateLimitingTests",
+      swiftSettings: swiftSettings
+    ),
+
+    // MARK: - Test support
+
+    .target(
+      name: "TestSupport",
+      dependencies: [clocks],
+      path: "Tests/TestSupport",
+      swiftSettings: swiftSettings
+    ),
+
+    // MARK: - Benchmarks
+
+    .executableTarget(
+      name: "KeelBenchmarks",
+      dependencies: ["RateLimiting"],
+      path: "Benchmarks/KeelBenchmarks",
+      swiftSettings: swiftSettings
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)
