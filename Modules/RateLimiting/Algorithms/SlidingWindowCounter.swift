@@ -1,8 +1,10 @@
 /// A sliding-window counter: the fixed window's two counters, weighted to approximate a sliding window.
 ///
 /// The estimate at an instant is the current window's count plus the previous window's count scaled by how much of
-/// the previous window still overlaps the sliding one. Constant memory, much smoother than ``FixedWindow`` at the
-/// boundaries, and never admits more than ``SlidingWindowLog`` would by more than the rounding of that estimate.
+/// the previous window still overlaps the sliding one. Constant memory and much smoother than ``FixedWindow`` at the
+/// boundaries. The estimate assumes the previous window's requests were spread evenly across it: when they were
+/// bunched at its end, nearly twice `permits` can still pass in one sliding interval. Use ``SlidingWindowLog`` where
+/// the limit must hold exactly in every interval.
 ///
 /// ```swift
 /// let limiter = SlidingWindowCounter(rate: .perSecond(10))

@@ -46,7 +46,7 @@ public struct TokenBucketPolicy: RateLimitPolicy {
   public mutating func earliestAdmission(cost: Int, notBefore now: Int64) -> Int64 {
     let missing = Int128(cost) * unitsPerToken - units(at: now)
     guard missing > 0 else { return now }
-    return now + Int64(PolicyMath.ceilDiv(missing, Int128(rate.permits)))
+    return Int64(clamping: Int128(now) + PolicyMath.ceilDiv(missing, Int128(rate.permits)))
   }
 
   /// Refills up to `time`, then takes `cost` tokens.

@@ -9,6 +9,8 @@ import Synchronization
 /// - No timers and no polling. The policy's state is computed from the clock when asked.
 /// - Callers are admitted in arrival order. Only the first waiter sleeps, once, on the injected clock, to the exact
 ///   instant the policy says it is due; the others wait until it is their turn.
+/// - A waiter that wakes up to 1 ms late is counted at its due instant, so a long queue keeps to its schedule; one
+///   that wakes later (a stalled machine, a system sleep) is counted when it goes, so a stall never becomes a burst.
 /// - At most `maxQueued` callers wait; one more is refused at once with ``RateLimitError``.
 /// - A cancelled waiter leaves at once with `CancellationError`, and the waiter behind it takes its turn.
 ///
@@ -26,7 +28,10 @@ public final class QueuedRateLimiter<Policy: RateLimitPolicy, C: Clock<Duration>
 
   private let capacity: Int
   private let origin: C.Instant
-  private let state: Mutex<WaitQueue<Policy>>
+  private let queue: Mutex<WaitQueue>
+  // Guarded by `queue`'s lock: read and written only inside `locked(_:)`. Kept outside the Mutex so that the Mutex's
+  // type is not generic; see `WaitQueue`.
+  private nonisolated(unsafe) var policy: Policy
 
   /// Creates a limiter running `policy` on `clock`.
   ///
@@ -41,23 +46,25 @@ public final class QueuedRateLimiter<Policy: RateLimitPolicy, C: Clock<Duration>
     self.summary = policy.summary
     self.capacity = policy.capacity
     self.origin = clock.now
-    self.state = Mutex(WaitQueue(policy: policy, maxQueued: maxQueued))
+    self.queue = Mutex(WaitQueue(maxQueued: maxQueued))
+    self.policy = policy
   }
 
   /// How many callers are waiting right now.
-  public var queuedCount: Int { state.withLock { $0.waiters.count } }
+  public var queuedCount: Int { queue.withLock { $0.waiters.count } }
 
   /// Takes `cost` permits if they are free now and nobody is waiting; never waits.
   ///
   /// - Returns: `false` also for a cost below 1 or above the policy's capacity.
   public func tryAcquire(cost: Int) -> Bool {
     guard cost >= 1, cost <= capacity else { return false }
-    return state.withLock { $0.grantNow(cost: cost, now: now()) }
+    return locked { queue, policy in queue.grantNow(cost: cost, now: now(), policy: &policy) }
   }
 
   /// Waits until `cost` permits are granted. See ``RateLimiter/acquire(cost:)``.
   public func acquire(cost: Int) async throws {
-    try await acquire(cost: cost, deadlineTicks: nil)
+    if try grantedAtOnce(cost: cost) { return }
+    try await waitForAdmission(cost: cost, deadline: nil)
   }
 
   /// Waits at most `maxWait` for `cost` permits. See ``RateLimiter/acquire(cost:maxWait:)``.
@@ -73,19 +80,26 @@ public final class QueuedRateLimiter<Policy: RateLimitPolicy, C: Clock<Duration>
   /// - Throws: ``RateLimitError`` (``RateLimitError/Code/deadlineExceeded`` when the admission instant, assuming the
   ///   callers ahead are admitted on time, is after `deadline`), or `CancellationError`.
   public func acquire(cost: Int, deadline: C.Instant) async throws {
-    try await acquire(cost: cost, deadlineTicks: origin.duration(to: deadline).nanoseconds)
+    if try grantedAtOnce(cost: cost) { return }
+    try await waitForAdmission(cost: cost, deadline: origin.duration(to: deadline).nanoseconds)
   }
 
-  private func acquire(cost: Int, deadlineTicks: Int64?) async throws {
+  /// The fast path, kept synchronous so that an admitted `acquire` costs no more async frames than its own.
+  private func grantedAtOnce(cost: Int) throws -> Bool {
+    try Task.checkCancellation()
     if cost < 1 { throw RateLimitError.invalidCost(policy: summary, cost: cost) }
     if cost > capacity {
       throw RateLimitError.costExceedsCapacity(policy: summary, cost: cost, capacity: capacity)
     }
-    let id: UInt64? = state.withLock { queue in queue.grantNow(cost: cost, now: now()) ? nil : queue.nextID() }
-    guard let id else { return }
-    guard let due = try await waitForTurn(id: id, cost: cost, deadline: deadlineTicks) else { return }
+    return locked { queue, policy in queue.grantNow(cost: cost, now: now(), policy: &policy) }
+  }
+
+  /// The slow path: queue up, and sleep once at the head of the queue.
+  private func waitForAdmission(cost: Int, deadline: Int64?) async throws {
+    let id = queue.withLock { $0.nextID() }
+    guard let due = try await waitForTurn(id: id, cost: cost, deadline: deadline) else { return }
     do {
-      try await clock.sleep(until: origin.advanced(by: .nanoseconds(due)), tolerance: nil)
+      try await clock.sleep(until: origin.advanced(by: .nanoseconds(due)), tolerance: .zero)
     } catch {
       finishHead(id: id, granted: false)
       throw error
@@ -98,19 +112,22 @@ public final class QueuedRateLimiter<Policy: RateLimitPolicy, C: Clock<Duration>
   private func waitForTurn(id: UInt64, cost: Int, deadline: Int64?) async throws -> Int64? {
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
-        let resumption = state.withLock { queue in
+        let resumption = locked { queue, policy in
           queue.arrive(
-            id: id, cost: cost, now: now(), deadline: deadline, continuation: continuation, error: refusalError)
+            id: id, cost: cost, now: now(), deadline: deadline, continuation: continuation, policy: &policy,
+            error: refusalError)
         }
         resumption?.perform()
       }
     } onCancel: {
-      state.withLock { $0.removeQueued(id: id) }?.resume(throwing: CancellationError())
+      queue.withLock { $0.removeQueued(id: id) }?.resume(throwing: CancellationError())
     }
   }
 
   private func finishHead(id: UInt64, granted: Bool) {
-    let resumptions = state.withLock { $0.finishHead(id: id, granted: granted, now: now()) }
+    let resumptions = locked { queue, policy in
+      queue.finishHead(id: id, granted: granted, now: now(), policy: &policy)
+    }
     for resumption in resumptions { resumption.perform() }
   }
 
@@ -120,6 +137,14 @@ public final class QueuedRateLimiter<Policy: RateLimitPolicy, C: Clock<Duration>
     case .bucketFull(let wait): .bucketFull(policy: summary, wait: .nanoseconds(wait))
     case .deadline(let wait): .deadlineExceeded(policy: summary, wait: .nanoseconds(wait))
     }
+  }
+
+  /// Runs `body` with the lock held, on the queue and the policy it guards.
+  ///
+  /// Always inlined, so that `withLock` is specialized for the caller's result type even in unspecialized code.
+  @inline(__always)
+  private func locked<Result>(_ body: (inout WaitQueue, inout Policy) -> Result) -> Result {
+    queue.withLock { queue in body(&queue, &policy) }
   }
 
   /// Nanoseconds since the limiter was created. Read under the lock, so that grants are recorded in time order.

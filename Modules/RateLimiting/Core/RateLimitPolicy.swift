@@ -49,8 +49,9 @@ enum PolicyMath {
     return remainder > 0 ? quotient + 1 : quotient
   }
 
-  /// A non-negative time in sub-ticks (units of 1/`permits` ns), converted back to nanoseconds, rounded up.
+  /// A non-negative time in sub-ticks (units of 1/`permits` ns), converted back to nanoseconds, rounded up and
+  /// saturating: an admission more than 292 years away is as good as never.
   static func nanoseconds(fromSubticks subticks: Int128, permits: Int) -> Int64 {
-    Int64(ceilDiv(subticks, Int128(permits)))
+    Int64(clamping: ceilDiv(subticks, Int128(permits)))
   }
 }

@@ -35,10 +35,13 @@ public protocol RateLimiter: Sendable {
   func tryAcquire(cost: Int) -> Bool
 }
 
+// Inlinable so that the one-permit spellings cost callers no extra (async) call frame.
 extension RateLimiter {
   /// Waits until one permit is granted. See ``acquire(cost:)``.
+  @inlinable
   public func acquire() async throws { try await acquire(cost: 1) }
 
   /// Takes one permit if it is free right now and nobody is waiting. See ``tryAcquire(cost:)``.
+  @inlinable
   public func tryAcquire() -> Bool { tryAcquire(cost: 1) }
 }

@@ -33,9 +33,12 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
 
   /// The limiter for `key`, created now if this is the key's first use.
   public func limiter(for key: Key) -> any RateLimiter {
-    limiters.withLock { limiters in
-      if let existing = limiters[key] { return existing }
-      let created = makeLimiter(key)
+    if let existing = limiters.withLock({ $0[key] }) { return existing }
+    // Made outside the lock, so that a slow or re-entrant factory holds up no other key. When two callers race on a
+    // new key, the first to store its limiter wins and both use it.
+    let created = makeLimiter(key)
+    return limiters.withLock { limiters in
+      if let winner = limiters[key] { return winner }
       limiters[key] = created
       return created
     }

@@ -44,13 +44,9 @@ public final class Debouncer<C: Clock<Duration>>: Sendable {
 
   /// Makes `action` the pending action and restarts the quiet interval.
   public func call(_ action: @escaping @Sendable () async -> Void) {
-    let overdue: Pending? = state.withLock { state in
+    let replaced: (pending: Pending, isDue: Bool)? = state.withLock { state in
       let now = clock.now
-      var overdue: Pending?
-      if let pending = state.pending {
-        pending.timer.cancel()
-        if pending.due <= now { overdue = pending }
-      }
+      let replaced = state.pending.map { ($0, $0.due <= now) }
       state.generation &+= 1
       let generation = state.generation
       let due = now.advanced(by: interval)
@@ -59,9 +55,12 @@ public final class Debouncer<C: Clock<Duration>>: Sendable {
         await self?.fire(generation: generation)
       }
       state.pending = Pending(generation: generation, due: due, action: action, timer: timer)
-      return overdue
+      return replaced
     }
-    if let overdue { Task { await overdue.action() } }
+    // Outside the lock: cancelling runs the clock's cancellation handler.
+    guard let replaced else { return }
+    replaced.pending.timer.cancel()
+    if replaced.isDue { Task { await replaced.pending.action() } }
   }
 
   /// Runs the pending action now, if there is one, and waits for it to finish.

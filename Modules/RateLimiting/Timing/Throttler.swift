@@ -24,8 +24,6 @@ public final class Throttler<C: Clock<Duration>>: Sendable {
     var blockedUntil: C.Instant?
     /// `.trailingLatest`: the open interval and the latest call made in it.
     var window: (end: C.Instant, latest: Operation)?
-    /// `.trailingLatest`: a call made at or after the open interval's end, before that interval's run.
-    var carried: (start: C.Instant, latest: Operation)?
     /// `.dropWhileRunning`: whether an operation is running.
     var running = false
   }
@@ -59,10 +57,7 @@ public final class Throttler<C: Clock<Duration>>: Sendable {
 
   /// Drops a trailing operation that has not run yet.
   public func cancel() {
-    state.withLock { state in
-      state.window = nil
-      state.carried = nil
-    }
+    state.withLock { $0.window = nil }
   }
 
   private func callLeading(_ operation: @escaping Operation) -> Bool {
@@ -77,45 +72,42 @@ public final class Throttler<C: Clock<Duration>>: Sendable {
   }
 
   private func callTrailing(_ operation: @escaping Operation) -> Bool {
-    let openedUntil: C.Instant? = state.withLock { state in
+    let (overdue, openedUntil): (Operation?, C.Instant?) = state.withLock { state in
       let now = clock.now
-      guard let window = state.window else {
-        let end = now.advanced(by: interval)
-        state.window = (end, operation)
-        return end
+      var overdue: Operation?
+      // The open interval has ended but its run has not happened yet (its timer is late): this call runs it, so
+      // that a call's interval depends only on the time it was made.
+      if let window = state.window, now >= window.end {
+        overdue = window.latest
+        state.window = nil
       }
-      if now < window.end {
+      if let window = state.window {
         state.window = (window.end, operation)
-      } else {
-        state.carried = (state.carried?.start ?? now, operation)
+        return (overdue, nil)
       }
-      return nil
+      let end = now.advanced(by: interval)
+      state.window = (end, operation)
+      return (overdue, end)
     }
+    if let overdue { Task { await overdue() } }
     if let openedUntil { scheduleTrailingRun(at: openedUntil) }
     return true
   }
 
   private func scheduleTrailingRun(at end: C.Instant) {
     Task { [weak self, clock] in
-      // Cancellation is impossible here (the task is never cancelled), so the run happens at `end` or not at all.
+      // This task is never cancelled; `cancel()` empties the window instead, and the run below then finds nothing.
       try? await clock.sleep(until: end, tolerance: nil)
       self?.runTrailing(endingAt: end)
     }
   }
 
   private func runTrailing(endingAt end: C.Instant) {
-    let (operation, nextEnd): (Operation?, C.Instant?) = state.withLock { state in
-      guard let window = state.window, window.end == end else { return (nil, nil) }
-      guard let carried = state.carried else {
-        state.window = nil
-        return (window.latest, nil)
-      }
-      let nextEnd = carried.start.advanced(by: interval)
-      state.window = (nextEnd, carried.latest)
-      state.carried = nil
-      return (window.latest, nextEnd)
+    let operation: Operation? = state.withLock { state in
+      guard let window = state.window, window.end == end else { return nil }
+      state.window = nil
+      return window.latest
     }
-    if let nextEnd { scheduleTrailingRun(at: nextEnd) }
     if let operation { Task { await operation() } }
   }
 
