@@ -151,6 +151,79 @@ struct QueueTests {
     #expect(await waiter.value() == 2_000)
   }
 
+  @Test("A head that wakes late is granted when it goes, so the callers behind it cannot burst past the rate")
+  func lateHead() async {
+    // GIVEN burst 2 at 1 per second, spent at t = 0, and a clock whose sleepers wake 9 s late
+    let base = TestClock()
+    let start = base.now
+    let limiter = TokenBucket(rate: .perSecond(1), burst: 2, clock: LateClock(base: base, lateness: .seconds(9)))
+    #expect(limiter.tryAcquire(cost: 2))
+    let admitted = Recorder<Int64>()
+    for index in 0..<3 {
+      _ = TaskProbe {
+        try await limiter.acquire()
+        admitted.record(base.milliseconds(since: start))
+      }
+      #expect(await eventually { limiter.queuedCount == index + 1 })
+    }
+
+    // WHEN the head, due at 1 s, wakes at 10 s
+    #expect(await base.sleeperArrived())
+    await base.advance(to: start.advanced(by: .seconds(10)))
+
+    // THEN only the burst of 2 goes at 10 s; the third waits for the next token
+    #expect(await eventually { admitted.count == 2 })
+    await settle()
+    #expect(admitted.elements == [10_000, 10_000])
+    #expect(limiter.queuedCount == 1)
+  }
+
+  @Test("Heads that wake slightly late are counted at their due instants: a queue keeps to its schedule")
+  func slightlyLateHeads() async {
+    // GIVEN one per second, spent at t = 0, three waiters, and sleepers that wake 0.5 ms late
+    let base = TestClock()
+    let start = base.now
+    let limiter = LeakyBucket(rate: .perSecond(1), capacity: 10, clock: LateClock(base: base, lateness: .microseconds(500)))
+    #expect(limiter.tryAcquire())
+    let admitted = Recorder<Duration>()
+    for index in 0..<3 {
+      _ = TaskProbe {
+        try await limiter.acquire()
+        admitted.record(start.duration(to: base.now))
+      }
+      #expect(await eventually { limiter.queuedCount == index + 1 })
+    }
+    // WHEN each wakes 0.5 ms after its due instant
+    for second in 1...3 {
+      #expect(await base.sleeperArrived())
+      await base.advance(to: start.advanced(by: .seconds(second) + .microseconds(500)))
+      #expect(await eventually { admitted.count == second })
+    }
+    // THEN the lateness does not add up: 1.0005, 2.0005, 3.0005 s, not 1.0005, 2.001, 3.0015 s
+    #expect(admitted.elements == (1...3).map { .seconds($0) + .microseconds(500) })
+  }
+
+  @Test("A deadline centuries away is accepted, not an overflow")
+  func farDeadline() async {
+    let (limiter, clock) = exhaustedLimiter()
+    let patient = await queuedAcquire(on: limiter, maxWait: .seconds(400 * 365 * 86_400), since: clock.now)
+    #expect(await clock.sleeperArrived())
+    await clock.advance(by: .seconds(1))
+    #expect(await patient.value() == 1_000)
+  }
+
+  @Test("A cancelled task is refused even when a permit is free, as on the queued path")
+  func cancelledFastPath() async {
+    let clock = TestClock()
+    let limiter = TokenBucket(rate: .perSecond(1), burst: 1, clock: clock)
+    let probe = TaskProbe {
+      withUnsafeCurrentTask { $0?.cancel() }
+      try await limiter.acquire()
+    }
+    #expect(await probe.error() is CancellationError)
+    #expect(limiter.tryAcquire(), "the free permit is still there")
+  }
+
   @Test("A task cancelled before it calls acquire is refused without joining the queue")
   func alreadyCancelled() async {
     let (limiter, _) = exhaustedLimiter()
