@@ -1,0 +1,31 @@
+import Foundation
+
+/// `keel-bench`: Keel side by side with a peer, in one run, with the ratio printed (> 1 means Keel is better).
+@main
+enum KeelBench {
+  static func main() async {
+    do {
+      let options = try BenchmarkOptions(arguments: Array(CommandLine.arguments.dropFirst()))
+      let comparisons = RateLimiterBenchmarks.comparisons(quick: options.quick).filter { options.includes($0.name) }
+      guard !comparisons.isEmpty else { throw BenchmarkError(description: "no row matches the filter") }
+      var rows: [ResultRow] = []
+      for comparison in comparisons {
+        log("running \(comparison.name)…")
+        let scheduled = comparison.unit == "ms"
+        rows.append(
+          try await comparison.run(
+            rounds: scheduled ? (options.quick ? 1 : 3) : (options.quick ? 3 : 9),
+            warmUps: scheduled ? 0 : 1))
+      }
+      print(options.json ? "[\n" + rows.map { "  " + $0.json }.joined(separator: ",\n") + "\n]" : table(rows))
+    } catch {
+      log("keel-bench: \(error)")
+      exit(1)
+    }
+  }
+
+  /// Progress goes to standard error, so that standard output is only the report.
+  static func log(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+  }
+}
