@@ -3,11 +3,16 @@ import PackageDescription
 
 // MARK: - Shared settings
 
+/// `KEEL_STRICT=1` (set by `make ci`) turns warnings into errors in Keel's own targets, not in its dependencies.
+/// Off by default, so that a package depending on Keel never meets an unsafe flag.
+let strict = Context.environment["KEEL_STRICT"] == "1"
+
 /// Applied to every target, so the whole package reads and checks the same way.
-let swiftSettings: [SwiftSetting] = [
-  .enableUpcomingFeature("ExistentialAny"),
-  .enableUpcomingFeature("MemberImportVisibility"),
-]
+let swiftSettings: [SwiftSetting] =
+  [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+  ] + (strict ? [.unsafeFlags(["-warnings-as-errors"])] : [])
 
 // MARK: - Dependencies used by more than one target
 

@@ -8,6 +8,9 @@ enum KeelBench {
       let options = try BenchmarkOptions(arguments: Array(CommandLine.arguments.dropFirst()))
       let comparisons = RateLimiterBenchmarks.comparisons(quick: options.quick).filter { options.includes($0.name) }
       guard !comparisons.isEmpty else { throw BenchmarkError(description: "no row matches the filter") }
+      if !ResultRow.judgesTargets {
+        log("keel-bench: a debug build; its numbers are not representative. Use `swift run -c release keel-bench`.")
+      }
       var rows: [ResultRow] = []
       for comparison in comparisons {
         log("running \(comparison.name)…")

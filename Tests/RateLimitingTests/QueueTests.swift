@@ -16,11 +16,14 @@ struct QueueTests {
 
   /// Starts an `acquire` and waits until it is in line, so that the arrival order is the order of the calls.
   private func queuedAcquire(
-    on limiter: TokenBucket<TestClock<Duration>>, cost: Int = 1, maxWait: Duration? = nil, since start: TestClock<Duration>.Instant
+    on limiter: TokenBucket<TestClock<Duration>>, cost: Int = 1, maxWait: Duration? = nil,
+    since start: TestClock<Duration>.Instant
   ) async -> TaskProbe<Int64> {
     let before = limiter.queuedCount
     let probe = TaskProbe {
-      if let maxWait { try await limiter.acquire(cost: cost, maxWait: maxWait) } else {
+      if let maxWait {
+        try await limiter.acquire(cost: cost, maxWait: maxWait)
+      } else {
         try await limiter.acquire(cost: cost)
       }
       return limiter.clock.milliseconds(since: start)
@@ -183,7 +186,8 @@ struct QueueTests {
     // GIVEN one per second, spent at t = 0, three waiters, and sleepers that wake 0.5 ms late
     let base = TestClock()
     let start = base.now
-    let limiter = LeakyBucket(rate: .perSecond(1), capacity: 10, clock: LateClock(base: base, lateness: .microseconds(500)))
+    let limiter = LeakyBucket(
+      rate: .perSecond(1), capacity: 10, clock: LateClock(base: base, lateness: .microseconds(500)))
     #expect(limiter.tryAcquire())
     let admitted = Recorder<Duration>()
     for index in 0..<3 {

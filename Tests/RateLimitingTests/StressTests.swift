@@ -26,7 +26,9 @@ struct StressTests {
     }
   }
 
-  @Test("1,000 concurrent tryAcquire calls at one instant admit exactly the algorithm's bound", arguments: Algorithm.allCases)
+  @Test(
+    "1,000 concurrent tryAcquire calls at one instant admit exactly the algorithm's bound",
+    arguments: Algorithm.allCases)
   func concurrentTryAcquire(_ algorithm: Algorithm) async {
     let (limiter, bound) = algorithm.make(clock: TestClock())
     let admitted = await withTaskGroup(of: Bool.self) { group in

@@ -80,7 +80,8 @@ struct ThrottlerTests {
   @Test("Trailing-latest with a late timer: each call still runs once, in its own interval, none merged or lost")
   func trailingLateTimer() async {
     // GIVEN a throttler whose timer wakes 5 s late
-    let late = Throttler(interval: .seconds(1), mode: .trailingLatest, clock: LateClock(base: clock, lateness: .seconds(5)))
+    let late = Throttler(
+      interval: .seconds(1), mode: .trailingLatest, clock: LateClock(base: clock, lateness: .seconds(5)))
     func call(_ value: Int) {
       late.call { [ran, clock, origin] in ran.record((value, clock.milliseconds(since: origin))) }
     }
