@@ -17,6 +17,7 @@ let swiftSettings: [SwiftSetting] =
 // MARK: - Dependencies used by more than one target
 
 let dequeModule: Target.Dependency = .product(name: "DequeModule", package: "swift-collections")
+let locking: Target.Dependency = "Locking"
 let clocks: Target.Dependency = .product(name: "Clocks", package: "swift-clocks")
 
 let package = Package(
@@ -33,9 +34,16 @@ let package = Package(
   targets: [
     // MARK: - Modules
 
+    // Package-internal building blocks every module may use; not a product (Documentation/Decisions/0003).
+    .target(
+      name: "Locking",
+      path: "Modules/Locking",
+      swiftSettings: swiftSettings
+    ),
+
     .target(
       name: "RateLimiting",
-      dependencies: [dequeModule],
+      dependencies: [dequeModule, locking],
       path: "Modules/RateLimiting",
       swiftSettings: swiftSettings
     ),
@@ -50,7 +58,7 @@ let package = Package(
 
     .target(
       name: "TestSupport",
-      dependencies: [clocks],
+      dependencies: [clocks, locking],
       path: "Tests/TestSupport",
       swiftSettings: swiftSettings
     ),

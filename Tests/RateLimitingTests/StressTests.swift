@@ -76,26 +76,14 @@ struct StressTests {
     let clock = TestClock()
     let limiter = TokenBucket(rate: Rate(1, per: .milliseconds(10)), burst: 1, maxQueued: 200, clock: clock)
     #expect(limiter.tryAcquire())
-    let order = Recorder<Int>()
-    var probes: [TaskProbe<Void>] = []
-    for index in 0..<200 {
-      probes.append(
-        TaskProbe {
-          try await limiter.acquire()
-          order.record(index)
-        })
-      #expect(await eventually { limiter.queuedCount == index + 1 })
-    }
+    let (order, probes) = await queueInOrder(200, on: limiter)
+    #expect(limiter.queuedCount == 200)
     let cancelled = stride(from: 1, to: 200, by: 2).map { probes[$0] }
     await withTaskGroup(of: Void.self) { group in
       for probe in cancelled { group.addTask { probe.cancel() } }
     }
     #expect(await eventually { limiter.queuedCount == 100 })
-    for admittedCount in 1...100 {
-      guard await clock.sleeperArrived() else { break }
-      await clock.advance(by: .milliseconds(10))
-      guard await eventually({ order.count == admittedCount }) else { break }
-    }
+    await stepClock(clock, by: .milliseconds(10), until: 100, of: order)
     #expect(order.elements == Array(stride(from: 0, to: 200, by: 2)))
     for probe in cancelled { #expect(await probe.error() is CancellationError) }
   }

@@ -1,8 +1,8 @@
-import Synchronization
+import Locking
 
 /// A thread-safe list that tasks append to and tests read: what ran, in what order, at what time.
 public final class Recorder<Element: Sendable>: Sendable {
-  private let storage = Mutex<[Element]>([])
+  private let storage = Locked<[Element]>([])
 
   /// An empty recorder.
   public init() {}

@@ -1,12 +1,12 @@
-import Synchronization
+import Locking
 
 /// Runs an operation in a task and keeps its outcome where a test can look without awaiting the task.
 ///
 /// Awaiting `task.value` turns a bug that loses a wake-up into a hung test run; a probe turns it into a failed
 /// expectation: ``finished()`` gives up after a bounded number of yields.
 public final class TaskProbe<Value: Sendable>: Sendable {
-  private let outcome = Mutex<Result<Value, any Error>?>(nil)
-  private let task = Mutex<Task<Void, Never>?>(nil)
+  private let outcome = Locked<Result<Value, any Error>?>(nil)
+  private let task = Locked<Task<Void, Never>?>(nil)
 
   /// Starts `operation` in a new task.
   public init(_ operation: @escaping @Sendable () async throws -> Value) {

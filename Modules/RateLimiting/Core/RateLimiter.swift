@@ -15,7 +15,9 @@ public protocol RateLimiter: Sendable {
   /// - Parameter cost: How many permits the work uses; at least 1.
   /// - Throws: ``RateLimitError`` at once if the request can never be admitted or no waiting place is free;
   ///   `CancellationError` promptly if the calling task is cancelled while waiting, in which case the caller's
-  ///   place in line and its share of the rate go to the callers behind it.
+  ///   place in line and its share of the rate go to the callers behind it. A cancelled task that would have to
+  ///   wait is refused with `CancellationError` at once; one whose permits are free right now is admitted, like any
+  ///   other call that completes without suspending.
   func acquire(cost: Int) async throws
 
   /// Waits until `cost` permits are granted, or fails at once if that would take longer than `maxWait`.

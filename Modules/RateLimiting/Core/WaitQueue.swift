@@ -2,7 +2,7 @@ import DequeModule
 
 /// The callers waiting their turn at a ``QueuedRateLimiter``, and the rules by which they are admitted.
 ///
-/// Lives inside the limiter's `Mutex`; every method runs with the lock held and is handed the policy the same lock
+/// Lives inside the limiter's lock; every method runs with the lock held and is handed the policy the same lock
 /// guards. Only the first waiter (the head) ever sleeps, and only to the instant its policy says it is due; the ones
 /// behind it wait on continuations and are promoted one at a time. Nothing is granted to anyone else while anyone
 /// waits, so the head's due instant stays valid until it wakes.

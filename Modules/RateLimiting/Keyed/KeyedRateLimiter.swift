@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// A rate limiter per key, such as one per endpoint, created on first use and optionally under a global limiter.
 ///
@@ -19,7 +19,7 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
   public let global: (any RateLimiter)?
 
   private let makeLimiter: Factory
-  private let limiters = Mutex<[Key: any RateLimiter]>([:])
+  private let limiters = Locked<[Key: any RateLimiter]>([:])
 
   /// Creates an empty set of keyed limiters.
   ///

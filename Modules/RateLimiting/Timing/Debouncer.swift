@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Runs only the latest of a burst of calls, once the calls have been quiet for `interval` (REQUIREMENTS D1).
 ///
@@ -31,7 +31,7 @@ public final class Debouncer<C: Clock<Duration>>: Sendable {
     var pending: Pending?
   }
 
-  private let state = Mutex(State())
+  private let state = Locked(State())
 
   /// Creates a debouncer that waits `interval` of quiet on `clock`.
   public init(interval: Duration, clock: C) {

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Lets at most one call through per `interval`, or one at a time, as its ``ThrottleMode`` says (REQUIREMENTS D2).
 ///
@@ -28,7 +28,7 @@ public final class Throttler<C: Clock<Duration>>: Sendable {
     var running = false
   }
 
-  private let state = Mutex(State())
+  private let state = Locked(State())
 
   /// Creates a throttler.
   ///

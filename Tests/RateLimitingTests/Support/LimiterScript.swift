@@ -60,3 +60,35 @@ func admissionInstants<Policy>(
   for probe in probes { probe.cancel() }
   return admitted.elements
 }
+
+/// Queues `count` acquires, each in line before the next starts, so that arrival order is index order; each records
+/// its index when admitted.
+func queueInOrder<Policy>(
+  _ count: Int, on limiter: QueuedRateLimiter<Policy, TestClock<Duration>>
+) async -> (admitted: Recorder<Int>, probes: [TaskProbe<Void>]) {
+  let admitted = Recorder<Int>()
+  var probes: [TaskProbe<Void>] = []
+  for index in 0..<count {
+    let before = limiter.queuedCount
+    probes.append(
+      TaskProbe {
+        try await limiter.acquire()
+        admitted.record(index)
+      })
+    _ = await eventually { limiter.queuedCount == before + 1 }
+  }
+  return (admitted, probes)
+}
+
+/// Advances `clock` by `step` at a time, each time once a sleeper is there, until `recorder` holds `count` elements
+/// (or a step admits nobody).
+func stepClock<Element>(
+  _ clock: TestClock<Duration>, by step: Duration, until count: Int, of recorder: Recorder<Element>
+) async {
+  while recorder.count < count {
+    let before = recorder.count
+    guard await clock.sleeperArrived() else { return }
+    await clock.advance(by: step)
+    guard await eventually({ recorder.count > before }) else { return }
+  }
+}
