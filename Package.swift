@@ -18,6 +18,10 @@ let swiftSettings: [SwiftSetting] =
 
 let dequeModule: Target.Dependency = .product(name: "DequeModule", package: "swift-collections")
 let locking: Target.Dependency = "Locking"
+let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
+let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
 let clocks: Target.Dependency = .product(name: "Clocks", package: "swift-clocks")
 
 let package = Package(
@@ -25,11 +29,17 @@ let package = Package(
   platforms: [.iOS(.v18), .macOS(.v15), .tvOS(.v18), .watchOS(.v11)],
   products: [
     .library(name: "RateLimiting", targets: ["RateLimiting"]),
+    .library(name: "Sandbox", targets: ["Sandbox"]),
     .executable(name: "keel-bench", targets: ["KeelBenchmarks"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    // Traits off: the Sandbox needs neither swift-configuration nor the full-Foundation extras.
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
   ],
   targets: [
     // MARK: - Modules
@@ -51,6 +61,21 @@ let package = Package(
       name: "RateLimitingTests",
       dependencies: ["RateLimiting", "TestSupport", clocks],
       path: "Tests/RateLimitingTests",
+      swiftSettings: swiftSettings
+    ),
+
+    // MARK: - Sandbox (a real local server; no library module imports it)
+
+    .target(
+      name: "Sandbox",
+      dependencies: [hummingbird, httpTypes, nioCore, logging, locking],
+      path: "Modules/Sandbox",
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "SandboxTests",
+      dependencies: ["Sandbox", "TestSupport", logging],
+      path: "Tests/SandboxTests",
       swiftSettings: swiftSettings
     ),
 

@@ -1,0 +1,26 @@
+import Foundation
+import ServiceLifecycle
+
+/// A Sandbox that is accepting connections.
+public final class RunningSandbox: Sendable {
+  /// Where it listens, for example `http://127.0.0.1:54321`.
+  public let baseURL: URL
+  /// The port it is bound to.
+  public let port: Int
+
+  private let group: ServiceGroup
+  private let task: Task<Void, any Error>
+
+  init(host: String, port: Int, group: ServiceGroup, task: Task<Void, any Error>) {
+    self.port = port
+    self.baseURL = URL(string: "http://\(host):\(port)")!
+    self.group = group
+    self.task = task
+  }
+
+  /// Stops accepting connections, lets requests in flight finish, and returns once the server has stopped.
+  public func stop() async {
+    await group.triggerGracefulShutdown()
+    _ = await task.result
+  }
+}

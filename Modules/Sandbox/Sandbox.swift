@@ -1,0 +1,58 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// A real local HTTP server that speaks every API Keel talks to, for tests, examples and the CLI
+/// (../shared/SANDBOX_API.md).
+///
+/// ```swift
+/// let sandbox = try await Sandbox.start()
+/// let url = sandbox.baseURL.appending(path: "v3/users")   // http://127.0.0.1:54321/v3/users
+/// …
+/// await sandbox.stop()
+/// ```
+///
+/// Each started Sandbox has its own data and its own ephemeral port, so tests can run many in parallel.
+public enum Sandbox {
+  /// Starts a Sandbox and returns once it accepts connections.
+  ///
+  /// - Parameter configuration: Where to listen and which options apply.
+  /// - Returns: The running Sandbox, with the base URL it is bound to.
+  /// - Throws: The server's error when it cannot start, for example when the port is taken.
+  public static func start(_ configuration: SandboxConfiguration = .init()) async throws -> RunningSandbox {
+    var logger = Logger(label: "keel.sandbox")
+    logger.logLevel = configuration.logLevel
+    let responder = SandboxResponder(configuration: configuration)
+    let (ports, portContinuation) = AsyncStream<Int>.makeStream()
+    let application = Application(
+      responder: responder,
+      configuration: ApplicationConfiguration(
+        address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+      onServerRunning: { channel in
+        portContinuation.yield(channel.localAddress?.port ?? configuration.port)
+        portContinuation.finish()
+      },
+      logger: logger
+    )
+    let group = ServiceGroup(
+      configuration: ServiceGroupConfiguration(services: [application], gracefulShutdownSignals: [], logger: logger))
+    let task = Task {
+      // Ends the wait below if the server fails before it runs.
+      defer { portContinuation.finish() }
+      try await group.run()
+    }
+    var iterator = ports.makeAsyncIterator()
+    guard let port = await iterator.next() else {
+      try await task.value
+      throw SandboxError(description: "The Sandbox stopped before it accepted connections.")
+    }
+    return RunningSandbox(host: configuration.host, port: port, group: group, task: task)
+  }
+}
+
+/// A failure to start the Sandbox.
+public struct SandboxError: Error, CustomStringConvertible {
+  /// What went wrong.
+  public let description: String
+}

@@ -1,0 +1,60 @@
+import Logging
+
+/// How a Sandbox is started: where it listens and which options of the contract (SANDBOX_API.md) are in force.
+///
+/// ```swift
+/// let sandbox = try await Sandbox.start(SandboxConfiguration(apiTokens: ["T"]))
+/// defer { Task { await sandbox.stop() } }
+/// ```
+public struct SandboxConfiguration: Sendable {
+  /// The address to bind; loopback by default, so that nothing outside the machine can reach it.
+  public var host: String
+  /// The port to bind; `0` picks a free ephemeral port (see ``RunningSandbox/baseURL``).
+  public var port: Int
+  /// The `Api-Token` values accepted on `/v3` and `/v1/events`; empty means any non-empty token (open mode).
+  /// Data is partitioned per token either way.
+  public var apiTokens: Set<String>
+  /// Whether the per-tenant, per-route-kind rate limits of `/v3` apply (`--no-rate-limit` turns them off).
+  public var rateLimitsEnabled: Bool
+  /// The rate limits per route kind, in requests per second.
+  public var rateLimits: RateLimits
+  /// The level the Sandbox logs at.
+  public var logLevel: Logger.Level
+
+  /// Requests per second per tenant for each kind of `/v3` route, like a free-trial Sendbird application.
+  public struct RateLimits: Sendable, Hashable {
+    /// `GET` requests per second.
+    public var get: Int
+    /// `POST` requests per second.
+    public var post: Int
+    /// `PUT` requests per second.
+    public var put: Int
+    /// `DELETE` requests per second.
+    public var delete: Int
+
+    /// The contract's defaults: GET 10/s, POST, PUT and DELETE 5/s.
+    public init(get: Int = 10, post: Int = 5, put: Int = 5, delete: Int = 5) {
+      self.get = get
+      self.post = post
+      self.put = put
+      self.delete = delete
+    }
+  }
+
+  /// A configuration; every parameter defaults to the contract's default.
+  public init(
+    host: String = "127.0.0.1",
+    port: Int = 0,
+    apiTokens: Set<String> = [],
+    rateLimitsEnabled: Bool = true,
+    rateLimits: RateLimits = RateLimits(),
+    logLevel: Logger.Level = .info
+  ) {
+    self.host = host
+    self.port = port
+    self.apiTokens = apiTokens
+    self.rateLimitsEnabled = rateLimitsEnabled
+    self.rateLimits = rateLimits
+    self.logLevel = logLevel
+  }
+}
