@@ -74,7 +74,7 @@ let package = Package(
     ),
     .testTarget(
       name: "SandboxTests",
-      dependencies: ["Sandbox", "TestSupport", logging],
+      dependencies: ["Sandbox", "TestSupport", logging, clocks],
       path: "Tests/SandboxTests",
       swiftSettings: swiftSettings
     ),

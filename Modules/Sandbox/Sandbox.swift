@@ -27,6 +27,8 @@ public enum Sandbox {
     let (ports, portContinuation) = AsyncStream<Int>.makeStream()
     let application = Application(
       responder: responder,
+      // An idle timeout bounds how long a stalled client can hold a connection.
+      server: .http1(configuration: .init(idleTimeout: .seconds(30))),
       configuration: ApplicationConfiguration(
         address: .hostname(configuration.host, port: configuration.port), serverName: nil),
       onServerRunning: { channel in

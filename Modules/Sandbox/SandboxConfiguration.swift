@@ -18,6 +18,17 @@ public struct SandboxConfiguration: Sendable {
   public var rateLimitsEnabled: Bool
   /// The rate limits per route kind, in requests per second.
   public var rateLimits: RateLimits
+  /// The accounts of the auth backend, email to password.
+  public var accounts: [String: String]
+  /// How long an access token is valid.
+  public var accessTokenTTL: Duration
+  /// How long a refresh token is valid.
+  public var refreshTokenTTL: Duration
+  /// Faults in force from the start (`--fail-rate`, `--fail-status`, `--latency-ms`, `--drop-rate`).
+  public var faults: [SandboxFault]
+  /// The clock token lifetimes and rate-limit windows are measured on, and injected latency waits on. Tests pass a
+  /// `TestClock` to expire tokens without sleeping.
+  public var clock: any Clock<Duration>
   /// The level the Sandbox logs at.
   public var logLevel: Logger.Level
 
@@ -48,6 +59,11 @@ public struct SandboxConfiguration: Sendable {
     apiTokens: Set<String> = [],
     rateLimitsEnabled: Bool = true,
     rateLimits: RateLimits = RateLimits(),
+    accounts: [String: String] = ["demo@keel.dev": "demo-password"],
+    accessTokenTTL: Duration = .seconds(60),
+    refreshTokenTTL: Duration = .seconds(3_600),
+    faults: [SandboxFault] = [],
+    clock: any Clock<Duration> = ContinuousClock(),
     logLevel: Logger.Level = .info
   ) {
     self.host = host
@@ -55,6 +71,11 @@ public struct SandboxConfiguration: Sendable {
     self.apiTokens = apiTokens
     self.rateLimitsEnabled = rateLimitsEnabled
     self.rateLimits = rateLimits
+    self.accounts = accounts
+    self.accessTokenTTL = accessTokenTTL
+    self.refreshTokenTTL = refreshTokenTTL
+    self.faults = faults
+    self.clock = clock
     self.logLevel = logLevel
   }
 }

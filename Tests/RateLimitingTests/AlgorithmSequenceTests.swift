@@ -1,5 +1,6 @@
 import Clocks
 import RateLimiting
+import TestSupport
 import Testing
 
 /// The exact admit/reject sequence of every algorithm across refill and window boundaries, bursts and costs above 1.
@@ -108,18 +109,5 @@ struct AlgorithmSequenceTests {
     }
     #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
     #expect(waited > 100 && waited < 4_900, "the sequence must exercise both admission and waiting")
-  }
-}
-
-/// A small deterministic generator, so that the random test is the same on every run.
-struct SplitMix64: RandomNumberGenerator {
-  private var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9e37_79b9_7f4a_7c15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-    z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-    return z ^ (z >> 31)
   }
 }

@@ -9,7 +9,7 @@ struct SandboxRequest: Sendable {
   let query: [String: String]
   let body: Data
   /// Raw path parameters; use ``parameter(_:)`` to decode one.
-  let rawParameters: [String: Substring]
+  var rawParameters: [String: Substring]
   /// The tenant, for routes that authenticate with `Api-Token`.
   var tenant: String = ""
 
@@ -33,5 +33,14 @@ struct SandboxResponse: Sendable {
   /// A JSON response.
   static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> SandboxResponse {
     SandboxResponse(status: status, body: value.encoded, headers: [.contentType: "application/json"])
+  }
+}
+
+extension SandboxResponse {
+  /// The same response with another status.
+  func with(status: HTTPResponse.Status) -> SandboxResponse {
+    var response = self
+    response.status = status
+    return response
   }
 }

@@ -3,46 +3,104 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// Turns each HTTP request into a contract response: reads the body (at most 1 MiB), applies `/v3`'s rate limits
-/// and `Api-Token` tenancy, and dispatches to the route's handler. Every error, including unknown routes and wrong
-/// methods, comes back as the contract's JSON.
+/// Turns each HTTP request into a contract response. It reads the body (at most 1 MiB), applies the faults in
+/// force (except to `/_sandbox`), then the section's rules (`/v3`: rate limits and `Api-Token` tenancy;
+/// `/v1/events`: tenancy) and the route's handler, and counts the response in the stats. Every error, including
+/// unknown routes and wrong methods, comes back as the contract's JSON, in the shape of the section it belongs to.
 struct SandboxResponder: HTTPResponder {
-  typealias Context = BasicRequestContext
+  typealias Context = SandboxContext
 
   /// The largest request body accepted.
   static let maxBodySize = 1 << 20
 
   let configuration: SandboxConfiguration
+  let time: Timekeeper
+  let stats = SandboxStats()
   let users = UsersAPI()
+  let events: EventIngestion
+  let auth: AuthBackend
+  let faults: FaultInjector
   let rateLimiter: ServerRateLimiter
   let routes: [Route]
 
   init(configuration: SandboxConfiguration) {
+    let time = Timekeeper(configuration.clock)
+    let stats = stats
+    let users = users
+    let events = EventIngestion(stats: stats)
+    let auth = AuthBackend(configuration: configuration, time: time, stats: stats)
+    let faults = FaultInjector(initial: configuration.faults)
+    let rateLimiter = ServerRateLimiter(limits: configuration.rateLimits, time: time)
+    let control = ControlPlane(
+      faults: faults, stats: stats, expireTokens: { auth.expireAccessTokens() },
+      reset: {
+        users.reset()
+        events.reset()
+        auth.reset()
+        rateLimiter.reset()
+        stats.reset()
+      })
     self.configuration = configuration
-    self.rateLimiter = ServerRateLimiter(limits: configuration.rateLimits)
-    self.routes = users.routes
+    self.time = time
+    self.events = events
+    self.auth = auth
+    self.faults = faults
+    self.rateLimiter = rateLimiter
+    self.routes = users.routes + auth.routes + events.routes + control.routes
   }
 
   func respond(to request: Request, context: Context) async throws -> Response {
     var request = request
-    let path = request.uri.path
+    let section = Section(path: request.uri.path)
     let response: SandboxResponse
     do {
       let body = try await request.collectBody(upTo: Self.maxBodySize)
       let sandboxRequest = SandboxRequest(
-        method: request.method, path: path, headers: request.headers,
+        method: request.method, path: request.uri.path, headers: request.headers,
         query: Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) }) { $1 },
         body: Data(body.readableBytesView), rawParameters: [:])
-      // Only the Platform API (/v3) is served so far; every other path is an unknown route.
-      response =
-        path == "/v3" || path.hasPrefix("/v3/")
-        ? await platformResponse(to: sandboxRequest) : PlatformError.routeNotFound(path).response
+      if section == .control, !Self.isLoopback(context.channel.remoteAddress) {
+        response =
+          BackendError(status: .forbidden, code: "E403", message: "The control plane is loopback only.")
+          .response
+      } else if section != .control, let faulted = try await applyFaults(to: sandboxRequest, context: context) {
+        response = faulted
+      } else {
+        response = await handle(sandboxRequest, in: section)
+      }
+    } catch let dropped as DroppedConnection {
+      throw dropped
     } catch {
-      response = PlatformError.tooLarge.response
+      response = section.tooLarge
     }
+    stats.record(route: routePattern(request.method, request.uri.path), status: Int(response.status.code))
     return Response(
       status: response.status, headers: response.headers,
       body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
+  }
+
+  /// Waits the injected latency; returns the injected error response, closes the connection, or lets it through.
+  private func applyFaults(to request: SandboxRequest, context: Context) async throws -> SandboxResponse? {
+    let decision = faults.decide(path: request.path)
+    if decision.latency > .zero { try await time.sleep(decision.latency) }
+    if decision.dropConnection {
+      try? await context.channel.close()
+      throw DroppedConnection()
+    }
+    guard let status = decision.status else { return nil }
+    return Section(path: request.path).injected(status: status)
+  }
+
+  private func handle(_ request: SandboxRequest, in section: Section) async -> SandboxResponse {
+    switch section {
+    case .platform: return await platformResponse(to: request)
+    case .events:
+      guard let tenant = tenant(of: request) else { return PlatformError.invalidAPIToken.response }
+      var request = request
+      request.tenant = tenant
+      return await dispatch(request, in: section)
+    default: return await dispatch(request, in: section)
+    }
   }
 
   /// `/v3`: rate limit (keyed by the token as sent, so that every response carries the headers), then tenancy,
@@ -53,36 +111,58 @@ struct SandboxResponder: HTTPResponder {
     var response: SandboxResponse
     if let decision, !decision.allowed {
       response = PlatformError.tooManyRequests("\(decision.limit);w=1").response
-    } else if token.isEmpty || !(configuration.apiTokens.isEmpty || configuration.apiTokens.contains(token)) {
-      response = PlatformError.invalidAPIToken.response
-    } else {
+    } else if let tenant = tenant(of: request) {
       var request = request
-      request.tenant = token
-      response = await dispatch(request)
+      request.tenant = tenant
+      response = await dispatch(request, in: .platform)
+    } else {
+      response = PlatformError.invalidAPIToken.response
     }
     if let decision { response.headers.append(contentsOf: decision.headers) }
     return response
   }
 
-  private func dispatch(_ request: SandboxRequest) async -> SandboxResponse {
+  /// The tenant named by `Api-Token`: any non-empty token in open mode, else one of the configured tokens.
+  private func tenant(of request: SandboxRequest) -> String? {
+    guard let token = request.header("Api-Token"), !token.isEmpty else { return nil }
+    return configuration.apiTokens.isEmpty || configuration.apiTokens.contains(token) ? token : nil
+  }
+
+  private func dispatch(_ request: SandboxRequest, in section: Section) async -> SandboxResponse {
     switch routes.resolve(request.method, path: request.path) {
     case .handler(let handler, let parameters):
-      let routed = SandboxRequest(
-        method: request.method, path: request.path, headers: request.headers, query: request.query,
-        body: request.body, rawParameters: parameters, tenant: request.tenant)
+      var routed = request
+      routed.rawParameters = parameters
       do {
         return try await handler(routed)
       } catch let error as PlatformError {
         return error.response
+      } catch let error as BackendError {
+        return error.response
       } catch {
-        return PlatformError(code: 500_901, message: "Internal error: \(error)").response
+        return section.internalError("\(error)")
       }
     case .methodNotAllowed(let allowed):
-      var response = PlatformError.methodNotAllowed(request.method, request.path).response
+      var response = section.methodNotAllowed(request.method, request.path)
       response.headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ")
       return response
     case .notFound:
-      return PlatformError.routeNotFound(request.path).response
+      return section.notFound(request.path)
     }
   }
+
+  /// The route's pattern for the stats (`GET /v3/users/:user_id`), or the path itself when no route matches.
+  private func routePattern(_ method: HTTPRequest.Method, _ path: String) -> String {
+    let segments = path.split(separator: "/")
+    let route = routes.first { $0.method == method && $0.match(segments) != nil }
+    return "\(method.rawValue) " + (route.map { "/" + $0.segments.joined(separator: "/") } ?? path)
+  }
+
+  private static func isLoopback(_ address: SocketAddress?) -> Bool {
+    guard let ip = address?.ipAddress else { return false }
+    return ip.hasPrefix("127.") || ip == "::1" || ip.hasPrefix("::ffff:127.")
+  }
 }
+
+/// Thrown to make Hummingbird abandon a request whose connection a fault closed.
+struct DroppedConnection: Error {}

@@ -40,24 +40,25 @@ struct ServerRateLimiter: Sendable {
   }
 
   private struct Window {
-    let start: ContinuousClock.Instant
+    let start: Duration
     var used: Int
   }
 
   private let limits: SandboxConfiguration.RateLimits
-  private let clock = ContinuousClock()
+  private let time: Timekeeper
   private let windows = Locked<[Key: Window]>([:])
   private static let length = Duration.seconds(1)
 
-  init(limits: SandboxConfiguration.RateLimits) {
+  init(limits: SandboxConfiguration.RateLimits, time: Timekeeper) {
     self.limits = limits
+    self.time = time
   }
 
   /// Counts a request of `method` by `tenant`, unless its window is full.
   func admit(tenant: String, method: HTTPRequest.Method) -> Decision {
     let limit = limit(for: method)
     let key = Key(tenant: tenant, method: method)
-    let now = clock.now
+    let now = time.now()
     return windows.withLock { windows in
       if windows.count > 10_000 { windows = windows.filter { now - $0.value.start < Self.length } }
       var window = windows[key].flatMap { now - $0.start < Self.length ? $0 : nil } ?? Window(start: now, used: 0)

@@ -1,0 +1,31 @@
+import HTTPTypes
+
+/// An error of the chat backends (`/v1`, `/images`, `/_sandbox`): `{"errorCode":"E05","message":"…"}`.
+struct BackendError: Error, Sendable {
+  let status: HTTPResponse.Status
+  let code: String
+  let message: String
+
+  var response: SandboxResponse {
+    .json(["errorCode": .string(code), "message": .string(message)], status: status)
+  }
+
+  static let accessTokenInvalid = BackendError(status: .unauthorized, code: "E02", message: "Access token invalid.")
+  static let loginFailed = BackendError(status: .unauthorized, code: "E03", message: "Email or password is wrong.")
+  static let accessTokenExpired = BackendError(status: .unauthorized, code: "E05", message: "Access token expired.")
+  static let refreshTokenInvalid = BackendError(
+    status: .unauthorized, code: "E06", message: "Refresh token expired, revoked or invalid; log in again.")
+  static let tooLarge = BackendError(status: .contentTooLarge, code: "E413", message: "The request is too large.")
+
+  static func malformed(_ what: String) -> BackendError {
+    BackendError(status: .badRequest, code: "E01", message: "Malformed request: \(what).")
+  }
+
+  static func notFound(_ what: String) -> BackendError {
+    BackendError(status: .notFound, code: "E404", message: "\(what) not found.")
+  }
+
+  static func methodNotAllowed(_ method: HTTPRequest.Method, _ path: String) -> BackendError {
+    BackendError(status: .methodNotAllowed, code: "E405", message: "\(method.rawValue) is not allowed on \(path).")
+  }
+}

@@ -1,0 +1,52 @@
+import HTTPTypes
+
+/// The part of the contract a path belongs to; it decides the shape of its errors.
+enum Section: Equatable {
+  /// `/v3`: the Sendbird Platform API, `{"error":true,"code":…}`.
+  case platform
+  /// `/v1/events`: event ingestion (tenancy as `/v3`, other errors as the backends).
+  case events
+  /// `/v1/auth`, `/v1/me` and other `/v1` paths: the chat backend, `{"errorCode":…}`.
+  case backend
+  /// `/images`.
+  case images
+  /// `/_sandbox`: the control plane.
+  case control
+  /// Anything else.
+  case unknown
+
+  init(path: String) {
+    func under(_ prefix: String) -> Bool { path == prefix || path.hasPrefix(prefix + "/") }
+    self =
+      if under("/v3") { .platform } else if under("/v1/events") { .events } else if under("/v1") {
+        .backend
+      } else if under("/images") { .images } else if under("/_sandbox") { .control } else { .unknown }
+  }
+
+  private var isPlatformShaped: Bool { self == .platform || self == .unknown }
+
+  func notFound(_ path: String) -> SandboxResponse {
+    isPlatformShaped ? PlatformError.routeNotFound(path).response : BackendError.notFound("Route \(path)").response
+  }
+
+  func methodNotAllowed(_ method: HTTPRequest.Method, _ path: String) -> SandboxResponse {
+    isPlatformShaped
+      ? PlatformError.methodNotAllowed(method, path).response : BackendError.methodNotAllowed(method, path).response
+  }
+
+  var tooLarge: SandboxResponse { isPlatformShaped ? PlatformError.tooLarge.response : BackendError.tooLarge.response }
+
+  func internalError(_ detail: String) -> SandboxResponse {
+    isPlatformShaped
+      ? PlatformError(code: 500_901, message: "Internal error: \(detail)").response
+      : BackendError(status: .internalServerError, code: "E500", message: "Internal error: \(detail)").response
+  }
+
+  /// The response of an injected fault with `status`.
+  func injected(status: Int) -> SandboxResponse {
+    let status = HTTPResponse.Status(code: status)
+    return isPlatformShaped
+      ? PlatformError(code: 500_901, message: "Injected fault (\(status.code)).").response.with(status: status)
+      : BackendError(status: status, code: "E\(status.code)", message: "Injected fault.").response
+  }
+}

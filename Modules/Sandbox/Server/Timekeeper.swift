@@ -1,0 +1,14 @@
+/// The Sandbox's view of its clock: the time since it started, and a way to wait. Built from any
+/// `Clock<Duration>`, so that tests can expire tokens and close rate-limit windows with a `TestClock`.
+struct Timekeeper: Sendable {
+  /// The time since the Sandbox started.
+  let now: @Sendable () -> Duration
+  /// Waits `duration` on the clock.
+  let sleep: @Sendable (Duration) async throws -> Void
+
+  init<C: Clock<Duration>>(_ clock: C) {
+    let origin = clock.now
+    now = { origin.duration(to: clock.now) }
+    sleep = { try await clock.sleep(for: $0) }
+  }
+}

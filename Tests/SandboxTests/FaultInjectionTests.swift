@@ -1,0 +1,109 @@
+import Clocks
+import Foundation
+import Logging
+import Sandbox
+import TestSupport
+import Testing
+
+/// SANDBOX_API.md §5: faults (status, rate, seed, latency, dropped connections, count), stats and reset.
+@Suite("Sandbox faults and control plane", .timeLimit(.minutes(1)))
+struct FaultInjectionTests {
+  /// A route that answers 200 to any token, for counting faults against.
+  static let route = "/v1/events/stats"
+
+  private func addFault(_ client: SandboxClient, _ fault: [String: Any]) async throws {
+    #expect(try await client.send("POST", "/_sandbox/faults", json: fault).status == 200)
+  }
+
+  @Test("A 100% fault answers with its status, in the shape of the route's API; DELETE clears it")
+  func fullFault() async throws {
+    try await withSandbox { client in
+      try await addFault(client, ["route": "*", "status": 503])
+      let backend = try await client.send("GET", Self.route)
+      #expect(backend.status == 503)
+      #expect(backend.json["errorCode"] as? String == "E503")
+      let platform = try await client.send("GET", "/v3/users")
+      #expect(platform.status == 503)
+      #expect(platform.errorCode == 500_901)
+      #expect(try await client.send("GET", "/_sandbox/stats").status == 200, "the control plane is never faulted")
+
+      #expect(try await client.send("DELETE", "/_sandbox/faults").status == 200)
+      #expect(try await client.send("GET", Self.route).status == 200)
+    }
+  }
+
+  @Test("A rate of 0.2 with a seed faults exactly the requests its SplitMix64 draws pick, on every run")
+  func seededRate() async throws {
+    var generator = SplitMix64(seed: 7)
+    let expected = (0..<100).map { _ in generator.nextUnit() < 0.2 }
+    #expect((10...30).contains(expected.filter { $0 }.count), "a fair draw of 20%")
+    for _ in 0..<2 {
+      let observed = try await withSandbox { client in
+        try await addFault(client, ["route": Self.route, "status": 500, "rate": 0.2, "seed": 7])
+        var faulted: [Bool] = []
+        for _ in 0..<100 { faulted.append(try await client.send("GET", Self.route).status == 500) }
+        return faulted
+      }
+      #expect(observed == expected)
+    }
+  }
+
+  @Test("count ends a fault after that many matching requests; other routes are untouched")
+  func count() async throws {
+    try await withSandbox { client in
+      try await addFault(client, ["route": Self.route, "status": 502, "count": 3])
+      #expect(try await client.send("GET", "/v1/events").status == 200, "another route")
+      var statuses: [Int] = []
+      for _ in 0..<5 { statuses.append(try await client.send("GET", Self.route).status) }
+      #expect(statuses == [502, 502, 502, 200, 200])
+    }
+  }
+
+  @Test("Dropped connections surface as transport errors")
+  func droppedConnection() async throws {
+    try await withSandbox { client in
+      // Every connection, since URLSession quietly retries an idempotent request once on a fresh one.
+      try await addFault(client, ["route": Self.route, "dropConnectionRate": 1])
+      await #expect(throws: (any Error).self) { try await client.send("GET", Self.route) }
+      #expect(try await client.send("DELETE", "/_sandbox/faults").status == 200)
+      #expect(try await client.send("GET", Self.route).status == 200, "the next connection is served")
+    }
+  }
+
+  @Test("Latency holds the response until that much time has passed on the Sandbox's clock")
+  func latency() async throws {
+    let clock = TestClock()
+    try await withSandbox(SandboxConfiguration(clock: clock, logLevel: .warning)) { client in
+      try await addFault(client, ["route": Self.route, "latencyMs": 2_000])
+      let pending = TaskProbe { try await client.send("GET", Self.route).status }
+      #expect(await clock.sleeperArrived())
+      await clock.advance(by: .milliseconds(1_999))
+      await settle()
+      #expect(!pending.isFinished)
+      await clock.advance(by: .milliseconds(1))
+      #expect(await eventually(maxYields: 2_000_000) { pending.isFinished })
+      #expect(await pending.value() == 200)
+    }
+  }
+
+  @Test("Stats count responses per route and status, logins and refreshes; reset wipes data and counters")
+  func statsAndReset() async throws {
+    try await withSandbox { client in
+      try await client.createUser("alice")
+      _ = try await client.send("GET", "/v3/users/alice")
+      _ = try await client.send("GET", "/v3/users/bob")
+      _ = try await client.send(
+        "POST", "/v1/auth/login", json: ["email": "demo@keel.dev", "password": "demo-password"])
+      let stats = try await client.send("GET", "/_sandbox/stats").json
+      let routes = try #require(stats["routes"] as? [String: [String: Int]])
+      #expect(routes["POST /v3/users"]?["200"] == 1)
+      #expect(routes["GET /v3/users/:user_id"] == ["200": 1, "400": 1])
+      #expect(stats["logins"] as? Int == 1)
+
+      #expect(try await client.send("POST", "/_sandbox/reset").status == 200)
+      #expect(try await client.send("GET", "/v3/users/alice").errorCode == 400_201)
+      let after = try await client.send("GET", "/_sandbox/stats").json
+      #expect(after["logins"] == nil)
+    }
+  }
+}
