@@ -46,7 +46,7 @@ struct SandboxResponder: HTTPResponder {
     self.auth = auth
     self.faults = faults
     self.rateLimiter = rateLimiter
-    self.routes = users.routes + auth.routes + events.routes + control.routes
+    self.routes = users.routes + auth.routes + events.routes + ImageServer(stats: stats).routes + control.routes
   }
 
   func respond(to request: Request, context: Context) async throws -> Response {
