@@ -22,6 +22,8 @@ let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hum
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
 let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
+let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+let unixSignals: Target.Dependency = .product(name: "UnixSignals", package: "swift-service-lifecycle")
 let clocks: Target.Dependency = .product(name: "Clocks", package: "swift-clocks")
 
 let package = Package(
@@ -30,6 +32,7 @@ let package = Package(
   products: [
     .library(name: "RateLimiting", targets: ["RateLimiting"]),
     .library(name: "Sandbox", targets: ["Sandbox"]),
+    .executable(name: "keel", targets: ["KeelCLI"]),
     .executable(name: "keel-bench", targets: ["KeelBenchmarks"]),
   ],
   dependencies: [
@@ -38,6 +41,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     // Traits off: the Sandbox needs neither swift-configuration nor the full-Foundation extras.
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
   ],
@@ -76,6 +81,21 @@ let package = Package(
       name: "SandboxTests",
       dependencies: ["Sandbox", "TestSupport", logging, clocks],
       path: "Tests/SandboxTests",
+      swiftSettings: swiftSettings
+    ),
+
+    // MARK: - The keel CLI
+
+    .executableTarget(
+      name: "KeelCLI",
+      dependencies: ["Sandbox", argumentParser, logging, unixSignals],
+      path: "Modules/CLI",
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "CLITests",
+      dependencies: ["KeelCLI", "TestSupport"],
+      path: "Tests/CLITests",
       swiftSettings: swiftSettings
     ),
 

@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Sandbox
+import UnixSignals
+
+/// `keel sandbox serve`: serves the whole contract until SIGINT or SIGTERM, printing the base URL once ready.
+struct ServeCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "serve",
+    abstract: "Serve the Sandbox on 127.0.0.1 until interrupted.",
+    discussion:
+      "Prints the base URL on one line when ready (logs go to standard error) and stops cleanly on SIGINT or SIGTERM."
+  )
+
+  @Option(help: "The port to listen on; 0 picks a free one.")
+  var port = 8080
+
+  @Option(help: "The address to bind.")
+  var host = "127.0.0.1"
+
+  @Option(name: .customLong("api-token"), help: "An accepted Api-Token (repeatable); none means any token.")
+  var apiTokens: [String] = []
+
+  @Option(name: .customLong("account"), help: "An auth-backend account as email:password (repeatable).")
+  var accounts: [String] = []
+
+  @Option(help: "Access-token lifetime in seconds.")
+  var accessTokenTtl: Double = 60
+
+  @Option(help: "Refresh-token lifetime in seconds.")
+  var refreshTokenTtl: Double = 3_600
+
+  @Flag(help: "Turn off the /v3 rate limits.")
+  var noRateLimit = false
+
+  @Option(help: "Share of requests (0-1) answered with --fail-status.")
+  var failRate: Double?
+
+  @Option(help: "The status for --fail-rate.")
+  var failStatus = 503
+
+  @Option(help: "Latency added to every request, in milliseconds.")
+  var latencyMs: Int?
+
+  @Option(help: "Share of connections (0-1) dropped without a response.")
+  var dropRate: Double?
+
+  @Option(help: "Seed for the fault decisions, so that a run can be repeated.")
+  var seed: UInt64?
+
+  @Option(help: "trace, debug, info, notice, warning, error or critical.")
+  var logLevel = "info"
+
+  func validate() throws {
+    guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got \(port)") }
+    guard Logger.Level(rawValue: logLevel) != nil else {
+      throw ValidationError("--log-level \(logLevel) is not a level")
+    }
+    for account in accounts where !account.contains(":") {
+      throw ValidationError("--account must be email:password, got '\(account)'")
+    }
+    for (name, rate) in [("--fail-rate", failRate), ("--drop-rate", dropRate)] {
+      if let rate, !(0...1).contains(rate) { throw ValidationError("\(name) must be 0 to 1, got \(rate)") }
+    }
+    guard (100...599).contains(failStatus) else { throw ValidationError("--fail-status must be 100 to 599") }
+    guard accessTokenTtl > 0, refreshTokenTtl > 0 else { throw ValidationError("token lifetimes must be positive") }
+  }
+
+  func run() async throws {
+    LoggingSystem.bootstrap(StreamLogHandler.standardError)
+    let sandbox = try await Sandbox.start(configuration)
+    // Written straight to the file descriptor, so that a script reading the pipe gets it at once.
+    FileHandle.standardOutput.write(Data((sandbox.baseURL.absoluteString + "\n").utf8))
+    for await _ in await UnixSignalsSequence(trapping: .sigint, .sigterm) { break }
+    await sandbox.stop()
+  }
+
+  private var configuration: SandboxConfiguration {
+    var configuration = SandboxConfiguration(
+      host: host, port: port, apiTokens: Set(apiTokens), rateLimitsEnabled: !noRateLimit,
+      accessTokenTTL: .milliseconds(Int(accessTokenTtl * 1_000)),
+      refreshTokenTTL: .milliseconds(Int(refreshTokenTtl * 1_000)),
+      logLevel: Logger.Level(rawValue: logLevel) ?? .info)
+    if !accounts.isEmpty {
+      configuration.accounts = Dictionary(
+        accounts.map { account in
+          let parts = account.split(separator: ":", maxSplits: 1)
+          return (String(parts[0]), String(parts[1]))
+        }
+      ) { $1 }
+    }
+    if failRate != nil || latencyMs != nil || dropRate != nil {
+      configuration.faults = [
+        SandboxFault(
+          route: "*", status: failRate == nil ? nil : failStatus, rate: failRate ?? 1,
+          latency: .milliseconds(latencyMs ?? 0), dropConnectionRate: dropRate ?? 0, seed: seed)
+      ]
+    }
+    return configuration
+  }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// `keel sandbox serve`, run as a real process: it prints its URL, serves the contract, and stops on SIGINT.
+@Suite("keel sandbox serve", .timeLimit(.minutes(1)))
+struct SandboxServeTests {
+  /// The `keel` binary, built beside the test bundle.
+  static var keel: URL {
+    URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("keel")
+  }
+
+  @Test("Prints the base URL on one line, serves requests, and exits 0 on SIGINT")
+  func serve() async throws {
+    let process = Process()
+    process.executableURL = Self.keel
+    process.arguments = ["sandbox", "serve", "--port", "0", "--api-token", "T", "--log-level", "warning"]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    defer { if process.isRunning { process.terminate() } }
+
+    let line = try #require(Self.readLine(output.fileHandleForReading))
+    let baseURL = try #require(URL(string: line))
+    #expect(line.hasPrefix("http://127.0.0.1:"))
+
+    var request = URLRequest(url: baseURL.appendingPathComponent("v3/users"))
+    request.setValue("T", forHTTPHeaderField: "Api-Token")
+    let (_, response) = try await URLSession(configuration: .ephemeral).data(for: request)
+    #expect((response as? HTTPURLResponse)?.statusCode == 200)
+
+    process.interrupt()
+    let exited = await eventually(maxYields: 5_000_000) { !process.isRunning }
+    #expect(exited)
+    #expect(process.terminationStatus == 0)
+  }
+
+  @Test("Rejects bad options with a message and a non-zero exit, before binding anything")
+  func badOptions() throws {
+    let process = Process()
+    process.executableURL = Self.keel
+    process.arguments = ["sandbox", "serve", "--account", "no-colon"]
+    let errors = Pipe()
+    process.standardError = errors
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus != 0)
+    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(message.contains("--account must be email:password"))
+  }
+
+  /// The first line written to `handle` (blocking read, bounded by the process printing or exiting).
+  private static func readLine(_ handle: FileHandle) -> String? {
+    var bytes: [UInt8] = []
+    while let byte = try? handle.read(upToCount: 1)?.first {
+      if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+      bytes.append(byte)
+    }
+    return nil
+  }
+}
