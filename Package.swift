@@ -112,7 +112,7 @@ let package = Package(
 
     .executableTarget(
       name: "KeelBenchmarks",
-      dependencies: ["RateLimiting"],
+      dependencies: ["RateLimiting", "Sandbox", hummingbird, nioCore, logging],
       path: "Benchmarks/KeelBenchmarks",
       swiftSettings: swiftSettings
     ),

@@ -6,7 +6,9 @@ enum KeelBench {
   static func main() async {
     do {
       let options = try BenchmarkOptions(arguments: Array(CommandLine.arguments.dropFirst()))
-      let comparisons = RateLimiterBenchmarks.comparisons(quick: options.quick).filter { options.includes($0.name) }
+      let comparisons =
+        (RateLimiterBenchmarks.comparisons(quick: options.quick)
+        + SandboxBenchmarks.comparisons(quick: options.quick)).filter { options.includes($0.name) }
       guard !comparisons.isEmpty else { throw BenchmarkError(description: "no row matches the filter") }
       if !ResultRow.judgesTargets {
         log("keel-bench: a debug build; its numbers are not representative. Use `swift run -c release keel-bench`.")
@@ -14,11 +16,7 @@ enum KeelBench {
       var rows: [ResultRow] = []
       for comparison in comparisons {
         log("running \(comparison.name)…")
-        let scheduled = comparison.unit == "ms"
-        rows.append(
-          try await comparison.run(
-            rounds: scheduled ? (options.quick ? 1 : 3) : (options.quick ? 3 : 9),
-            warmUps: scheduled ? 0 : 1))
+        rows.append(try await comparison.run(quick: options.quick))
       }
       print(options.json ? "[\n" + rows.map { "  " + $0.json }.joined(separator: ",\n") + "\n]" : table(rows))
     } catch {

@@ -12,6 +12,10 @@ struct Comparison: Sendable {
   let better: Better
   /// The target Keel must meet, in `unit`, shown in the table.
   let target: Double?
+  /// Measured rounds per side in `--quick` and in a full run.
+  var rounds: (quick: Int, full: Int) = (3, 9)
+  /// Unmeasured rounds per side first.
+  var warmUps = 1
   /// Takes one measurement of Keel.
   let keel: @Sendable () async throws -> Double
   /// Takes one measurement of the peer.
@@ -19,7 +23,8 @@ struct Comparison: Sendable {
 
   /// Warms both sides up, then measures them in alternating rounds (Keel, peer, Keel, peer, …) so that drift in the
   /// machine's state affects both alike, and reports the medians.
-  func run(rounds: Int, warmUps: Int) async throws -> ResultRow {
+  func run(quick: Bool) async throws -> ResultRow {
+    let rounds = quick ? self.rounds.quick : self.rounds.full
     for _ in 0..<warmUps {
       _ = try await keel()
       _ = try await peer()

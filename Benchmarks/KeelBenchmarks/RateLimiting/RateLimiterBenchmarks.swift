@@ -34,7 +34,7 @@ enum RateLimiterBenchmarks {
     }
     rows.append(
       Comparison(
-        name: "rate.schedule.userManager", unit: "ms", better: .lower, target: 5,
+        name: "rate.schedule.userManager", unit: "ms", better: .lower, target: 5, rounds: (1, 3), warmUps: 0,
         keel: { try await scheduleDeviation { LeakyBucket.userManager.acquire } },
         peer: {
           try await scheduleDeviation {
