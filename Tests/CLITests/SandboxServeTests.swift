@@ -39,6 +39,23 @@ struct SandboxServeTests {
     #expect(process.terminationStatus == 0)
   }
 
+  @Test("--fail-rate and --fail-status inject a fault from the start")
+  func startupFaults() async throws {
+    let process = Process()
+    process.executableURL = Self.keel
+    process.arguments = [
+      "sandbox", "serve", "--port", "0", "--fail-rate", "1", "--fail-status", "503", "--log-level", "error",
+    ]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    defer { process.terminate() }
+    let baseURL = try #require(Self.readLine(output.fileHandleForReading).flatMap(URL.init(string:)))
+    let (_, response) = try await URLSession(configuration: .ephemeral).data(
+      from: baseURL.appendingPathComponent("v1/me"))
+    #expect((response as? HTTPURLResponse)?.statusCode == 503)
+  }
+
   @Test("Rejects bad options with a message and a non-zero exit, before binding anything")
   func badOptions() throws {
     let process = Process()

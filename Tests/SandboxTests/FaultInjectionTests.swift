@@ -32,6 +32,15 @@ struct FaultInjectionTests {
     }
   }
 
+  @Test("Faults given at start-up (the CLI's --fail-rate/--fail-status) are in force from the first request")
+  func startupFault() async throws {
+    let configuration = SandboxConfiguration(faults: [SandboxFault(status: 418)], logLevel: .warning)
+    try await withSandbox(configuration) { (client) async throws in
+      #expect(try await client.send("GET", Self.route).status == 418)
+      #expect(try await client.send("GET", "/_sandbox/stats").status == 200)
+    }
+  }
+
   @Test("A rate of 0.2 with a seed faults exactly the requests its SplitMix64 draws pick, on every run")
   func seededRate() async throws {
     var generator = SplitMix64(seed: 7)

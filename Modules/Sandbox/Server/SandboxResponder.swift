@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 
 /// Turns each HTTP request into a contract response. It reads the body (at most 1 MiB), applies the faults in
@@ -73,7 +74,9 @@ struct SandboxResponder: HTTPResponder {
     } catch {
       response = section.tooLarge
     }
-    stats.record(route: routePattern(request.method, request.uri.path), status: Int(response.status.code))
+    let route = routePattern(request.method, request.uri.path)
+    stats.record(route: route, status: Int(response.status.code))
+    context.logger.debug("\(route) → \(response.status.code)", metadata: ["path": "\(request.uri.path)"])
     return Response(
       status: response.status, headers: response.headers,
       body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
