@@ -35,6 +35,7 @@ struct DebouncerTests {
     debouncer.call(runs.operation(2))
     #expect(await eventually { runs.ran.count == 1 })
     #expect(runs.ran.elements.first?.value == 1)
+    #expect(await runs.clock.sleeperArrived(), "the second call's timer sleeps before the clock reaches its deadline")
     await runs.advance(to: 600)
     #expect(await eventually { runs.ran.count == 2 })
     #expect(runs.ran.elements.map(\.value) == [1, 2])

@@ -76,12 +76,14 @@ struct ThrottlerTests {
     let late = Throttler(
       interval: .seconds(1), mode: .trailingLatest, clock: LateClock(base: runs.clock, lateness: .seconds(5)))
     // WHEN calls come at 0, 1 and 2 s, each at the end of the previous one's interval
+    // THEN each call's arrival runs the overdue one (waited for, so that it records the instant it ran); the last runs
+    // when its (late) timer fires at 3 + 5 s
     late.call(runs.operation(0))
     await runs.advance(to: 1_000)
     late.call(runs.operation(1))
+    #expect(await eventually { runs.ran.count == 1 })
     await runs.advance(to: 2_000)
     late.call(runs.operation(2))
-    // THEN each call's arrival runs the overdue one; the last runs when its (late) timer fires at 3 + 5 s
     #expect(await eventually { runs.ran.count == 2 })
     #expect(await runs.clock.sleeperArrived())
     await runs.advance(to: 8_000)

@@ -100,7 +100,7 @@ public final class QueuedRateLimiter<Policy: RateLimitPolicy, C: Clock<Duration>
     let id = queue.withLock { $0.nextID() }
     guard let due = try await waitForTurn(id: id, cost: cost, deadline: deadline) else { return }
     do {
-      try await clock.sleep(until: origin.advanced(by: .nanoseconds(due)), tolerance: .zero)
+      try await clock.sleep(untilDue: origin.advanced(by: .nanoseconds(due)))
     } catch {
       finishHead(id: id, granted: false)
       throw error

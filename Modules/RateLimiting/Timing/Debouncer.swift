@@ -51,7 +51,7 @@ public final class Debouncer<C: Clock<Duration>>: Sendable {
       let generation = state.generation
       let due = now.advanced(by: interval)
       let timer = Task { [weak self, clock] in
-        guard (try? await clock.sleep(until: due, tolerance: nil)) != nil else { return }
+        guard (try? await clock.sleep(untilDue: due)) != nil else { return }
         await self?.fire(generation: generation)
       }
       state.pending = Pending(generation: generation, due: due, action: action, timer: timer)

@@ -22,8 +22,8 @@ public final class Throttler<C: Clock<Duration>>: Sendable {
   private struct State {
     /// `.leading`: calls before this instant are dropped.
     var blockedUntil: C.Instant?
-    /// `.trailingLatest`: the open interval and the latest call made in it.
-    var window: (end: C.Instant, latest: Operation)?
+    /// `.trailingLatest`: the open interval, the latest call made in it, and the timer that runs it at the end.
+    var window: (end: C.Instant, latest: Operation, timer: Task<Void, Never>)?
     /// `.dropWhileRunning`: whether an operation is running.
     var running = false
   }
@@ -57,7 +57,11 @@ public final class Throttler<C: Clock<Duration>>: Sendable {
 
   /// Drops a trailing operation that has not run yet.
   public func cancel() {
-    state.withLock { $0.window = nil }
+    let window = state.withLock { state in
+      defer { state.window = nil }
+      return state.window
+    }
+    window?.timer.cancel()
   }
 
   private func callLeading(_ operation: @escaping Operation) -> Bool {
@@ -72,32 +76,35 @@ public final class Throttler<C: Clock<Duration>>: Sendable {
   }
 
   private func callTrailing(_ operation: @escaping Operation) -> Bool {
-    let (overdue, openedUntil): (Operation?, C.Instant?) = state.withLock { state in
+    let overdue: (latest: Operation, timer: Task<Void, Never>)? = state.withLock { state in
       let now = clock.now
-      var overdue: Operation?
+      var overdue: (Operation, Task<Void, Never>)?
       // The open interval has ended but its run has not happened yet (its timer is late): this call runs it, so
       // that a call's interval depends only on the time it was made.
       if let window = state.window, now >= window.end {
-        overdue = window.latest
+        overdue = (window.latest, window.timer)
         state.window = nil
       }
       if let window = state.window {
-        state.window = (window.end, operation)
-        return (overdue, nil)
+        state.window = (window.end, operation, window.timer)
+      } else {
+        let end = now.advanced(by: interval)
+        state.window = (end, operation, trailingTimer(until: end))
       }
-      let end = now.advanced(by: interval)
-      state.window = (end, operation)
-      return (overdue, end)
+      return overdue
     }
-    if let overdue { Task { await overdue() } }
-    if let openedUntil { scheduleTrailingRun(at: openedUntil) }
+    if let overdue {
+      // Outside the lock: cancelling runs the clock's cancellation handler.
+      overdue.timer.cancel()
+      Task { await overdue.latest() }
+    }
     return true
   }
 
-  private func scheduleTrailingRun(at end: C.Instant) {
+  /// A task that runs the window ending at `end` when it ends, unless it is cancelled first.
+  private func trailingTimer(until end: C.Instant) -> Task<Void, Never> {
     Task { [weak self, clock] in
-      // This task is never cancelled; `cancel()` empties the window instead, and the run below then finds nothing.
-      try? await clock.sleep(until: end, tolerance: nil)
+      guard (try? await clock.sleep(untilDue: end)) != nil else { return }
       self?.runTrailing(endingAt: end)
     }
   }
