@@ -31,6 +31,7 @@ let package = Package(
   platforms: [.iOS(.v18), .macOS(.v15), .tvOS(.v18), .watchOS(.v11)],
   products: [
     .library(name: "RateLimiting", targets: ["RateLimiting"]),
+    .library(name: "Networking", targets: ["Networking"]),
     .library(name: "Sandbox", targets: ["Sandbox"]),
     .executable(name: "keel", targets: ["KeelCLI"]),
     .executable(name: "keel-bench", targets: ["KeelBenchmarks"]),
@@ -69,6 +70,28 @@ let package = Package(
       swiftSettings: swiftSettings
     ),
 
+    .target(
+      name: "Networking",
+      dependencies: ["RateLimiting", logging, locking],
+      path: "Modules/Networking",
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "NetworkingTests",
+      dependencies: ["Networking", "TestSupport"],
+      path: "Tests/NetworkingTests",
+      swiftSettings: swiftSettings
+    ),
+
+    // MARK: - Integration tests (real HTTP against a Sandbox on 127.0.0.1)
+
+    .testTarget(
+      name: "IntegrationTests",
+      dependencies: ["Networking", "Sandbox", "TestSupport", logging],
+      path: "Tests/IntegrationTests",
+      swiftSettings: swiftSettings
+    ),
+
     // MARK: - Sandbox (a real local server; no library module imports it)
 
     .target(
@@ -103,7 +126,7 @@ let package = Package(
 
     .target(
       name: "TestSupport",
-      dependencies: [clocks, locking],
+      dependencies: [clocks, locking, "Networking"],
       path: "Tests/TestSupport",
       swiftSettings: swiftSettings
     ),

@@ -1,0 +1,67 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Why a request failed, in a form a caller can act on (REQUIREMENTS U10, A3).
+///
+/// A struct rather than an enum so that kinds can be added without breaking anyone's `switch`: compare ``kind``, and
+/// read the detail that goes with it (``serverError``, ``statusCode``, ``urlError``, ``decodingPath``, …).
+///
+/// ```swift
+/// catch let error as NetworkError where error.serverError?.code == "400201" { … }   // Sendbird: user not found
+/// ```
+public struct NetworkError: Error, Sendable, CustomStringConvertible {
+  /// The kind of failure.
+  public struct Kind: Hashable, Sendable, CustomStringConvertible {
+    private let name: String
+    private init(_ name: String) { self.name = name }
+
+    /// The request could not be built (bad URL, a body that cannot be encoded, invalid input); nothing was sent.
+    public static let invalidRequest = Kind("invalidRequest")
+    /// The transfer failed: no connection, timeout, dropped connection. ``NetworkError/urlError`` has the detail.
+    public static let transport = Kind("transport")
+    /// The server answered with a status the request does not accept, and no ``ServerErrorDecoder`` read its body.
+    public static let status = Kind("status")
+    /// The server answered with an error it described; ``NetworkError/serverError`` has its code and message.
+    public static let server = Kind("server")
+    /// The response could not be decoded; ``NetworkError/decodingPath`` says where.
+    public static let decoding = Kind("decoding")
+    /// A rate limiter refused the request before it was sent.
+    public static let rateLimited = Kind("rateLimited")
+    /// The session is over (the credential could not be refreshed); the user must sign in again.
+    public static let sessionExpired = Kind("sessionExpired")
+    /// The calling task was cancelled.
+    public static let cancelled = Kind("cancelled")
+
+    /// The kind's name, for example `server`.
+    public var description: String { name }
+  }
+
+  /// The kind of failure.
+  public let kind: Kind
+  /// A complete sentence describing the failure.
+  public let description: String
+  /// The HTTP status, when the server answered.
+  public var statusCode: Int?
+  /// The server's own description of the error, decoded from its body.
+  public var serverError: ServerError?
+  /// The response body of a failed request (at most 64 KiB), when the server answered.
+  public var body: Data?
+  /// The transport error, for ``Kind/transport``.
+  public var urlError: URLError?
+  /// The coding path at which decoding failed, for ``Kind/decoding``, for example `users[2].created_at`.
+  public var decodingPath: String?
+  /// The error that caused this one, if any.
+  public var underlying: (any Error)?
+
+  init(_ kind: Kind, _ description: String) {
+    self.kind = kind
+    self.description = description
+  }
+
+  static func invalidRequest(_ reason: String) -> NetworkError {
+    NetworkError(.invalidRequest, "Invalid request: \(reason).")
+  }
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// An endpoint plus how to read its response: what a call means, as a value.
+///
+/// ```swift
+/// let request = APIRequest<User>.json(UsersRouter.get(userID: "alice"), decoder: snakeCase)
+/// let user = try await client.send(request)
+/// ```
+public struct APIRequest<Response: Sendable>: Sendable {
+  /// Where the request goes and what it carries.
+  public let endpoint: any Endpoint
+  /// The statuses that count as success; others are errors. Default: 200–299.
+  public var acceptableStatus: ClosedRange<Int> = 200...299
+  /// Reads a successful response.
+  public let decode: @Sendable (RawResponse) throws -> Response
+
+  /// A request whose successful response `decode` reads.
+  public init(_ endpoint: any Endpoint, decode: @escaping @Sendable (RawResponse) throws -> Response) {
+    self.endpoint = endpoint
+    self.decode = decode
+  }
+}
+
+extension APIRequest where Response: Decodable {
+  /// A request whose response is JSON, read by a fresh decoder from `makeDecoder`.
+  public static func json(
+    _ endpoint: any Endpoint, decoder makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }
+  ) -> APIRequest {
+    APIRequest(endpoint) { response in try makeDecoder().decode(Response.self, from: response.body) }
+  }
+}
+
+extension APIRequest where Response == Data {
+  /// A request whose response body is returned as it is.
+  public static func data(_ endpoint: any Endpoint) -> APIRequest { APIRequest(endpoint) { $0.body } }
+}
+
+extension APIRequest where Response == EmptyResponse {
+  /// A request whose response body is ignored.
+  public static func empty(_ endpoint: any Endpoint) -> APIRequest { APIRequest(endpoint) { _ in EmptyResponse() } }
+}
+
+/// The response of a request whose body does not matter.
+public struct EmptyResponse: Hashable, Sendable {
+  /// The empty response.
+  public init() {}
+}
+
+/// A decoded response with what came with it: status, headers and how long it took.
+public struct APIResponse<Value: Sendable>: Sendable {
+  /// The decoded body.
+  public let value: Value
+  /// The HTTP status.
+  public let status: Int
+  /// The headers.
+  public let headers: [String: String]
+  /// From sending the request to having the whole response, decoding excluded.
+  public let duration: Duration
+}

@@ -1,0 +1,37 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Moves one request over the wire and returns the server's answer, whatever its status (REQUIREMENTS A2).
+///
+/// ``URLSessionTransport`` is the default; tests use a fake, so that everything above the transport runs without a
+/// network.
+public protocol HTTPTransport: Sendable {
+  /// Sends `request` and returns the response, or throws `URLError` (or `CancellationError`) when there is none.
+  func send(_ request: URLRequest) async throws -> RawResponse
+}
+
+/// A response as it came back: status, headers and body.
+public struct RawResponse: Sendable {
+  /// The HTTP status.
+  public var status: Int
+  /// The headers; look names up with ``header(_:)``, which ignores case.
+  public var headers: [String: String]
+  /// The body.
+  public var body: Data
+
+  /// A response.
+  public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
+    self.status = status
+    self.headers = headers
+    self.body = body
+  }
+
+  /// The value of the header `name`, ignoring case.
+  public func header(_ name: String) -> String? {
+    if let exact = headers[name] { return exact }
+    return headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+  }
+}

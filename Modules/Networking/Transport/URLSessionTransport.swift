@@ -1,0 +1,29 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The default transport: one long-lived `URLSession` (FoundationNetworking on Linux). Cancelling the calling task
+/// cancels the transfer.
+public struct URLSessionTransport: HTTPTransport {
+  /// The session every request goes through.
+  public let session: URLSession
+
+  /// A transport over `session`; by default a session of its own with an ephemeral configuration (no shared cookie
+  /// or cache state between clients).
+  public init(session: URLSession = URLSession(configuration: .ephemeral)) {
+    self.session = session
+  }
+
+  /// Sends `request` with `URLSession.data(for:)`.
+  public func send(_ request: URLRequest) async throws -> RawResponse {
+    let (data, response) = try await session.data(for: request)
+    guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
+    var headers: [String: String] = [:]
+    for (name, value) in http.allHeaderFields {
+      if let name = name as? String { headers[name] = "\(value)" }
+    }
+    return RawResponse(status: http.statusCode, headers: headers, body: data)
+  }
+}
