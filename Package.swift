@@ -78,7 +78,7 @@ let package = Package(
     ),
     .testTarget(
       name: "NetworkingTests",
-      dependencies: ["Networking", "TestSupport"],
+      dependencies: ["Networking", "TestSupport", clocks],
       path: "Tests/NetworkingTests",
       swiftSettings: swiftSettings
     ),

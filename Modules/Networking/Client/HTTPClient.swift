@@ -16,25 +16,45 @@ import Logging
 public final class HTTPClient: Sendable {
   /// How requests travel.
   public let transport: any HTTPTransport
+  /// Adapt every attempt and decide retries, in order.
+  public let interceptors: [any RequestInterceptor]
   /// Read, in order, the body of a failed response into a ``ServerError``.
   public let serverErrorDecoders: [any ServerErrorDecoder]
 
   private let logger: Logger
+  private let now: @Sendable () -> Duration
+  private let sleep: @Sendable (Duration) async throws -> Void
+
+  /// The most attempts any request gets, whatever the interceptors say: a guard against a retry loop.
+  public static let maxAttempts = 10
 
   /// A client.
   ///
   /// - Parameters:
   ///   - transport: How requests travel; `URLSessionTransport` by default.
+  ///   - interceptors: Adapt every attempt and decide retries, in order; none by default.
   ///   - serverErrorDecoders: Readers of error bodies, tried in order; by default Sendbird's and the chat backends'.
+  ///   - clock: The clock retry delays and deadlines are measured on; pass a `TestClock` in tests.
   ///   - logger: Where the client logs; a logger that discards everything by default.
   public init(
     transport: any HTTPTransport = URLSessionTransport(),
+    interceptors: [any RequestInterceptor] = [],
     serverErrorDecoders: [any ServerErrorDecoder] = [.sendbird, .chatBackend],
+    clock: any Clock<Duration> = ContinuousClock(),
     logger: Logger = Logger(label: "keel.networking", factory: { _ in SwiftLogNoOpLogHandler() })
   ) {
     self.transport = transport
+    self.interceptors = interceptors
     self.serverErrorDecoders = serverErrorDecoders
     self.logger = logger
+    (now, sleep) = Self.timekeeping(clock)
+  }
+
+  private static func timekeeping<C: Clock<Duration>>(
+    _ clock: C
+  ) -> (@Sendable () -> Duration, @Sendable (Duration) async throws -> Void) {
+    let origin = clock.now
+    return ({ origin.duration(to: clock.now) }, { try await clock.sleep(for: $0) })
   }
 
   /// Sends `request` and returns its decoded response.
@@ -46,13 +66,71 @@ public final class HTTPClient: Sendable {
     try await response(for: request).value
   }
 
-  /// Sends `request` and returns its decoded response with status, headers and duration.
+  /// Sends `request` and returns its decoded response with status, headers, duration and attempts.
+  ///
+  /// Each attempt passes through every interceptor's `adapt`; after a failed one, the first interceptor that does not
+  /// answer `doNotRetry` decides. No retry waits past the request's ``APIRequest/deadline``.
   ///
   /// - Throws: as ``send(_:)``.
   public func response<Response>(for request: APIRequest<Response>) async throws -> APIResponse<Response> {
-    let urlRequest = try request.endpoint.urlRequest()
-    let clock = ContinuousClock()
-    let start = clock.now
+    let base = try request.endpoint.urlRequest()
+    let start = now()
+    var attempt = 1
+    while true {
+      let context = RequestContext(
+        endpoint: request.endpoint, attempt: attempt, remaining: request.deadline.map { $0 - (now() - start) })
+      do {
+        var urlRequest = base
+        for interceptor in interceptors {
+          do {
+            urlRequest = try await interceptor.adapt(urlRequest, context: context)
+          } catch let error as NetworkError {
+            throw error
+          } catch {
+            var failure = NetworkError.invalidRequest("an interceptor refused it: \(error)")
+            failure.underlying = error
+            throw failure
+          }
+        }
+        var response = try await send(urlRequest, for: request)
+        response.attempts = attempt
+        return response
+      } catch let failure as NetworkError {
+        guard failure.kind != .cancelled, attempt < Self.maxAttempts else { throw failure }
+        switch await decision(after: failure, context: context) {
+        case .doNotRetry: throw failure
+        case .fail(let replacement): throw replacement
+        case .retry: break
+        case .retryAfter(let delay):
+          if let deadline = request.deadline, now() - start + delay >= deadline { throw failure }
+          logger.info(
+            "Retrying \(request.endpoint.method) \(request.endpoint.path) in \(delay) (attempt \(attempt + 1)).")
+          do {
+            // A zero delay is "retry now": no suspension, only a cancellation check.
+            if delay > .zero { try await sleep(delay) } else { try Task.checkCancellation() }
+          } catch {
+            throw NetworkError(
+              .cancelled, "Cancelled while waiting to retry \(request.endpoint.method) \(request.endpoint.path).")
+          }
+        }
+        attempt += 1
+      }
+    }
+  }
+
+  private func decision(after failure: NetworkError, context: RequestContext) async -> RetryDecision {
+    for interceptor in interceptors {
+      let decision = await interceptor.retry(after: failure, context: context)
+      if decision != .doNotRetry { return decision }
+    }
+    return .doNotRetry
+  }
+
+  /// One attempt: send, validate the status, decode.
+  private func send<Response>(_ urlRequest: URLRequest, for request: APIRequest<Response>) async throws
+    -> APIResponse<Response>
+  {
+    let start = now()
     let raw: RawResponse
     do {
       try Task.checkCancellation()
@@ -67,10 +145,11 @@ public final class HTTPClient: Sendable {
       failure.urlError = error
       throw failure
     }
-    let duration = start.duration(to: clock.now)
+    let duration = now() - start
     guard request.acceptableStatus.contains(raw.status) else { throw failure(for: raw, of: request.endpoint) }
     do {
-      return APIResponse(value: try request.decode(raw), status: raw.status, headers: raw.headers, duration: duration)
+      return APIResponse(
+        value: try request.decode(raw), status: raw.status, headers: raw.headers, duration: duration, attempts: 1)
     } catch {
       throw Self.decodingFailure(error, raw: raw, endpoint: request.endpoint)
     }
@@ -89,6 +168,7 @@ public final class HTTPClient: Sendable {
     }
     error.statusCode = raw.status
     error.body = raw.body.prefix(64 * 1_024)
+    error.headers = raw.headers
     logger.warning("\(error.description)")
     return error
   }

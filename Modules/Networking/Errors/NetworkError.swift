@@ -49,6 +49,8 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
   public var serverError: ServerError?
   /// The response body of a failed request (at most 64 KiB), when the server answered.
   public var body: Data?
+  /// The response headers of a failed request, when the server answered (`Retry-After` lives here).
+  public var headers: [String: String]?
   /// The transport error, for ``Kind/transport``.
   public var urlError: URLError?
   /// The coding path at which decoding failed, for ``Kind/decoding``, for example `users[2].created_at`.

@@ -11,6 +11,8 @@ public struct APIRequest<Response: Sendable>: Sendable {
   public let endpoint: any Endpoint
   /// The statuses that count as success; others are errors. Default: 200–299.
   public var acceptableStatus: ClosedRange<Int> = 200...299
+  /// The most time the whole call may take, retries and their waits included; no retry waits past it.
+  public var deadline: Duration?
   /// Reads a successful response.
   public let decode: @Sendable (RawResponse) throws -> Response
 
@@ -54,6 +56,8 @@ public struct APIResponse<Value: Sendable>: Sendable {
   public let status: Int
   /// The headers.
   public let headers: [String: String]
-  /// From sending the request to having the whole response, decoding excluded.
+  /// From sending the last attempt to having its whole response, decoding excluded.
   public let duration: Duration
+  /// How many attempts it took: 1 unless retried.
+  public internal(set) var attempts: Int
 }

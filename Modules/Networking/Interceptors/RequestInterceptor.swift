@@ -1,0 +1,58 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// A step every request passes through: it may change the request before each attempt (``adapt(_:context:)``) and
+/// decide what happens after a failed one (``retry(after:context:)``). Interceptors compose in order: every one
+/// adapts, and the first that does not answer ``RetryDecision/doNotRetry`` decides.
+public protocol RequestInterceptor: Sendable {
+  /// The request to send for this attempt; by default `request` unchanged.
+  ///
+  /// - Throws: to fail the request without sending it.
+  func adapt(_ request: URLRequest, context: RequestContext) async throws -> URLRequest
+
+  /// What to do after `failure`; by default ``RetryDecision/doNotRetry``.
+  func retry(after failure: NetworkError, context: RequestContext) async -> RetryDecision
+}
+
+extension RequestInterceptor {
+  /// Leaves the request as it is.
+  public func adapt(_ request: URLRequest, context: RequestContext) async throws -> URLRequest { request }
+
+  /// Leaves the decision to the others.
+  public func retry(after failure: NetworkError, context: RequestContext) async -> RetryDecision { .doNotRetry }
+}
+
+/// What an interceptor decided after a failed attempt.
+public enum RetryDecision: Sendable, Equatable {
+  /// Fail with the error (unless another interceptor retries).
+  case doNotRetry
+  /// Send again now.
+  case retry
+  /// Send again after the delay.
+  case retryAfter(Duration)
+  /// Fail with this error instead.
+  case fail(NetworkError)
+
+  /// Two decisions are equal when they are the same case; `fail` compares the errors' kinds and descriptions.
+  public static func == (lhs: RetryDecision, rhs: RetryDecision) -> Bool {
+    switch (lhs, rhs) {
+    case (.doNotRetry, .doNotRetry), (.retry, .retry): true
+    case (.retryAfter(let a), .retryAfter(let b)): a == b
+    case (.fail(let a), .fail(let b)): a.kind == b.kind && a.description == b.description
+    default: false
+    }
+  }
+}
+
+/// What an interceptor knows about the request in flight.
+public struct RequestContext: Sendable {
+  /// The endpoint being called.
+  public let endpoint: any Endpoint
+  /// The attempt: 1 for the first send, 2 for the first retry, …
+  public let attempt: Int
+  /// The time left before the caller's deadline, if the request has one.
+  public let remaining: Duration?
+}
