@@ -13,7 +13,9 @@ public final class RunningSandbox: Sendable {
 
   init(host: String, port: Int, group: ServiceGroup, task: Task<Void, any Error>) {
     self.port = port
-    self.baseURL = URL(string: "http://\(host):\(port)")!
+    // An IPv6 literal needs brackets in a URL (http://[::1]:8080).
+    let authority = host.contains(":") ? "[\(host)]" : host
+    self.baseURL = URL(string: "http://\(authority):\(port)") ?? URL(string: "http://127.0.0.1:\(port)")!
     self.group = group
     self.task = task
   }

@@ -37,8 +37,11 @@ public enum Sandbox {
       },
       logger: logger
     )
-    let group = ServiceGroup(
-      configuration: ServiceGroupConfiguration(services: [application], gracefulShutdownSignals: [], logger: logger))
+    var groupConfiguration = ServiceGroupConfiguration(
+      services: [application], gracefulShutdownSignals: [], logger: logger)
+    // stop() lets requests in flight finish, but not forever (a long injected latency, a client trickling a body).
+    groupConfiguration.maximumGracefulShutdownDuration = .seconds(5)
+    let group = ServiceGroup(configuration: groupConfiguration)
     let task = Task {
       // Ends the wait below if the server fails before it runs.
       defer { portContinuation.finish() }
@@ -46,8 +49,11 @@ public enum Sandbox {
     }
     var iterator = ports.makeAsyncIterator()
     guard let port = await iterator.next() else {
+      // Cancelled while starting: cancel the server too, so that nothing is left bound.
+      if Task.isCancelled { task.cancel() }
       try await task.value
-      throw SandboxError(description: "The Sandbox stopped before it accepted connections.")
+      throw Task.isCancelled
+        ? CancellationError() : SandboxError(description: "The Sandbox stopped before it accepted connections.")
     }
     return RunningSandbox(host: configuration.host, port: port, group: group, task: task)
   }

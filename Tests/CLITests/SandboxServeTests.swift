@@ -56,18 +56,27 @@ struct SandboxServeTests {
     #expect((response as? HTTPURLResponse)?.statusCode == 503)
   }
 
-  @Test("Rejects bad options with a message and a non-zero exit, before binding anything")
-  func badOptions() throws {
+  @Test(
+    "Rejects bad options with a message and exit status 64, before binding anything",
+    arguments: [
+      (["--account", "no-colon"], "--account must be email:password"),
+      (["--account", "demo@keel.dev:"], "--account must be email:password"),
+      (["--access-token-ttl", "inf"], "--access-token-ttl must be"),
+      (["--refresh-token-ttl", "1e16"], "--refresh-token-ttl must be"),
+      (["--fail-status", "101"], "--fail-status must be 200 to 599"),
+      (["--latency-ms=-5"], "--latency-ms must be 0 to 60000"),
+    ])
+  func badOptions(arguments: [String], message: String) throws {
     let process = Process()
     process.executableURL = Self.keel
-    process.arguments = ["sandbox", "serve", "--account", "no-colon"]
+    process.arguments = ["sandbox", "serve"] + arguments
     let errors = Pipe()
     process.standardError = errors
     try process.run()
     process.waitUntilExit()
-    #expect(process.terminationStatus != 0)
-    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    #expect(message.contains("--account must be email:password"))
+    #expect(process.terminationStatus == 64, "a validation error, not a crash")
+    let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(output.contains(message))
   }
 
   /// The first line written to `handle` (blocking read, bounded by the process printing or exiting).

@@ -41,6 +41,45 @@ struct FaultInjectionTests {
     }
   }
 
+  @Test("Faulted and too-large /v3 responses still carry the X-RateLimit headers; a 1xx fault is refused")
+  func faultedPlatformResponses() async throws {
+    try await withSandbox { client in
+      try await addFault(client, ["route": "/v3/users", "status": 503, "count": 1])
+      let faulted = try await client.send("GET", "/v3/users")
+      #expect(faulted.status == 503)
+      #expect(faulted.header("X-RateLimit-Limit") == "10;w=1")
+      let tooLarge = try await client.send("POST", "/v3/users", raw: Data(count: (1 << 20) + 1))
+      #expect(tooLarge.status == 413)
+      #expect(tooLarge.header("X-RateLimit-Limit") == "5;w=1")
+      #expect(try await client.send("POST", "/_sandbox/faults", json: ["route": "*", "status": 101]).status == 400)
+    }
+  }
+
+  @Test("Paths with empty segments get their section's rules: no way around tenancy or the rate limits")
+  func emptySegments() async throws {
+    try await withSandbox(SandboxConfiguration(apiTokens: ["token-a"], logLevel: .warning)) { client in
+      var anonymous = client
+      anonymous.apiToken = nil
+      for path in ["//v3/users", "/v3//users", "/v1//events/stats"] {
+        let response = try await anonymous.send("GET", path)
+        #expect(response.status == 401, "\(path)")
+      }
+      #expect(try await client.send("GET", "//v3/users").header("X-RateLimit-Limit") != nil)
+    }
+  }
+
+  @Test("Dropped connections are counted; the control plane's own calls are not; reset leaves nothing behind")
+  func statsAccounting() async throws {
+    try await withSandbox { client in
+      try await addFault(client, ["route": Self.route, "dropConnectionRate": 1])
+      _ = try? await client.send("GET", Self.route)
+      #expect((try await client.send("GET", "/_sandbox/stats").json["droppedConnections"] as? Int ?? 0) >= 1)
+      #expect(try await client.send("POST", "/_sandbox/reset").status == 200)
+      let stats = try await client.send("GET", "/_sandbox/stats").json
+      #expect((stats["routes"] as? [String: Any])?.isEmpty == true)
+    }
+  }
+
   @Test("A rate of 0.2 with a seed faults exactly the requests its SplitMix64 draws pick, on every run")
   func seededRate() async throws {
     var generator = SplitMix64(seed: 7)

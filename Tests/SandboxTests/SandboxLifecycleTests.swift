@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Sandbox
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -29,6 +30,23 @@ struct SandboxLifecycleTests {
     #expect(try await client.send("GET", "/v3/users").status == 200)
     await sandbox.stop()
     await #expect(throws: (any Error).self) { try await client.send("GET", "/v3/users") }
+  }
+
+  @Test("Cancelling start returns promptly and leaves nothing bound")
+  func cancelledStart() async throws {
+    let probe = TaskProbe { try await Sandbox.start(SandboxConfiguration(logLevel: .critical)) }
+    probe.cancel()
+    let result = await probe.finished()
+    #expect(result != nil, "start returned")
+    if case .success(let sandbox)? = result { await sandbox.stop() }
+  }
+
+  @Test("An IPv6 host is bracketed in the base URL")
+  func ipv6BaseURL() async throws {
+    // Skipped where the machine has no IPv6 loopback.
+    guard let sandbox = try? await Sandbox.start(SandboxConfiguration(host: "::1", logLevel: .critical)) else { return }
+    #expect(sandbox.baseURL.absoluteString == "http://[::1]:\(sandbox.port)")
+    await sandbox.stop()
   }
 
   @Test("A port that is taken is an error from start, not a hang")

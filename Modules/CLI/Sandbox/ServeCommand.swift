@@ -57,14 +57,24 @@ struct ServeCommand: AsyncParsableCommand {
     guard Logger.Level(rawValue: logLevel) != nil else {
       throw ValidationError("--log-level \(logLevel) is not a level")
     }
-    for account in accounts where !account.contains(":") {
-      throw ValidationError("--account must be email:password, got '\(account)'")
+    for account in accounts {
+      let parts = account.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+      guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+        throw ValidationError("--account must be email:password, both non-empty, got '\(account)'")
+      }
     }
     for (name, rate) in [("--fail-rate", failRate), ("--drop-rate", dropRate)] {
       if let rate, !(0...1).contains(rate) { throw ValidationError("\(name) must be 0 to 1, got \(rate)") }
     }
-    guard (100...599).contains(failStatus) else { throw ValidationError("--fail-status must be 100 to 599") }
-    guard accessTokenTtl > 0, refreshTokenTtl > 0 else { throw ValidationError("token lifetimes must be positive") }
+    guard (200...599).contains(failStatus) else { throw ValidationError("--fail-status must be 200 to 599") }
+    for (name, seconds) in [("--access-token-ttl", accessTokenTtl), ("--refresh-token-ttl", refreshTokenTtl)] {
+      guard seconds.isFinite, (0.001...31_536_000).contains(seconds) else {
+        throw ValidationError("\(name) must be 0.001 to 31536000 seconds, got \(seconds)")
+      }
+    }
+    if let latencyMs, !(0...60_000).contains(latencyMs) {
+      throw ValidationError("--latency-ms must be 0 to 60000, got \(latencyMs)")
+    }
   }
 
   func run() async throws {

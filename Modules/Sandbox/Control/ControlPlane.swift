@@ -42,7 +42,7 @@ struct ControlPlane: Sendable {
     }
     let fault = SandboxFault(
       route: route,
-      status: try number("status", in: 100...599).map { Int($0) },
+      status: try number("status", in: 200...599).map { Int($0) },
       rate: try number("rate", in: 0...1) ?? 1,
       latency: .milliseconds(try number("latencyMs", in: 0...60_000) ?? 0),
       dropConnectionRate: try number("dropConnectionRate", in: 0...1) ?? 0,

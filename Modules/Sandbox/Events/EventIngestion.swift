@@ -49,8 +49,8 @@ struct EventIngestion: Sendable {
       tenants[request.tenant] = tenant
       return (accepted, events.count - accepted)
     }
-    stats.count("eventUniques", by: accepted)
-    stats.count("eventDuplicates", by: duplicates)
+    if accepted > 0 { stats.count("eventUniques", by: accepted) }
+    if duplicates > 0 { stats.count("eventDuplicates", by: duplicates) }
     return .json(["accepted": .number(Double(accepted)), "duplicates": .number(Double(duplicates))])
   }
 

@@ -6,7 +6,7 @@
 public struct SandboxFault: Sendable, Hashable {
   /// The exact path it applies to, such as `/v1/events/batch`, or `*` for every route but `/_sandbox`.
   public var route: String
-  /// The status to answer with instead of handling the request (`nil`: never answers in its place).
+  /// The status to answer with instead of handling the request, 200–599 (`nil`: never answers in its place).
   public var status: Int?
   /// The share of matching requests answered with `status`, 0 to 1.
   public var rate: Double

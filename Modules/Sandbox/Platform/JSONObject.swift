@@ -46,7 +46,9 @@ struct JSONObject {
     switch fields["metadata"] {
     case nil, .null?: return nil
     case .object(let entries)?:
-      guard entries.count <= 5 else { throw PlatformError.tooLong("metadata", max: 5) }
+      guard entries.count <= 5 else {
+        throw PlatformError(code: 400_110, message: #""metadata" has more than 5 entries."#)
+      }
       return try entries.mapValues { value in
         guard case .string(let string) = value else { throw PlatformError.invalid("metadata") }
         return string

@@ -53,7 +53,12 @@ struct SandboxResponder: HTTPResponder {
   func respond(to request: Request, context: Context) async throws -> Response {
     var request = request
     let section = Section(path: request.uri.path)
-    let response: SandboxResponse
+    // /v3 counts against its rate limit first, so that every /v3 response carries the headers: faulted, too large
+    // and refused ones included.
+    let limit =
+      section == .platform && configuration.rateLimitsEnabled
+      ? rateLimiter.admit(tenant: request.headers[Self.apiToken] ?? "", method: request.method) : nil
+    var response: SandboxResponse
     do {
       let body = try await request.collectBody(upTo: Self.maxBodySize)
       let sandboxRequest = SandboxRequest(
@@ -66,21 +71,32 @@ struct SandboxResponder: HTTPResponder {
           .response
       } else if section != .control, let faulted = try await applyFaults(to: sandboxRequest, context: context) {
         response = faulted
+      } else if let limit, !limit.allowed {
+        response = PlatformError.tooManyRequests("\(limit.limit);w=1").response
       } else {
         response = await handle(sandboxRequest, in: section)
       }
-    } catch let dropped as DroppedConnection {
-      throw dropped
+    } catch let error as DroppedConnection {
+      stats.count("droppedConnections")
+      throw error
+    } catch let error as CancellationError {
+      throw error
     } catch {
       response = section.tooLarge
     }
-    let route = routePattern(request.method, request.uri.path)
-    stats.record(route: route, status: Int(response.status.code))
-    context.logger.debug("\(route) → \(response.status.code)", metadata: ["path": "\(request.uri.path)"])
+    if let limit { response.headers.append(contentsOf: limit.headers) }
+    // The control plane is not counted: its own calls (a reset above all) would only blur what the tests look at.
+    if section != .control {
+      let route = routePattern(request.method, request.uri.path)
+      stats.record(route: route, status: Int(response.status.code))
+      context.logger.debug("\(route) → \(response.status.code)", metadata: ["path": "\(request.uri.path)"])
+    }
     return Response(
       status: response.status, headers: response.headers,
       body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
   }
+
+  private static let apiToken = HTTPField.Name("Api-Token")!
 
   /// Waits the injected latency; returns the injected error response, closes the connection, or lets it through.
   private func applyFaults(to request: SandboxRequest, context: Context) async throws -> SandboxResponse? {
@@ -94,35 +110,14 @@ struct SandboxResponder: HTTPResponder {
     return Section(path: request.path).injected(status: status)
   }
 
+  /// `/v3` and `/v1/events` need a tenant (`Api-Token`); an unknown route is 404 whatever the token.
   private func handle(_ request: SandboxRequest, in section: Section) async -> SandboxResponse {
-    switch section {
-    case .platform: return await platformResponse(to: request)
-    case .events:
-      guard let tenant = tenant(of: request) else { return PlatformError.invalidAPIToken.response }
-      var request = request
-      request.tenant = tenant
-      return await dispatch(request, in: section)
-    default: return await dispatch(request, in: section)
-    }
-  }
-
-  /// `/v3`: rate limit (keyed by the token as sent, so that every response carries the headers), then tenancy,
-  /// then the route.
-  private func platformResponse(to request: SandboxRequest) async -> SandboxResponse {
-    let token = request.header("Api-Token") ?? ""
-    let decision = configuration.rateLimitsEnabled ? rateLimiter.admit(tenant: token, method: request.method) : nil
-    var response: SandboxResponse
-    if let decision, !decision.allowed {
-      response = PlatformError.tooManyRequests("\(decision.limit);w=1").response
-    } else if let tenant = tenant(of: request) {
-      var request = request
-      request.tenant = tenant
-      response = await dispatch(request, in: .platform)
-    } else {
-      response = PlatformError.invalidAPIToken.response
-    }
-    if let decision { response.headers.append(contentsOf: decision.headers) }
-    return response
+    guard section == .platform || section == .events else { return await dispatch(request, in: section) }
+    if case .notFound = routes.resolve(request.method, path: request.path) { return section.notFound(request.path) }
+    guard let tenant = tenant(of: request) else { return PlatformError.invalidAPIToken.response }
+    var request = request
+    request.tenant = tenant
+    return await dispatch(request, in: section)
   }
 
   /// The tenant named by `Api-Token`: any non-empty token in open mode, else one of the configured tokens.
@@ -154,11 +149,14 @@ struct SandboxResponder: HTTPResponder {
     }
   }
 
-  /// The route's pattern for the stats (`GET /v3/users/:user_id`), or the path itself when no route matches.
+  /// The route's pattern for the stats (`GET /v3/users/:user_id`); every unmatched request shares one entry, so that
+  /// a scan of random paths cannot grow the stats without bound.
   private func routePattern(_ method: HTTPRequest.Method, _ path: String) -> String {
     let segments = path.split(separator: "/")
-    let route = routes.first { $0.method == method && $0.match(segments) != nil }
-    return "\(method.rawValue) " + (route.map { "/" + $0.segments.joined(separator: "/") } ?? path)
+    guard let route = routes.first(where: { $0.method == method && $0.match(segments) != nil }) else {
+      return "unmatched"
+    }
+    return "\(method.rawValue) /" + route.segments.joined(separator: "/")
   }
 
   private static func isLoopback(_ address: SocketAddress?) -> Bool {

@@ -15,12 +15,19 @@ enum Section: Equatable {
   /// Anything else.
   case unknown
 
+  /// The section of `path`, read from the same segments routing matches (empty segments dropped), so that a path
+  /// such as `//v3/users` cannot reach a route while escaping its section's rules.
   init(path: String) {
-    func under(_ prefix: String) -> Bool { path == prefix || path.hasPrefix(prefix + "/") }
+    let segments = path.split(separator: "/")
     self =
-      if under("/v3") { .platform } else if under("/v1/events") { .events } else if under("/v1") {
-        .backend
-      } else if under("/images") { .images } else if under("/_sandbox") { .control } else { .unknown }
+      switch (segments.first, segments.dropFirst().first) {
+      case ("v3"?, _): .platform
+      case ("v1"?, "events"?): .events
+      case ("v1"?, _): .backend
+      case ("images"?, _): .images
+      case ("_sandbox"?, _): .control
+      default: .unknown
+      }
   }
 
   private var isPlatformShaped: Bool { self == .platform || self == .unknown }
