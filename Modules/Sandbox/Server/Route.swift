@@ -29,11 +29,18 @@ struct Route: Sendable {
   }
 }
 
-/// What a route resolved to: a handler with its parameters, a path that exists under other methods, or nothing.
+/// What a route resolved to: a route with its parameters, a path that exists under other methods, or nothing.
 enum RouteResolution {
-  case handler(Route.Handler, parameters: [String: Substring])
+  case route(Route, parameters: [String: Substring])
   case methodNotAllowed(allowed: [HTTPRequest.Method])
   case notFound
+
+  /// The name the stats count it under: the route's pattern (`GET /v3/users/:user_id`), or `unmatched` for every
+  /// request that matches no route, so that a scan of random paths cannot grow the stats without bound.
+  var statsKey: String {
+    guard case .route(let route, _) = self else { return "unmatched" }
+    return "\(route.method.rawValue) /" + route.segments.joined(separator: "/")
+  }
 }
 
 extension [Route] {
@@ -43,7 +50,7 @@ extension [Route] {
     var allowed: [HTTPRequest.Method] = []
     for route in self {
       guard let parameters = route.match(segments) else { continue }
-      if route.method == method { return .handler(route.handler, parameters: parameters) }
+      if route.method == method { return .route(route, parameters: parameters) }
       allowed.append(route.method)
     }
     return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)

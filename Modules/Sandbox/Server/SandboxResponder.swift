@@ -53,6 +53,8 @@ struct SandboxResponder: HTTPResponder {
   func respond(to request: Request, context: Context) async throws -> Response {
     var request = request
     let section = Section(path: request.uri.path)
+    // Resolved once: for the handler, for the section's rules and for the stats.
+    let resolution = routes.resolve(request.method, path: request.uri.path)
     // /v3 counts against its rate limit first, so that every /v3 response carries the headers: faulted, too large
     // and refused ones included.
     let limit =
@@ -74,7 +76,7 @@ struct SandboxResponder: HTTPResponder {
       } else if let limit, !limit.allowed {
         response = PlatformError.tooManyRequests("\(limit.limit);w=1").response
       } else {
-        response = await handle(sandboxRequest, in: section)
+        response = await handle(sandboxRequest, in: section, resolution: resolution)
       }
     } catch let error as DroppedConnection {
       stats.count("droppedConnections")
@@ -87,9 +89,9 @@ struct SandboxResponder: HTTPResponder {
     if let limit { response.headers.append(contentsOf: limit.headers) }
     // The control plane is not counted: its own calls (a reset above all) would only blur what the tests look at.
     if section != .control {
-      let route = routePattern(request.method, request.uri.path)
-      stats.record(route: route, status: Int(response.status.code))
-      context.logger.debug("\(route) → \(response.status.code)", metadata: ["path": "\(request.uri.path)"])
+      stats.record(route: resolution.statsKey, status: Int(response.status.code))
+      context.logger.debug(
+        "\(resolution.statsKey) → \(response.status.code)", metadata: ["path": "\(request.uri.path)"])
     }
     return Response(
       status: response.status, headers: response.headers,
@@ -111,13 +113,17 @@ struct SandboxResponder: HTTPResponder {
   }
 
   /// `/v3` and `/v1/events` need a tenant (`Api-Token`); an unknown route is 404 whatever the token.
-  private func handle(_ request: SandboxRequest, in section: Section) async -> SandboxResponse {
-    guard section == .platform || section == .events else { return await dispatch(request, in: section) }
-    if case .notFound = routes.resolve(request.method, path: request.path) { return section.notFound(request.path) }
+  private func handle(
+    _ request: SandboxRequest, in section: Section, resolution: RouteResolution
+  ) async -> SandboxResponse {
+    guard section == .platform || section == .events else {
+      return await dispatch(request, in: section, resolution: resolution)
+    }
+    if case .notFound = resolution { return section.notFound(request.path) }
     guard let tenant = tenant(of: request) else { return PlatformError.invalidAPIToken.response }
     var request = request
     request.tenant = tenant
-    return await dispatch(request, in: section)
+    return await dispatch(request, in: section, resolution: resolution)
   }
 
   /// The tenant named by `Api-Token`: any non-empty token in open mode, else one of the configured tokens.
@@ -126,13 +132,15 @@ struct SandboxResponder: HTTPResponder {
     return configuration.apiTokens.isEmpty || configuration.apiTokens.contains(token) ? token : nil
   }
 
-  private func dispatch(_ request: SandboxRequest, in section: Section) async -> SandboxResponse {
-    switch routes.resolve(request.method, path: request.path) {
-    case .handler(let handler, let parameters):
+  private func dispatch(
+    _ request: SandboxRequest, in section: Section, resolution: RouteResolution
+  ) async -> SandboxResponse {
+    switch resolution {
+    case .route(let route, let parameters):
       var routed = request
       routed.rawParameters = parameters
       do {
-        return try await handler(routed)
+        return try await route.handler(routed)
       } catch let error as PlatformError {
         return error.response
       } catch let error as BackendError {
@@ -147,16 +155,6 @@ struct SandboxResponder: HTTPResponder {
     case .notFound:
       return section.notFound(request.path)
     }
-  }
-
-  /// The route's pattern for the stats (`GET /v3/users/:user_id`); every unmatched request shares one entry, so that
-  /// a scan of random paths cannot grow the stats without bound.
-  private func routePattern(_ method: HTTPRequest.Method, _ path: String) -> String {
-    let segments = path.split(separator: "/")
-    guard let route = routes.first(where: { $0.method == method && $0.match(segments) != nil }) else {
-      return "unmatched"
-    }
-    return "\(method.rawValue) /" + route.segments.joined(separator: "/")
   }
 
   private static func isLoopback(_ address: SocketAddress?) -> Bool {
