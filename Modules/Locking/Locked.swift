@@ -44,9 +44,3 @@ package final class Locked<State>: @unchecked Sendable {
     return try body(&state)
   }
 }
-
-extension Locked where State: Sendable {
-  /// A copy of the state, read under the lock.
-  @inlinable
-  package var value: State { withLock { $0 } }
-}

@@ -16,18 +16,15 @@ struct SandboxResponder: HTTPResponder {
 
   let configuration: SandboxConfiguration
   let time: Timekeeper
-  let stats = SandboxStats()
-  let users = UsersAPI()
-  let events: EventIngestion
-  let auth: AuthBackend
+  let stats: SandboxStats
   let faults: FaultInjector
   let rateLimiter: ServerRateLimiter
   let routes: [Route]
 
   init(configuration: SandboxConfiguration) {
     let time = Timekeeper(configuration.clock)
-    let stats = stats
-    let users = users
+    let stats = SandboxStats()
+    let users = UsersAPI()
     let events = EventIngestion(stats: stats)
     let auth = AuthBackend(configuration: configuration, time: time, stats: stats)
     let faults = FaultInjector(initial: configuration.faults)
@@ -43,8 +40,7 @@ struct SandboxResponder: HTTPResponder {
       })
     self.configuration = configuration
     self.time = time
-    self.events = events
-    self.auth = auth
+    self.stats = stats
     self.faults = faults
     self.rateLimiter = rateLimiter
     self.routes = users.routes + auth.routes + events.routes + ImageServer(stats: stats).routes + control.routes

@@ -20,9 +20,6 @@ struct SandboxStats: Sendable {
     counts.withLock { $0.counters[name, default: 0] += amount }
   }
 
-  /// The counter `name`.
-  func counter(_ name: String) -> Int { counts.withLock { $0.counters[name] ?? 0 } }
-
   /// Everything, as the stats route returns it.
   var json: JSONValue {
     counts.withLock { counts in
