@@ -135,7 +135,7 @@ let package = Package(
 
     .executableTarget(
       name: "KeelBenchmarks",
-      dependencies: ["RateLimiting", "Sandbox", hummingbird, nioCore, logging],
+      dependencies: ["RateLimiting", "Networking", "Sandbox", hummingbird, nioCore, logging],
       path: "Benchmarks/KeelBenchmarks",
       swiftSettings: swiftSettings
     ),
