@@ -55,4 +55,14 @@ public struct RequestContext: Sendable {
   public let attempt: Int
   /// The time left before the caller's deadline, if the request has one.
   public let remaining: Duration?
+  /// In ``RequestInterceptor/retry(after:context:)``, the request as this attempt sent it, after every interceptor
+  /// adapted it; `nil` if the attempt failed before it was sent (and in `adapt`, which receives it as an argument).
+  public internal(set) var request: URLRequest?
+
+  init(endpoint: any Endpoint, attempt: Int, remaining: Duration?, request: URLRequest? = nil) {
+    self.endpoint = endpoint
+    self.attempt = attempt
+    self.remaining = remaining
+    self.request = request
+  }
 }
