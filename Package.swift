@@ -126,7 +126,7 @@ let package = Package(
 
     .target(
       name: "TestSupport",
-      dependencies: [clocks, locking, "Networking"],
+      dependencies: [clocks, locking, logging, "Networking"],
       path: "Tests/TestSupport",
       swiftSettings: swiftSettings
     ),

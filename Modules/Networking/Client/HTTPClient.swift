@@ -22,6 +22,7 @@ public final class HTTPClient: Sendable {
   public let serverErrorDecoders: [any ServerErrorDecoder]
 
   private let logger: Logger
+  private let redaction: LogRedaction
   private let now: @Sendable () -> Duration
   private let sleep: @Sendable (Duration) async throws -> Void
 
@@ -35,18 +36,22 @@ public final class HTTPClient: Sendable {
   ///   - interceptors: Adapt every attempt and decide retries, in order; none by default.
   ///   - serverErrorDecoders: Readers of error bodies, tried in order; by default Sendbird's and the chat backends'.
   ///   - clock: The clock retry delays and deadlines are measured on; pass a `TestClock` in tests.
-  ///   - logger: Where the client logs; a logger that discards everything by default.
+  ///   - logger: Where the client logs (REQUIREMENTS U11): each request and response at `debug`, retries at `info`,
+  ///     failures at `warning`. A logger that discards everything by default.
+  ///   - redaction: What the logs never show: secret headers and fields, and bodies past their first bytes.
   public init(
     transport: any HTTPTransport = URLSessionTransport(),
     interceptors: [any RequestInterceptor] = [],
     serverErrorDecoders: [any ServerErrorDecoder] = [.sendbird, .chatBackend],
     clock: any Clock<Duration> = ContinuousClock(),
-    logger: Logger = Logger(label: "keel.networking", factory: { _ in SwiftLogNoOpLogHandler() })
+    logger: Logger = Logger(label: "keel.networking", factory: { _ in SwiftLogNoOpLogHandler() }),
+    redaction: LogRedaction = .standard
   ) {
     self.transport = transport
     self.interceptors = interceptors
     self.serverErrorDecoders = serverErrorDecoders
     self.logger = logger
+    self.redaction = redaction
     (now, sleep) = Self.timekeeping(clock)
   }
 
@@ -73,25 +78,31 @@ public final class HTTPClient: Sendable {
   ///
   /// - Throws: as ``send(_:)``.
   public func response<Response>(for request: APIRequest<Response>) async throws -> APIResponse<Response> {
+    do {
+      return try await attempts(for: request)
+    } catch let failure as NetworkError {
+      if failure.kind == .cancelled {
+        logger.debug("\(failure.description)")
+      } else {
+        logger.warning("\(failure.description)")
+      }
+      throw failure
+    }
+  }
+
+  private func attempts<Response>(for request: APIRequest<Response>) async throws -> APIResponse<Response> {
     let base = try request.endpoint.urlRequest()
     let start = now()
     var attempt = 1
     while true {
-      let context = RequestContext(
+      var context = RequestContext(
         endpoint: request.endpoint, attempt: attempt, remaining: request.deadline.map { $0 - (now() - start) })
       do {
         var urlRequest = base
         for interceptor in interceptors {
-          do {
-            urlRequest = try await interceptor.adapt(urlRequest, context: context)
-          } catch let error as NetworkError {
-            throw error
-          } catch {
-            var failure = NetworkError.invalidRequest("an interceptor refused it: \(error)")
-            failure.underlying = error
-            throw failure
-          }
+          urlRequest = try await adapt(urlRequest, by: interceptor, context: context)
         }
+        context.request = urlRequest
         var response = try await send(urlRequest, for: request)
         response.attempts = attempt
         return response
@@ -100,11 +111,11 @@ public final class HTTPClient: Sendable {
         switch await decision(after: failure, context: context) {
         case .doNotRetry: throw failure
         case .fail(let replacement): throw replacement
-        case .retry: break
+        case .retry:
+          logRetry(of: request.endpoint, attempt: attempt + 1, in: .zero, after: failure)
         case .retryAfter(let delay):
           if let deadline = request.deadline, now() - start + delay >= deadline { throw failure }
-          logger.info(
-            "Retrying \(request.endpoint.method) \(request.endpoint.path) in \(delay) (attempt \(attempt + 1)).")
+          logRetry(of: request.endpoint, attempt: attempt + 1, in: delay, after: failure)
           do {
             // A zero delay is "retry now": no suspension, only a cancellation check.
             if delay > .zero { try await sleep(delay) } else { try Task.checkCancellation() }
@@ -115,6 +126,28 @@ public final class HTTPClient: Sendable {
         }
         attempt += 1
       }
+    }
+  }
+
+  private func logRetry(of endpoint: any Endpoint, attempt: Int, in delay: Duration, after failure: NetworkError) {
+    logger.info(
+      "Retrying \(endpoint.method) \(endpoint.path) \(delay > .zero ? "in \(delay)" : "now") (attempt \(attempt)) after: \(failure)"
+    )
+  }
+
+  private func adapt(_ request: URLRequest, by interceptor: any RequestInterceptor, context: RequestContext)
+    async throws -> URLRequest
+  {
+    do {
+      return try await interceptor.adapt(request, context: context)
+    } catch let error as NetworkError {
+      throw error
+    } catch is CancellationError {
+      throw NetworkError(.cancelled, "Cancelled: \(context.endpoint.method) \(context.endpoint.path).")
+    } catch {
+      var failure = NetworkError.invalidRequest("an interceptor refused it: \(error)")
+      failure.underlying = error
+      throw failure
     }
   }
 
@@ -130,6 +163,7 @@ public final class HTTPClient: Sendable {
   private func send<Response>(_ urlRequest: URLRequest, for request: APIRequest<Response>) async throws
     -> APIResponse<Response>
   {
+    logger.debug("\(self.describe(urlRequest))")
     let start = now()
     let raw: RawResponse
     do {
@@ -146,6 +180,7 @@ public final class HTTPClient: Sendable {
       throw failure
     }
     let duration = now() - start
+    logger.debug("\(self.describe(raw, to: urlRequest, after: duration))")
     guard request.acceptableStatus.contains(raw.status) else { throw failure(for: raw, of: request.endpoint) }
     do {
       return APIResponse(
@@ -169,7 +204,6 @@ public final class HTTPClient: Sendable {
     error.statusCode = raw.status
     error.body = raw.body.prefix(64 * 1_024)
     error.headers = raw.headers
-    logger.warning("\(error.description)")
     return error
   }
 
@@ -183,7 +217,8 @@ public final class HTTPClient: Sendable {
     default:
       path = ""
     }
-    let excerpt = String(decoding: raw.body.prefix(200), as: UTF8.self)
+    // Redacted: this description reaches logs and screens, and a body may hold tokens.
+    let excerpt = LogRedaction.standard.maskFields(in: String(decoding: raw.body.prefix(200), as: UTF8.self))
     var failure = NetworkError(
       .decoding,
       "Cannot decode the response of \(endpoint.method) \(endpoint.path) at \(path.isEmpty ? "the top" : path): "
@@ -200,5 +235,17 @@ public final class HTTPClient: Sendable {
     path.reduce(into: "") { text, key in
       if let index = key.intValue { text += "[\(index)]" } else { text += (text.isEmpty ? "" : ".") + key.stringValue }
     }
+  }
+
+  private func describe(_ request: URLRequest) -> String {
+    "→ \(request.httpMethod ?? "GET") \(redaction.render(url: request.url)) "
+      + "[\(redaction.render(headers: request.allHTTPHeaderFields ?? [:]))] \(redaction.render(body: request.httpBody))"
+  }
+
+  private func describe(_ raw: RawResponse, to request: URLRequest, after duration: Duration) -> String {
+    let milliseconds = Double(duration.components.seconds) * 1e3 + Double(duration.components.attoseconds) / 1e15
+    return "← \(raw.status) \(request.httpMethod ?? "GET") \(redaction.render(url: request.url)) "
+      + "(\(String(format: "%.1f", milliseconds)) ms) [\(redaction.render(headers: raw.headers))] "
+      + "\(redaction.render(body: raw.body))"
   }
 }

@@ -58,7 +58,10 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
   /// The error that caused this one, if any.
   public var underlying: (any Error)?
 
-  init(_ kind: Kind, _ description: String) {
+  /// An error of `kind` described by `description`, a complete sentence; set the details that apply after.
+  ///
+  /// For interceptors and authenticators that fail a request with an error of their own.
+  public init(_ kind: Kind, _ description: String) {
     self.kind = kind
     self.description = description
   }

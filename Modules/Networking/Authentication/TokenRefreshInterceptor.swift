@@ -1,0 +1,275 @@
+import Foundation
+import Locking
+import Logging
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Puts the credential on every request and keeps it fresh (REQUIREMENTS A4, A5).
+///
+/// - One refresh at a time: however many requests fail together, they wait for the same refresh and are sent again
+///   with its credential. A request that failed with an older credential is sent again at once, without a refresh.
+/// - A credential that ``Authenticator/requiresRefresh(_:)`` is refreshed before it is used, and requests wait for a
+///   refresh in flight rather than go out with a credential about to be replaced.
+/// - A request is sent at most ``maxAttemptsPerRequest`` times for authentication's sake.
+/// - Loop guard: at most ``maxRefreshes`` refreshes within ``refreshWindow``; past that the session ends.
+/// - When a refresh fails in a way that ends the session, the credential is cleared, every waiting request fails with
+///   ``NetworkError/Kind/sessionExpired``, so does every later one until ``setCredential(_:)``, and `onSessionExpired`
+///   is called once.
+///
+/// ```swift
+/// let session = TokenRefreshInterceptor(authenticator: BearerAuthenticator(auth: authClient), credential: tokens) {
+///   _ in Task { await router.showSignIn() }
+/// }
+/// let client = HTTPClient(interceptors: [session, RetryPolicy()])
+/// ```
+public final class TokenRefreshInterceptor<A: Authenticator>: RequestInterceptor {
+  /// The authenticator.
+  public let authenticator: A
+  /// The most times one request is sent when the server keeps refusing its credential; 3 by default.
+  public let maxAttemptsPerRequest: Int
+  /// The most refreshes within ``refreshWindow``; 5 by default.
+  public let maxRefreshes: Int
+  /// The window of the loop guard; 30 seconds by default.
+  public let refreshWindow: Duration
+
+  private let now: @Sendable () -> Duration
+  private let logger: Logger
+  private let onSessionExpired: @Sendable (NetworkError) -> Void
+  private let state: Locked<State>
+
+  /// An interceptor.
+  ///
+  /// - Parameters:
+  ///   - authenticator: Applies, refreshes and reads the credential.
+  ///   - credential: The credential to start with; `nil` until ``setCredential(_:)`` (requests needing one fail with
+  ///     ``NetworkError/Kind/sessionExpired`` until then).
+  ///   - maxAttemptsPerRequest: The most times one request is sent when its credential is refused.
+  ///   - maxRefreshes: The loop guard's number of refreshes …
+  ///   - refreshWindow: … within this window.
+  ///   - clock: The clock of the loop guard.
+  ///   - logger: Where refreshes and the end of the session are logged.
+  ///   - onSessionExpired: Called once when the session ends, with the error the waiting requests fail with.
+  public init(
+    authenticator: A,
+    credential: A.Credential?,
+    maxAttemptsPerRequest: Int = 3,
+    maxRefreshes: Int = 5,
+    refreshWindow: Duration = .seconds(30),
+    clock: any Clock<Duration> = ContinuousClock(),
+    logger: Logger = Logger(label: "keel.networking.auth", factory: { _ in SwiftLogNoOpLogHandler() }),
+    onSessionExpired: @escaping @Sendable (NetworkError) -> Void = { _ in }
+  ) {
+    self.authenticator = authenticator
+    self.maxAttemptsPerRequest = maxAttemptsPerRequest
+    self.maxRefreshes = maxRefreshes
+    self.refreshWindow = refreshWindow
+    self.logger = logger
+    self.onSessionExpired = onSessionExpired
+    now = Self.stopwatch(clock)
+    state = Locked(State(credential: credential))
+  }
+
+  private static func stopwatch<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
+    let origin = clock.now
+    return { origin.duration(to: clock.now) }
+  }
+
+  /// The current credential; `nil` before sign-in and after the session ended.
+  public var credential: A.Credential? { state.withLock { $0.credential } }
+
+  /// Starts a session with `credential` (after sign-in): later requests carry it, and the end of this session will
+  /// be reported again. A refresh still in flight for an earlier credential is ignored when it ends.
+  public func setCredential(_ credential: A.Credential) {
+    state.withLock {
+      $0.credential = credential
+      $0.generation += 1
+      $0.ending = nil
+    }
+  }
+
+  /// Ends the session without reporting it (after sign-out): requests needing a credential fail until
+  /// ``setCredential(_:)``.
+  public func clearCredential() {
+    state.withLock {
+      $0.credential = nil
+      $0.generation += 1
+      $0.ending = nil
+    }
+  }
+
+  /// Applies the credential, after refreshing it first if it requires it or a refresh is already in flight.
+  ///
+  /// - Throws: ``NetworkError/Kind/sessionExpired`` when there is no credential or the refresh ends the session; a
+  ///   passing refresh failure as it is.
+  public func adapt(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
+    guard authenticator.requiresCredential(context.endpoint) else { return request }
+    let (current, generation, refreshing, ending) = state.withLock {
+      ($0.credential, $0.generation, $0.refresh != nil, $0.ending)
+    }
+    guard var credential = current else { throw ending ?? noCredential() }
+    if refreshing || authenticator.requiresRefresh(credential) {
+      credential = try await refreshed(from: generation).get()
+    }
+    return authenticator.apply(credential, to: request)
+  }
+
+  /// Sends the request again after an authentication failure: at once if it carried an older credential, after the
+  /// one refresh in flight (starting it if there is none) if it carried the current one.
+  public func retry(after failure: NetworkError, context: RequestContext) async -> RetryDecision {
+    guard authenticator.requiresCredential(context.endpoint), let sent = context.request,
+      authenticator.isAuthenticationFailure(failure), context.attempt < maxAttemptsPerRequest
+    else { return .doNotRetry }
+    let (current, generation, refreshing, ending) = state.withLock {
+      ($0.credential, $0.generation, $0.refresh != nil, $0.ending)
+    }
+    guard let credential = current else { return .fail(ending ?? noCredential()) }
+    if !refreshing && !authenticator.isRequest(sent, authenticatedWith: credential) { return .retry }
+    switch await refreshed(from: generation) {
+    case .success: return .retry
+    case .failure(let error): return .fail(error)
+    }
+  }
+
+  private func noCredential() -> NetworkError {
+    NetworkError(.sessionExpired, "Not signed in: there is no credential to send. Sign in again.")
+  }
+}
+
+// MARK: - The one refresh in flight
+
+extension TokenRefreshInterceptor {
+  fileprivate typealias Outcome = Result<A.Credential, NetworkError>
+
+  fileprivate struct State {
+    var credential: A.Credential?
+    /// Bumped by every new credential, so a caller can tell whether it was replaced since it looked.
+    var generation = 0
+    /// Why the session ended (a refresh failed, or the loop guard tripped), once it was reported; requests fail with
+    /// it until the next credential.
+    var ending: NetworkError?
+    var refresh: Refresh?
+    var nextWaiter = 0
+    /// When recent refreshes started, for the loop guard.
+    var refreshStarts: [Duration] = []
+  }
+
+  fileprivate struct Refresh {
+    let generation: Int
+    var waiters: [Int: CheckedContinuation<Outcome, Never>] = [:]
+  }
+
+  private enum Step {
+    case answer(Outcome)
+    case wait(start: A.Credential?)
+    /// The loop guard tripped: the session ended now.
+    case ended(NetworkError)
+  }
+
+  /// The credential that replaces the one of `generation`: at once if it was already replaced, otherwise after the
+  /// refresh in flight, started now if there is none. Cancelling the calling task stops its wait, not the refresh.
+  private func refreshed(from generation: Int) async -> Outcome {
+    let id = state.withLock { state in
+      defer { state.nextWaiter += 1 }
+      return state.nextWaiter
+    }
+    return await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+        let step = state.withLock { state in self.step(&state, waiter: id, generation: generation, continuation) }
+        switch step {
+        case .answer(let outcome): continuation.resume(returning: outcome)
+        case .wait(let start?): Task { await self.run(refreshing: start, generation: generation) }
+        case .wait(nil): break
+        case .ended(let error):
+          report(error)
+          continuation.resume(returning: .failure(error))
+        }
+      }
+    } onCancel: {
+      let waiter = state.withLock { $0.refresh?.waiters.removeValue(forKey: id) }
+      waiter?.resume(returning: .failure(NetworkError(.cancelled, "Cancelled while waiting for a token refresh.")))
+    }
+  }
+
+  private func step(
+    _ state: inout State, waiter id: Int, generation: Int, _ continuation: CheckedContinuation<Outcome, Never>
+  ) -> Step {
+    if Task.isCancelled {
+      return .answer(.failure(NetworkError(.cancelled, "Cancelled while waiting for a token refresh.")))
+    }
+    guard let credential = state.credential else { return .answer(.failure(state.ending ?? noCredential())) }
+    if state.refresh == nil {
+      if state.generation != generation { return .answer(.success(credential)) }
+      let start = now()
+      state.refreshStarts.removeAll { start - $0 >= refreshWindow }
+      if state.refreshStarts.count >= maxRefreshes {
+        let error = NetworkError(
+          .sessionExpired,
+          "The session ended: the credential was refreshed \(maxRefreshes) times within \(refreshWindow) and the "
+            + "server still refuses it. Sign in again.")
+        return endSession(&state, error) ? .ended(error) : .answer(.failure(error))
+      }
+      state.refreshStarts.append(start)
+      state.refresh = Refresh(generation: state.generation, waiters: [id: continuation])
+      return .wait(start: credential)
+    }
+    state.refresh?.waiters[id] = continuation
+    return .wait(start: nil)
+  }
+
+  private func run(refreshing credential: A.Credential, generation: Int) async {
+    logger.info("Refreshing the credential.")
+    let outcome: Outcome
+    var endsSession = false
+    do {
+      outcome = .success(try await authenticator.refresh(credential))
+    } catch {
+      endsSession = authenticator.refreshFailureEndsSession(error)
+      outcome = .failure(Self.refreshFailure(error, endsSession: endsSession))
+    }
+    let (waiters, answer, reportsEnd) = state.withLock { state in
+      let waiters = state.refresh?.waiters.values.map { $0 } ?? []
+      state.refresh = nil
+      // A sign-in or sign-out while refreshing wins over the refresh's result.
+      guard state.generation == generation else {
+        return (waiters, state.credential.map(Outcome.success) ?? .failure(state.ending ?? noCredential()), false)
+      }
+      switch outcome {
+      case .success(let fresh):
+        state.credential = fresh
+        state.generation += 1
+        return (waiters, outcome, false)
+      case .failure(let error):
+        guard endsSession else { return (waiters, outcome, false) }
+        return (waiters, outcome, endSession(&state, error))
+      }
+    }
+    if reportsEnd, case .failure(let error) = answer { report(error) }
+    for waiter in waiters { waiter.resume(returning: answer) }
+  }
+
+  private static func refreshFailure(_ error: any Error, endsSession: Bool) -> NetworkError {
+    if !endsSession, let error = error as? NetworkError { return error }
+    var failure =
+      endsSession
+      ? NetworkError(
+        .sessionExpired, "The session expired: the credential could not be refreshed (\(error)). Sign in again.")
+      : NetworkError(.transport, "Refreshing the credential failed: \(error).")
+    failure.underlying = error
+    return failure
+  }
+
+  /// Clears the credential; `true` if the session was live, so that its end is reported once.
+  private func endSession(_ state: inout State, _ error: NetworkError) -> Bool {
+    state.credential = nil
+    state.generation += 1
+    defer { state.ending = error }
+    return state.ending == nil
+  }
+
+  private func report(_ error: NetworkError) {
+    logger.warning("\(error.description)")
+    onSessionExpired(error)
+  }
+}

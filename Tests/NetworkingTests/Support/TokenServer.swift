@@ -1,0 +1,157 @@
+import Foundation
+import Locking
+import Networking
+import TestSupport
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// A fake API for token-refresh tests: it accepts only the current access token (`Bearer t<version>`, starting at `t1`) and answers
+/// anything else with the chat backend's `E05`. `hold()` keeps answers (to every path, or one) until `release()`.
+final class TokenServer: HTTPTransport {
+  private struct State {
+    var version = 1
+    var refusesAll = false
+    var holding = false
+    var heldPath: String?
+    var waiting: [CheckedContinuation<Void, Never>] = []
+    var heldCount = 0
+    var answered: [(path: String, authorization: String?, status: Int)] = []
+  }
+  private let state = Locked(State())
+
+  /// The access token the server accepts now.
+  var currentToken: String { state.withLock { "t\($0.version)" } }
+
+  /// Makes every issued token stale; the next refresh issues `t<version + 1>`.
+  func expireTokens() { state.withLock { $0.version += 1 } }
+
+  /// Makes the server refuse every token, fresh ones included (a broken server, for the loop guard).
+  func refuseAll() { state.withLock { $0.refusesAll = true } }
+
+  /// Issues the token the server accepts now, as a refresh does.
+  func issue() -> String { currentToken }
+
+  /// Holds the answers to every request, or to requests for `path`, until ``release()``.
+  func hold(path: String? = nil) {
+    state.withLock {
+      $0.holding = true
+      $0.heldPath = path
+    }
+  }
+
+  /// How many requests are being held.
+  var heldCount: Int { state.withLock { $0.heldCount } }
+
+  /// Answers every held request.
+  func release() {
+    let waiting = state.withLock { state in
+      defer {
+        state.holding = false
+        state.waiting = []
+      }
+      return state.waiting
+    }
+    for continuation in waiting { continuation.resume() }
+  }
+
+  /// Every answer so far: path, the Authorization header sent, and the status.
+  var answered: [(path: String, authorization: String?, status: Int)] { state.withLock { $0.answered } }
+
+  /// How many requests were answered with `status`.
+  func count(status: Int) -> Int { answered.filter { $0.status == status }.count }
+
+  func send(_ request: URLRequest) async throws -> RawResponse {
+    let path = request.url?.path ?? ""
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let holds = state.withLock { state in
+        guard state.holding, state.heldPath.map({ $0 == path }) ?? true else { return false }
+        state.waiting.append(continuation)
+        state.heldCount += 1
+        return true
+      }
+      if !holds { continuation.resume() }
+    }
+    let authorization = request.value(forHTTPHeaderField: "Authorization")
+    let accepted = authorization == "Bearer \(currentToken)" && !state.withLock { $0.refusesAll }
+    let status = accepted ? 200 : 401
+    state.withLock { $0.answered.append((path, authorization, status)) }
+    return accepted
+      ? RawResponse(status: 200, body: Data(#"{"ok":true}"#.utf8))
+      : RawResponse(status: 401, body: Data(#"{"errorCode":"E05","message":"Access token expired."}"#.utf8))
+  }
+}
+
+/// A credential for the tests: an access token and whether it should be refreshed before use.
+struct TestCredential: Sendable, Equatable {
+  var access: String
+  var expiresSoon = false
+}
+
+/// An authenticator over ``TokenServer``: a refresh asks the server for its current token, after an optional gate,
+/// or fails with a scripted error.
+final class TestAuthenticator: Authenticator {
+  private struct State {
+    var refreshes = 0
+    var gated = false
+    var gate: [CheckedContinuation<Void, Never>] = []
+    var failure: (any Error)?
+  }
+  private let server: TokenServer
+  private let state = Locked(State())
+
+  init(server: TokenServer) { self.server = server }
+
+  /// How many refreshes started.
+  var refreshes: Int { state.withLock { $0.refreshes } }
+
+  /// Makes refreshes wait for ``openGate()``.
+  func closeGate() { state.withLock { $0.gated = true } }
+
+  /// Lets waiting and later refreshes finish.
+  func openGate() {
+    let waiting = state.withLock { state in
+      defer {
+        state.gated = false
+        state.gate = []
+      }
+      return state.gate
+    }
+    for continuation in waiting { continuation.resume() }
+  }
+
+  /// Makes refreshes throw `error` (`nil` to succeed again).
+  func failRefreshes(with error: (any Error)?) { state.withLock { $0.failure = error } }
+
+  func apply(_ credential: TestCredential, to request: URLRequest) -> URLRequest {
+    var request = request
+    request.setValue("Bearer \(credential.access)", forHTTPHeaderField: "Authorization")
+    return request
+  }
+
+  func refresh(_ credential: TestCredential) async throws -> TestCredential {
+    state.withLock { $0.refreshes += 1 }
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let gated = state.withLock { state in
+        if state.gated { state.gate.append(continuation) }
+        return state.gated
+      }
+      if !gated { continuation.resume() }
+    }
+    if let failure = state.withLock({ $0.failure }) { throw failure }
+    return TestCredential(access: server.issue())
+  }
+
+  func isAuthenticationFailure(_ failure: NetworkError) -> Bool { failure.serverError?.code == "E05" }
+
+  func isRequest(_ request: URLRequest, authenticatedWith credential: TestCredential) -> Bool {
+    request.value(forHTTPHeaderField: "Authorization") == "Bearer \(credential.access)"
+  }
+
+  func requiresRefresh(_ credential: TestCredential) -> Bool { credential.expiresSoon }
+
+  func requiresCredential(_ endpoint: any Endpoint) -> Bool {
+    (endpoint as? TestRouter).map { if case .create = $0 { false } else { true } } ?? true
+  }
+}
