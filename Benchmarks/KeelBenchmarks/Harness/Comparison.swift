@@ -12,6 +12,9 @@ struct Comparison: Sendable {
   let better: Better
   /// The target Keel must meet, in `unit`, shown in the table.
   let target: Double?
+  /// The least ``ResultRow/ratio`` Keel must reach against the peer, for a target that is relative rather than
+  /// absolute (such as "at least 0.9 × the peer's throughput"), shown in the table.
+  var minRatio: Double? = nil
   /// Measured rounds per side in `--quick` and in a full run.
   var rounds: (quick: Int, full: Int) = (3, 9)
   /// Unmeasured rounds per side first.
@@ -20,10 +23,24 @@ struct Comparison: Sendable {
   let keel: @Sendable () async throws -> Double
   /// Takes one measurement of the peer.
   let peer: @Sendable () async throws -> Double
+  /// Runs once after the last round, whether or not the rounds succeeded: releases what the rounds shared (a server,
+  /// sessions), which the first round that needs it starts.
+  var finish: @Sendable () async -> Void = {}
 
   /// Warms both sides up, then measures them in alternating rounds (Keel, peer, Keel, peer, …) so that drift in the
-  /// machine's state affects both alike, and reports the medians.
+  /// machine's state affects both alike, and reports the medians; then runs ``finish``.
   func run(quick: Bool) async throws -> ResultRow {
+    do {
+      let row = try await measure(quick: quick)
+      await finish()
+      return row
+    } catch {
+      await finish()
+      throw error
+    }
+  }
+
+  private func measure(quick: Bool) async throws -> ResultRow {
     let rounds = quick ? self.rounds.quick : self.rounds.full
     for _ in 0..<warmUps {
       _ = try await keel()
@@ -36,7 +53,8 @@ struct Comparison: Sendable {
       peerRounds.append(try await peer())
     }
     return ResultRow(
-      name: name, unit: unit, keel: median(keelRounds), peer: median(peerRounds), better: better, target: target)
+      name: name, unit: unit, keel: median(keelRounds), peer: median(peerRounds), better: better, target: target,
+      minRatio: minRatio)
   }
 }
 

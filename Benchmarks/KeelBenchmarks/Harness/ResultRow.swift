@@ -6,6 +6,8 @@ struct ResultRow {
   let peer: Double
   let better: Better
   let target: Double?
+  /// The least ``ratio`` Keel must reach, for a target relative to the peer.
+  var minRatio: Double? = nil
 
   /// Oriented so that a ratio above 1 always means Keel is better. Measurements are floored at 0.001 of their unit so
   /// that a perfect zero does not divide by zero.
@@ -17,6 +19,11 @@ struct ResultRow {
   /// Whether Keel meets the row's target; `nil` when the row has none.
   var meetsTarget: Bool? {
     target.map { better == .lower ? keel <= $0 : keel >= $0 }
+  }
+
+  /// Whether ``ratio`` reaches the row's ``minRatio``; `nil` when the row has none.
+  var meetsMinRatio: Bool? {
+    minRatio.map { ratio >= $0 }
   }
 
   /// Targets are for release builds; a debug build's numbers are not judged against them.
@@ -37,10 +44,17 @@ struct ResultRow {
   }
 
   /// The cells of the table, in column order.
+  /// An absolute target reads `≥ 3000 met`, a relative one `ratio ≥ 0.9 met`.
   var cells: [String] {
-    let verdict = Self.judgesTargets ? (meetsTarget == true ? "met" : "MISSED") : "(release only)"
-    let target = target.map { "\(better == .lower ? "≤" : "≥") \(format($0)) \(verdict)" }
-    return [name, unit, format(keel), format(peer), format(ratio), better.rawValue, target ?? ""]
+    func verdict(_ met: Bool?) -> String { Self.judgesTargets ? (met == true ? "met" : "MISSED") : "(release only)" }
+    let targets = [
+      target.map { "\(better == .lower ? "≤" : "≥") \(format($0)) \(verdict(meetsTarget))" },
+      minRatio.map { "ratio ≥ \(format($0)) \(verdict(meetsMinRatio))" },
+    ]
+    return [
+      name, unit, format(keel), format(peer), format(ratio), better.rawValue,
+      targets.compactMap { $0 }.joined(separator: "; "),
+    ]
   }
 
   /// Table column titles, matching ``cells``.

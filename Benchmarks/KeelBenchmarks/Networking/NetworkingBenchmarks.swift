@@ -1,0 +1,132 @@
+import Foundation
+import Networking
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The Networking rows: the full stack over loopback against raw `URLSession`, and the cost per request of everything
+/// Keel adds above the transport.
+enum NetworkingBenchmarks {
+  /// Concurrent request loops in the throughput row.
+  static let concurrency = 8
+
+  /// All rows, in report order.
+  static func comparisons(quick: Bool) -> [Comparison] {
+    let duration: Duration = quick ? .milliseconds(500) : .seconds(2)
+    let requests = quick ? 2_000 : 20_000
+    let shared = SandboxSessions()
+    return [
+      // The default nine rounds, not the Sandbox row's three: URLSession's rounds spread by tens of percent on a
+      // shared two-core machine, and the 0.9 ratio is judged on the medians.
+      Comparison(
+        name: "networking.throughput.getUser", unit: "req/s", better: .higher, target: nil, minRatio: 0.9,
+        keel: { try await keelThroughput(shared.start(), duration: duration) },
+        peer: { try await peerThroughput(shared.start(), duration: duration) },
+        finish: { await shared.stop() }),
+      Comparison(
+        name: "networking.interceptorChain.overhead", unit: "µs/req", better: .lower, target: nil,
+        keel: { try await keelOverhead(requests: requests) },
+        peer: { try await peerOverhead(requests: requests) }),
+    ]
+  }
+
+  // MARK: - Throughput
+
+  /// `GET /v3/users/bench-user` through the whole stack: endpoint → `RetryPolicy` and an `Api-Token` interceptor →
+  /// `URLSessionTransport` → status check → JSON decoding.
+  private static func keelThroughput(_ shared: SandboxSessions.Running, duration: Duration) async throws -> Double {
+    let request = APIRequest<BenchUser>.json(BenchUsersEndpoint.get(baseURL: shared.baseURL, userID: BenchUser.id))
+    return try await requestsPerSecond(duration: duration) {
+      try await shared.keel.send(request).check()
+    }
+  }
+
+  /// The same call written by hand, as an app without Keel would: a `URLRequest` with the token,
+  /// `URLSession.data(for:)`, a status check and `JSONDecoder`.
+  private static func peerThroughput(_ shared: SandboxSessions.Running, duration: Duration) async throws -> Double {
+    try await requestsPerSecond(duration: duration) {
+      let request = handWrittenRequest(baseURL: shared.baseURL, headers: ["Api-Token": SandboxSessions.token])
+      let (data, response) = try await shared.peer.data(for: request)
+      guard let status = (response as? HTTPURLResponse)?.statusCode, status == 200 else {
+        throw BenchmarkError(description: "peer: not a 200: \(response)")
+      }
+      try JSONDecoder().decode(BenchUser.self, from: data).check()
+    }
+  }
+
+  /// Requests per second that ``concurrency`` loops, each sending one request after another, complete in about
+  /// `duration`: the count over the time until the last loop has finished its last request. A failed request throws.
+  private static func requestsPerSecond(
+    duration: Duration, _ send: @escaping @Sendable () async throws -> Void
+  ) async throws -> Double {
+    let clock = ContinuousClock()
+    let start = clock.now
+    let deadline = start + duration
+    let completed = try await withThrowingTaskGroup(of: Int.self) { group in
+      for _ in 0..<concurrency {
+        group.addTask {
+          var completed = 0
+          while clock.now < deadline {
+            try await send()
+            completed += 1
+          }
+          return completed
+        }
+      }
+      return try await group.reduce(0, +)
+    }
+    return Double(completed) / (nanoseconds(start.duration(to: clock.now)) / 1e9)
+  }
+
+  // MARK: - Overhead
+
+  /// An in-process base URL: the overhead rows never leave the process.
+  private static let offlineBaseURL = URL(string: "http://127.0.0.1:1")!
+
+  /// What an app's chain commonly holds: an auth header, retries, a client-identification header.
+  private static let chainHeaders = ["Api-Token": SandboxSessions.token, "X-Client-Version": "keel-bench/1"]
+
+  /// Keel, sequentially, over a transport that answers at once: building the `URLRequest` from the endpoint, a
+  /// three-interceptor chain (`Api-Token` header, `RetryPolicy`, client-version header), the request context, the
+  /// status check, decoding, and the `APIResponse`; in µs per request.
+  ///
+  /// The peer is the same request written by hand over the same transport (called through `any HTTPTransport`, as
+  /// Keel calls it), so the difference between the two columns is what Keel costs per request above the transport:
+  /// the overhead that the network then hides.
+  private static func keelOverhead(requests: Int) async throws -> Double {
+    let client = HTTPClient(
+      transport: FixedResponseTransport.benchUser,
+      interceptors: [
+        HeaderInterceptor(name: "Api-Token", value: chainHeaders["Api-Token"]!), RetryPolicy(),
+        HeaderInterceptor(name: "X-Client-Version", value: chainHeaders["X-Client-Version"]!),
+      ])
+    let request = APIRequest<BenchUser>.json(BenchUsersEndpoint.get(baseURL: offlineBaseURL, userID: BenchUser.id))
+    let clock = ContinuousClock()
+    let start = clock.now
+    for _ in 0..<requests { try await client.send(request).check() }
+    return nanoseconds(start.duration(to: clock.now)) / 1_000 / Double(requests)
+  }
+
+  /// The hand-written peer of ``keelOverhead(requests:)``: a `URLRequest` with the same two headers, the transport,
+  /// a status check and `JSONDecoder`.
+  private static func peerOverhead(requests: Int) async throws -> Double {
+    let transport: any HTTPTransport = FixedResponseTransport.benchUser
+    let clock = ContinuousClock()
+    let start = clock.now
+    for _ in 0..<requests {
+      let response = try await transport.send(handWrittenRequest(baseURL: offlineBaseURL, headers: chainHeaders))
+      guard response.status == 200 else { throw BenchmarkError(description: "peer: not a 200: \(response.status)") }
+      try JSONDecoder().decode(BenchUser.self, from: response.body).check()
+    }
+    return nanoseconds(start.duration(to: clock.now)) / 1_000 / Double(requests)
+  }
+
+  /// `GET {baseURL}/v3/users/bench-user` with `headers`, built the way hand-written code builds it.
+  private static func handWrittenRequest(baseURL: URL, headers: [String: String]) -> URLRequest {
+    var request = URLRequest(url: baseURL.appendingPathComponent("v3/users/\(BenchUser.id)"))
+    request.httpMethod = "GET"
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    return request
+  }
+}
