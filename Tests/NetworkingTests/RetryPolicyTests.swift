@@ -46,7 +46,7 @@ struct RetryPolicyTests {
     #expect(transport.requests.count == 2)
   }
 
-  @Test("POST is not retried unless the policy says so")
+  @Test("POST is not retried unless the policy says so, except after a 429, which the server refused unprocessed")
   func idempotency() async throws {
     let transport = FakeTransport(FakeTransport.json(503, "{}"))
     let error = await #expect(throws: NetworkError.self) {
@@ -61,6 +61,14 @@ struct RetryPolicyTests {
       try await client.send(.empty(TestRouter.create(name: "a")))
     }
     #expect(await probe.value() != nil)
+
+    let limited = FakeTransport(
+      FakeTransport.json(429, "{}", headers: ["Retry-After": "1"]), FakeTransport.json(200, "{}"))
+    let refusedUnprocessed = self.client(limited)
+    let retried = await expectRetry(after: .seconds(1)) {
+      try await refusedUnprocessed.send(.empty(TestRouter.create(name: "a")))
+    }
+    #expect(await retried.value() != nil)
   }
 
   @Test("Retry-After and X-RateLimit-RetryAfter are honoured instead of the backoff")

@@ -22,7 +22,8 @@ public struct RetryPolicy: RequestInterceptor {
   public var retryableStatuses: Set<Int>
   /// Transport errors worth retrying.
   public var retryableTransportErrors: Set<URLError.Code>
-  /// Whether POST and PATCH are retried too (when the server deduplicates, for example by an idempotency key).
+  /// Whether POST and PATCH are retried too (when the server deduplicates, for example by an idempotency key). A 429
+  /// is retried for every method regardless: the server refused it before doing anything.
   public var retriesNonIdempotent: Bool
   /// Draws the jitter: a number in [0, 1). Tests pass a seeded one.
   public var random: @Sendable () -> Double
@@ -53,7 +54,7 @@ public struct RetryPolicy: RequestInterceptor {
   /// count and the deadline all allow it.
   public func retry(after failure: NetworkError, context: RequestContext) async -> RetryDecision {
     guard context.attempt <= maxRetries, isRetryable(failure),
-      retriesNonIdempotent || context.endpoint.method.isIdempotent
+      retriesNonIdempotent || context.endpoint.method.isIdempotent || failure.statusCode == 429
     else { return .doNotRetry }
     let delay = RetryAfter.delay(in: failure) ?? backoff(beforeRetry: context.attempt)
     if let remaining = context.remaining, delay >= remaining { return .doNotRetry }
