@@ -10,9 +10,7 @@ struct HeaderInterceptor: RequestInterceptor {
   let name: String
   let value: String
 
-  func adapt(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
-    var request = request
+  func adapt(_ request: inout URLRequest, context: RequestContext) async throws {
     request.setValue(value, forHTTPHeaderField: name)
-    return request
   }
 }

@@ -11,10 +11,8 @@ import Foundation
 /// ```swift
 /// struct BearerAuthenticator: Authenticator {
 ///   let auth: HTTPClient   // a client without the refresh interceptor
-///   func apply(_ credential: Tokens, to request: URLRequest) -> URLRequest {
-///     var request = request
+///   func apply(_ credential: Tokens, to request: inout URLRequest) {
 ///     request.setValue("Bearer \(credential.access)", forHTTPHeaderField: "Authorization")
-///     return request
 ///   }
 ///   func refresh(_ credential: Tokens) async throws -> Tokens {
 ///     try await auth.send(.json(AuthRouter.refresh(credential.refresh)))
@@ -29,8 +27,8 @@ public protocol Authenticator: Sendable {
   /// What proves who the caller is, such as an access token and the refresh token that renews it.
   associatedtype Credential: Sendable
 
-  /// `request` carrying `credential`.
-  func apply(_ credential: Credential, to request: URLRequest) -> URLRequest
+  /// Puts `credential` on `request`.
+  func apply(_ credential: Credential, to request: inout URLRequest)
 
   /// A fresh credential in place of `credential`.
   ///

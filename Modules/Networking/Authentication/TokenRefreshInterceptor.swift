@@ -103,8 +103,8 @@ public final class TokenRefreshInterceptor<A: Authenticator>: RequestInterceptor
   ///
   /// - Throws: ``NetworkError/Kind/sessionExpired`` when there is no credential or the refresh ends the session; a
   ///   passing refresh failure as it is.
-  public func adapt(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
-    guard authenticator.requiresCredential(context.endpoint) else { return request }
+  public func adapt(_ request: inout URLRequest, context: RequestContext) async throws {
+    guard authenticator.requiresCredential(context.endpoint) else { return }
     let (current, generation, refreshing, ending) = state.withLock {
       ($0.credential, $0.generation, $0.refresh != nil, $0.ending)
     }
@@ -112,7 +112,7 @@ public final class TokenRefreshInterceptor<A: Authenticator>: RequestInterceptor
     if refreshing || authenticator.requiresRefresh(credential) {
       credential = try await refreshed(from: generation).get()
     }
-    return authenticator.apply(credential, to: request)
+    authenticator.apply(credential, to: &request)
   }
 
   /// Sends the request again after an authentication failure: at once if it carried an older credential, after the

@@ -100,7 +100,7 @@ public final class HTTPClient: Sendable {
       do {
         var urlRequest = base
         for interceptor in interceptors {
-          urlRequest = try await adapt(urlRequest, by: interceptor, context: context)
+          try await adapt(&urlRequest, by: interceptor, context: context)
         }
         context.request = urlRequest
         var response = try await send(urlRequest, for: request)
@@ -135,11 +135,11 @@ public final class HTTPClient: Sendable {
     )
   }
 
-  private func adapt(_ request: URLRequest, by interceptor: any RequestInterceptor, context: RequestContext)
-    async throws -> URLRequest
+  private func adapt(_ request: inout URLRequest, by interceptor: any RequestInterceptor, context: RequestContext)
+    async throws
   {
     do {
-      return try await interceptor.adapt(request, context: context)
+      try await interceptor.adapt(&request, context: context)
     } catch let error as NetworkError {
       throw error
     } catch is CancellationError {

@@ -56,10 +56,9 @@ public struct RateLimitInterceptor: RequestInterceptor {
   ///
   /// - Throws: ``NetworkError`` of kind ``NetworkError/Kind/rateLimited`` when a limiter refuses, or
   ///   ``NetworkError/Kind/cancelled`` when the task is cancelled while waiting.
-  public func adapt(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
+  public func adapt(_ request: inout URLRequest, context: RequestContext) async throws {
     if let keyed { try await admit(through: keyed.limiter(for: key(context.endpoint)), context: context) }
     if let global { try await admit(through: global, context: context) }
-    return request
   }
 
   private func admit(through limiter: any RateLimiter, context: RequestContext) async throws {

@@ -7,11 +7,21 @@ import Foundation
 /// A step every request passes through: it may change the request before each attempt (``adapt(_:context:)``) and
 /// decide what happens after a failed one (``retry(after:context:)``). Interceptors compose in order: every one
 /// adapts, and the first that does not answer ``RetryDecision/doNotRetry`` decides.
+///
+/// ```swift
+/// struct UserAgent: RequestInterceptor {
+///   func adapt(_ request: inout URLRequest, context: RequestContext) async throws {
+///     request.setValue("MyApp/1.0", forHTTPHeaderField: "User-Agent")
+///   }
+/// }
+/// ```
 public protocol RequestInterceptor: Sendable {
-  /// The request to send for this attempt; by default `request` unchanged.
+  /// Changes the request this attempt sends; by default leaves it unchanged. The request is `inout` so that setting a
+  /// header does not copy it.
   ///
-  /// - Throws: to fail the request without sending it.
-  func adapt(_ request: URLRequest, context: RequestContext) async throws -> URLRequest
+  /// - Throws: to fail the request without sending it: a ``NetworkError`` as it is, `CancellationError` as
+  ///   ``NetworkError/Kind/cancelled``, anything else as ``NetworkError/Kind/invalidRequest``.
+  func adapt(_ request: inout URLRequest, context: RequestContext) async throws
 
   /// What to do after `failure`; by default ``RetryDecision/doNotRetry``.
   func retry(after failure: NetworkError, context: RequestContext) async -> RetryDecision
@@ -19,7 +29,7 @@ public protocol RequestInterceptor: Sendable {
 
 extension RequestInterceptor {
   /// Leaves the request as it is.
-  public func adapt(_ request: URLRequest, context: RequestContext) async throws -> URLRequest { request }
+  public func adapt(_ request: inout URLRequest, context: RequestContext) async throws {}
 
   /// Leaves the decision to the others.
   public func retry(after failure: NetworkError, context: RequestContext) async -> RetryDecision { .doNotRetry }

