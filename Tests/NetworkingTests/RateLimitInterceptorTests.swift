@@ -14,10 +14,6 @@ import Testing
 struct RateLimitInterceptorTests {
   let clock = TestClock()
 
-  private static func ok(_ count: Int) -> [FakeTransport.Answer] {
-    Array(repeating: FakeTransport.json(200, "{}"), count: count)
-  }
-
   @Test("Requests wait for the limiter: the second of two at one per second is sent a second later")
   func waitsForAPermit() async throws {
     let transport = FakeTransport(FakeTransport.json(200, "{}"), FakeTransport.json(200, "{}"))

@@ -17,7 +17,12 @@ public final class FakeTransport: HTTPTransport {
   private let sent = Locked<[URLRequest]>([])
 
   /// A transport that answers the first request with the first answer, and so on.
-  public init(_ answers: Answer...) {
+  public convenience init(_ answers: Answer...) {
+    self.init(answers)
+  }
+
+  /// A transport that answers the first request with the first answer, and so on.
+  public init(_ answers: [Answer]) {
     script = Locked(answers)
   }
 
