@@ -87,7 +87,7 @@ let package = Package(
 
     .testTarget(
       name: "IntegrationTests",
-      dependencies: ["Networking", "Sandbox", "TestSupport", logging],
+      dependencies: ["Networking", "Sandbox", "TestSupport", logging, clocks],
       path: "Tests/IntegrationTests",
       swiftSettings: swiftSettings
     ),
