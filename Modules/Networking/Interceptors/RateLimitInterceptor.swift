@@ -9,7 +9,7 @@ import RateLimiting
 ///
 /// Every attempt counts, retries included, because each one reaches the server. When a limiter refuses (its waiting
 /// queue is full, or the wait would pass the request's deadline) the request fails with
-/// ``NetworkError/Kind/rateLimited`` and nothing is sent; the limiter's ``RateLimitError`` is its
+/// ``NetworkError/Kind/rateLimited`` and nothing is sent; the limiter's `RateLimitError` is its
 /// ``NetworkError/underlying`` error.
 ///
 /// ```swift
@@ -23,7 +23,7 @@ import RateLimiting
 /// let perRoute = RateLimitInterceptor(limits) { endpoint in "\(endpoint.method) \(endpoint.path.segments.first ?? "")" }
 /// ```
 public struct RateLimitInterceptor: RequestInterceptor {
-  /// Names the endpoint's limiter in a ``KeyedRateLimiter``.
+  /// Names the endpoint's limiter in a `KeyedRateLimiter`.
   public typealias Key = @Sendable (any Endpoint) -> String
 
   private let keyed: KeyedRateLimiter<String>?

@@ -9,7 +9,7 @@
 /// }
 /// ```
 ///
-/// Implementations: ``PathNetworkMonitor`` asks the system (`NWPathMonitor`, Apple platforms only);
+/// Implementations: `PathNetworkMonitor` asks the system (`NWPathMonitor`, Apple platforms only);
 /// ``InferredNetworkMonitor`` infers the status from how requests go and probes while offline (every platform, the
 /// one to use on Linux); ``ManualNetworkMonitor`` is told the status.
 public protocol NetworkMonitor: Sendable {
