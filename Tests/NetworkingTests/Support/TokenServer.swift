@@ -13,13 +13,11 @@ final class TokenServer: HTTPTransport {
   private struct State {
     var version = 1
     var refusesAll = false
-    var holding = false
     var heldPath: String?
-    var waiting: [CheckedContinuation<Void, Never>] = []
-    var heldCount = 0
     var answered: [(path: String, authorization: String?, status: Int)] = []
   }
   private let state = Locked(State())
+  private let gate = Gate()
 
   /// The access token the server accepts now.
   var currentToken: String { state.withLock { "t\($0.version)" } }
@@ -35,26 +33,15 @@ final class TokenServer: HTTPTransport {
 
   /// Holds the answers to every request, or to requests for `path`, until ``release()``.
   func hold(path: String? = nil) {
-    state.withLock {
-      $0.holding = true
-      $0.heldPath = path
-    }
+    state.withLock { $0.heldPath = path }
+    gate.close()
   }
 
   /// How many requests are being held.
-  var heldCount: Int { state.withLock { $0.heldCount } }
+  var heldCount: Int { gate.waitingCount }
 
   /// Answers every held request.
-  func release() {
-    let waiting = state.withLock { state in
-      defer {
-        state.holding = false
-        state.waiting = []
-      }
-      return state.waiting
-    }
-    for continuation in waiting { continuation.resume() }
-  }
+  func release() { gate.open() }
 
   /// Every answer so far: path, the Authorization header sent, and the status.
   var answered: [(path: String, authorization: String?, status: Int)] { state.withLock { $0.answered } }
@@ -64,15 +51,7 @@ final class TokenServer: HTTPTransport {
 
   func send(_ request: URLRequest) async throws -> RawResponse {
     let path = request.url?.path ?? ""
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let holds = state.withLock { state in
-        guard state.holding, state.heldPath.map({ $0 == path }) ?? true else { return false }
-        state.waiting.append(continuation)
-        state.heldCount += 1
-        return true
-      }
-      if !holds { continuation.resume() }
-    }
+    if state.withLock({ $0.heldPath.map { $0 == path } ?? true }) { await gate.pass() }
     let authorization = request.value(forHTTPHeaderField: "Authorization")
     let accepted = authorization == "Bearer \(currentToken)" && !state.withLock { $0.refusesAll }
     let status = accepted ? 200 : 401
@@ -94,12 +73,11 @@ struct TestCredential: Sendable, Equatable {
 final class TestAuthenticator: Authenticator {
   private struct State {
     var refreshes = 0
-    var gated = false
-    var gate: [CheckedContinuation<Void, Never>] = []
     var failure: (any Error)?
   }
   private let server: TokenServer
   private let state = Locked(State())
+  private let gate = Gate()
 
   init(server: TokenServer) { self.server = server }
 
@@ -107,19 +85,10 @@ final class TestAuthenticator: Authenticator {
   var refreshes: Int { state.withLock { $0.refreshes } }
 
   /// Makes refreshes wait for ``openGate()``.
-  func closeGate() { state.withLock { $0.gated = true } }
+  func closeGate() { gate.close() }
 
   /// Lets waiting and later refreshes finish.
-  func openGate() {
-    let waiting = state.withLock { state in
-      defer {
-        state.gated = false
-        state.gate = []
-      }
-      return state.gate
-    }
-    for continuation in waiting { continuation.resume() }
-  }
+  func openGate() { gate.open() }
 
   /// Makes refreshes throw `error` (`nil` to succeed again).
   func failRefreshes(with error: (any Error)?) { state.withLock { $0.failure = error } }
@@ -130,13 +99,7 @@ final class TestAuthenticator: Authenticator {
 
   func refresh(_ credential: TestCredential) async throws -> TestCredential {
     state.withLock { $0.refreshes += 1 }
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let gated = state.withLock { state in
-        if state.gated { state.gate.append(continuation) }
-        return state.gated
-      }
-      if !gated { continuation.resume() }
-    }
+    await gate.pass()
     if let failure = state.withLock({ $0.failure }) { throw failure }
     return TestCredential(access: server.issue())
   }
