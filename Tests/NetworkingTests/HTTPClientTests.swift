@@ -87,6 +87,17 @@ struct HTTPClientTests {
     #expect(cancelled?.kind == .cancelled)
   }
 
+  @Test("A transport that throws something other than URLError still gives a transport NetworkError")
+  func foreignTransportError() async throws {
+    struct ChannelClosed: Error {}
+    let error = await #expect(throws: NetworkError.self) {
+      try await HTTPClient(transport: FakeTransport { _ in throw ChannelClosed() }).send(
+        .empty(TestRouter.user(id: "a")))
+    }
+    #expect(error?.kind == .transport)
+    #expect(error?.underlying is ChannelClosed)
+  }
+
   @Test("acceptableStatus widens or narrows what counts as success")
   func acceptableStatus() async throws {
     let transport = FakeTransport(FakeTransport.json(404, "{}"))

@@ -73,6 +73,24 @@ struct LoggingTests {
     #expect(standard.render(body: Data(#"{"token": 12345, "n": 1}"#.utf8)) == #"{"token": ***, "n": 1}"#)
   }
 
+  @Test("A secret field's whole value is masked, an object or an array too, even when cut off")
+  func compositeSecrets() {
+    let standard = LogRedaction.standard
+    let body = #"{"tokens":{"access":"SECRET-a","refresh":"SECRET-r"},"api_keys":["SECRET-k"],"n":{"a":[1]}}"#
+    #expect(standard.render(body: Data(body.utf8)) == #"{"tokens":***,"api_keys":***,"n":{"a":[1]}}"#)
+    let cut = LogRedaction(headers: [], fieldFragments: ["token"], bodyLimit: 30)
+    #expect(!cut.render(body: Data(body.utf8)).contains("SECRET"))
+  }
+
+  @Test("Names added after creation are compared ignoring case, like the standard ones")
+  func addedNames() {
+    var redaction = LogRedaction.standard
+    redaction.headers.insert("X-Session")
+    redaction.fieldFragments.append("Session")
+    #expect(redaction.render(headers: ["x-session": "SECRET-h"]) == "x-session: ***")
+    #expect(!redaction.render(body: Data(#"{"sessionKey":"SECRET-f"}"#.utf8)).contains("SECRET"))
+  }
+
   @Test("Retries are logged at info, the final failure at warning, a cancellation at neither")
   func levels() async throws {
     let transport = FakeTransport(FakeTransport.json(503, "{}"), FakeTransport.json(503, "{}"))

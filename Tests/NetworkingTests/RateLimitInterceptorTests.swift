@@ -62,6 +62,26 @@ struct RateLimitInterceptorTests {
     #expect((refused?.underlying as? RateLimitError)?.code == .deadlineExceeded)
   }
 
+  @Test("The key's wait and the global wait together stay within the deadline")
+  func deadlineSpansBothLimiters() async throws {
+    let transport = FakeTransport(FakeTransport.json(200, "{}"))
+    let limits = KeyedRateLimiter<String>(global: TokenBucket(rate: Rate(1, per: .seconds(2)), burst: 1, clock: clock))
+    {
+      _ in TokenBucket(rate: .perSecond(1), burst: 1, clock: clock)
+    }
+    let client = HTTPClient(transport: transport, interceptors: [RateLimitInterceptor(limits)], clock: clock)
+    _ = try await client.send(.empty(TestRouter.user(id: "a")))
+
+    var request = APIRequest<EmptyResponse>.empty(TestRouter.user(id: "a"))
+    request.deadline = .milliseconds(1_500)  // the key admits at 1 s, the global limiter only at 2 s
+    let late = TaskProbe { [request] in try await client.send(request) }
+    #expect(await clock.sleeperArrived())
+    await clock.advance(by: .seconds(1))
+    let error = try #require(await late.error() as? NetworkError)
+    #expect(error.kind == .rateLimited)
+    #expect(transport.requests.count == 1, "not sent past its deadline")
+  }
+
   @Test("Per-endpoint keys: a busy route does not hold up another; the global limiter holds up both")
   func perEndpointKeys() async throws {
     let transport = FakeTransport(FakeTransport.json(200, "{}"), FakeTransport.json(200, "{}"))

@@ -89,6 +89,18 @@ struct RetryPolicyTests {
     #expect(await probe.value()?.attempts == 3)
   }
 
+  @Test("A server asking for longer than maxDelay, or for an absurd wait, fails the request at once")
+  func excessiveRetryAfter() async throws {
+    for asked in ["31", "99999999999999999", "1e300"] {
+      let transport = FakeTransport(FakeTransport.json(503, "{}", headers: ["Retry-After": asked]))
+      let error = await #expect(throws: NetworkError.self) {
+        try await self.client(transport).send(.empty(TestRouter.user(id: "a")))
+      }
+      #expect(error?.statusCode == 503)
+      #expect(error?.headers?["Retry-After"] == asked, "the caller can still read what the server asked")
+    }
+  }
+
   @Test("Retry-After as an HTTP date")
   func retryAfterDate() {
     var failure = NetworkError(.status, "429")
@@ -141,7 +153,7 @@ struct RetryPolicyTests {
 
   @Test("Cancelling the task while it waits to retry ends the call promptly as cancelled")
   func cancelWhileWaiting() async {
-    let transport = FakeTransport(FakeTransport.json(503, "{}", headers: ["Retry-After": "60"]))
+    let transport = FakeTransport(FakeTransport.json(503, "{}", headers: ["Retry-After": "20"]))
     let client = client(transport)
     let probe = TaskProbe { try await client.send(.data(TestRouter.user(id: "a"))) }
     #expect(await clock.sleeperArrived())

@@ -137,6 +137,48 @@ struct TokenRefreshInterceptorTests {
     #expect(authenticator.refreshes == 2)
   }
 
+  @Test("Refreshes that fail in passing (offline, URLError) neither trip the loop guard nor end the session")
+  func passingFailuresDoNotTripTheGuard() async throws {
+    let session = session()
+    let client = client(session)
+    authenticator.failRefreshes(with: URLError(.notConnectedToInternet))
+    for index in 0..<8 {
+      let error = await #expect(throws: NetworkError.self) { try await get(client, "u\(index)") }
+      #expect(error?.kind == .transport)
+      #expect(error?.urlError?.code == .notConnectedToInternet)
+    }
+    #expect(expirations.count == 0)
+    #expect(session.credential == TestCredential(access: "t0"))
+  }
+
+  @Test("Signing in answers requests waiting for an obsolete refresh at once, with the new credential")
+  func signInOvertakesARefresh() async throws {
+    let session = session()
+    let client = client(session)
+    authenticator.closeGate()
+    let first = TaskProbe { try await get(client, "a").status }
+    #expect(await eventually { authenticator.refreshes == 1 })
+    session.setCredential(TestCredential(access: server.currentToken))
+    #expect(await first.value() == 200, "the waiter went on with the signed-in credential")
+    #expect(try await get(client, "b").status == 200, "a later request does not wait for the old refresh")
+    authenticator.openGate()
+    await settle()
+    #expect(session.credential == TestCredential(access: "t1"))
+  }
+
+  @Test("Each interceptor counts its own retries: two 503 retries leave the refresh its retry")
+  func ownRetries() async throws {
+    let transport = FakeTransport(
+      FakeTransport.json(503, "{}"), FakeTransport.json(503, "{}"),
+      FakeTransport.json(401, #"{"errorCode":"E05","message":"Access token expired."}"#),
+      FakeTransport.json(200, "{}"))
+    let client = HTTPClient(
+      transport: transport, interceptors: [session(), RetryPolicy(baseDelay: .zero)], clock: clock)
+    let response = try await get(client)
+    #expect(response.attempts == 4)
+    #expect(authenticator.refreshes == 1)
+  }
+
   @Test("A request is sent at most 3 times when the server keeps refusing fresh credentials")
   func atMostThreeAttempts() async throws {
     server.refuseAll()

@@ -59,7 +59,8 @@ public protocol Authenticator: Sendable {
   /// failure after which the credential is kept.
   ///
   /// By default a ``NetworkError`` of kind ``NetworkError/Kind/transport``, ``NetworkError/Kind/cancelled`` or
-  /// ``NetworkError/Kind/rateLimited``, or with status 408, 429 or 5xx, is passing; anything else ends the session.
+  /// ``NetworkError/Kind/rateLimited``, or with status 408, 429 or 5xx, a `URLError` and a `CancellationError` are
+  /// passing; anything else ends the session.
   func refreshFailureEndsSession(_ error: any Error) -> Bool
 }
 
@@ -72,6 +73,7 @@ extension Authenticator {
 
   /// Transport failures, cancellation, rate limits, 408, 429 and 5xx are passing; anything else ends the session.
   public func refreshFailureEndsSession(_ error: any Error) -> Bool {
+    if error is URLError || error is CancellationError { return false }
     guard let error = error as? NetworkError else { return true }
     if [.transport, .cancelled, .rateLimited].contains(error.kind) { return false }
     if let status = error.statusCode, status == 408 || status == 429 || status >= 500 { return false }

@@ -12,8 +12,10 @@ import Logging
 ///   with its credential. A request that failed with an older credential is sent again at once, without a refresh.
 /// - A credential that ``Authenticator/requiresRefresh(_:)`` is refreshed before it is used, and requests wait for a
 ///   refresh in flight rather than go out with a credential about to be replaced.
-/// - A request is sent at most ``maxAttemptsPerRequest`` times for authentication's sake.
-/// - Loop guard: at most ``maxRefreshes`` refreshes within ``refreshWindow``; past that the session ends.
+/// - A request is sent at most ``maxAttemptsPerRequest`` times for authentication's sake (retries that other
+///   interceptors decide, such as ``RetryPolicy``'s, count separately).
+/// - Loop guard: at most ``maxRefreshes`` successful refreshes within ``refreshWindow``; a server that keeps refusing
+///   fresh credentials past that ends the session. Refreshes that fail in passing (offline, a 503) do not count.
 /// - When a refresh fails in a way that ends the session, the credential is cleared, every waiting request fails with
 ///   ``NetworkError/Kind/sessionExpired``, so does every later one until ``setCredential(_:)``, and `onSessionExpired`
 ///   is called once.
@@ -29,7 +31,7 @@ public final class TokenRefreshInterceptor<A: Authenticator>: RequestInterceptor
   public let authenticator: A
   /// The most times one request is sent when the server keeps refusing its credential; 3 by default.
   public let maxAttemptsPerRequest: Int
-  /// The most refreshes within ``refreshWindow``; 5 by default.
+  /// The most successful refreshes within ``refreshWindow``; 5 by default.
   public let maxRefreshes: Int
   /// The window of the loop guard; 30 seconds by default.
   public let refreshWindow: Duration
@@ -80,23 +82,29 @@ public final class TokenRefreshInterceptor<A: Authenticator>: RequestInterceptor
   public var credential: A.Credential? { state.withLock { $0.credential } }
 
   /// Starts a session with `credential` (after sign-in): later requests carry it, and the end of this session will
-  /// be reported again. A refresh still in flight for an earlier credential is ignored when it ends.
+  /// be reported again. Requests waiting for a refresh of an earlier credential go on at once with this one; that
+  /// refresh's result is ignored when it ends.
   public func setCredential(_ credential: A.Credential) {
-    state.withLock {
-      $0.credential = credential
-      $0.generation += 1
-      $0.ending = nil
-    }
+    replaceCredential(with: credential)
   }
 
   /// Ends the session without reporting it (after sign-out): requests needing a credential fail until
-  /// ``setCredential(_:)``.
+  /// ``setCredential(_:)``, and so do requests waiting for a refresh.
   public func clearCredential() {
-    state.withLock {
-      $0.credential = nil
-      $0.generation += 1
-      $0.ending = nil
+    replaceCredential(with: nil)
+  }
+
+  private func replaceCredential(with credential: A.Credential?) {
+    let waiters = state.withLock { state in
+      state.credential = credential
+      state.generation += 1
+      state.ending = nil
+      state.refreshStarts = []
+      defer { state.refresh = nil }
+      return state.refresh?.waiters.values.map { $0 } ?? []
     }
+    let answer: Outcome = credential.map(Outcome.success) ?? .failure(noCredential())
+    for waiter in waiters { waiter.resume(returning: answer) }
   }
 
   /// Applies the credential, after refreshing it first if it requires it or a refresh is already in flight.
@@ -119,7 +127,7 @@ public final class TokenRefreshInterceptor<A: Authenticator>: RequestInterceptor
   /// one refresh in flight (starting it if there is none) if it carried the current one.
   public func retry(after failure: NetworkError, context: RequestContext) async -> RetryDecision {
     guard authenticator.requiresCredential(context.endpoint), let sent = context.request,
-      authenticator.isAuthenticationFailure(failure), context.attempt < maxAttemptsPerRequest
+      authenticator.isAuthenticationFailure(failure), context.ownRetries < maxAttemptsPerRequest - 1
     else { return .doNotRetry }
     let (current, generation, refreshing, ending) = state.withLock {
       ($0.credential, $0.generation, $0.refresh != nil, $0.ending)
@@ -151,12 +159,14 @@ extension TokenRefreshInterceptor {
     var ending: NetworkError?
     var refresh: Refresh?
     var nextWaiter = 0
-    /// When recent refreshes started, for the loop guard.
+    /// When recent refreshes that succeeded had started, for the loop guard. A refresh that failed in passing (no
+    /// network, a 503) does not count: it says nothing about a server that refuses fresh credentials.
     var refreshStarts: [Duration] = []
   }
 
   fileprivate struct Refresh {
     let generation: Int
+    let started: Duration
     var waiters: [Int: CheckedContinuation<Outcome, Never>] = [:]
   }
 
@@ -210,8 +220,7 @@ extension TokenRefreshInterceptor {
             + "server still refuses it. Sign in again.")
         return endSession(&state, error) ? .ended(error) : .answer(.failure(error))
       }
-      state.refreshStarts.append(start)
-      state.refresh = Refresh(generation: state.generation, waiters: [id: continuation])
+      state.refresh = Refresh(generation: state.generation, started: start, waiters: [id: continuation])
       return .wait(start: credential)
     }
     state.refresh?.waiters[id] = continuation
@@ -228,17 +237,19 @@ extension TokenRefreshInterceptor {
       endsSession = authenticator.refreshFailureEndsSession(error)
       outcome = .failure(Self.refreshFailure(error, endsSession: endsSession))
     }
-    let (waiters, answer, reportsEnd) = state.withLock { state in
-      let waiters = state.refresh?.waiters.values.map { $0 } ?? []
-      state.refresh = nil
-      // A sign-in or sign-out while refreshing wins over the refresh's result.
-      guard state.generation == generation else {
-        return (waiters, state.credential.map(Outcome.success) ?? .failure(state.ending ?? noCredential()), false)
+    let (waiters, answer, reportsEnd) = state.withLock {
+      state -> ([CheckedContinuation<Outcome, Never>], Outcome, Bool) in
+      // A sign-in or sign-out while refreshing answered this refresh's waiters and wins over its result.
+      guard state.generation == generation, let refresh = state.refresh, refresh.generation == generation else {
+        return ([], outcome, false)
       }
+      state.refresh = nil
+      let waiters = Array(refresh.waiters.values)
       switch outcome {
       case .success(let fresh):
         state.credential = fresh
         state.generation += 1
+        state.refreshStarts.append(refresh.started)
         return (waiters, outcome, false)
       case .failure(let error):
         guard endsSession else { return (waiters, outcome, false) }
@@ -251,12 +262,16 @@ extension TokenRefreshInterceptor {
 
   private static func refreshFailure(_ error: any Error, endsSession: Bool) -> NetworkError {
     if !endsSession, let error = error as? NetworkError { return error }
+    if !endsSession, error is CancellationError {
+      return NetworkError(.cancelled, "The credential's refresh was cancelled.")
+    }
     var failure =
       endsSession
       ? NetworkError(
         .sessionExpired, "The session expired: the credential could not be refreshed (\(error)). Sign in again.")
       : NetworkError(.transport, "Refreshing the credential failed: \(error).")
     failure.underlying = error
+    failure.urlError = error as? URLError
     return failure
   }
 

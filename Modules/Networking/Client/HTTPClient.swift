@@ -94,9 +94,10 @@ public final class HTTPClient: Sendable {
     let base = try request.endpoint.urlRequest()
     let start = now()
     var attempt = 1
+    var retriesByInterceptor = [Int](repeating: 0, count: interceptors.count)
     while true {
       var context = RequestContext(
-        endpoint: request.endpoint, attempt: attempt, remaining: request.deadline.map { $0 - (now() - start) })
+        endpoint: request.endpoint, attempt: attempt, deadline: request.deadline.map { start + $0 }, now: now)
       do {
         var urlRequest = base
         for interceptor in interceptors {
@@ -108,7 +109,7 @@ public final class HTTPClient: Sendable {
         return response
       } catch let failure as NetworkError {
         guard failure.kind != .cancelled, attempt < Self.maxAttempts else { throw failure }
-        switch await decision(after: failure, context: context) {
+        switch await decision(after: failure, context: context, retries: &retriesByInterceptor) {
         case .doNotRetry: throw failure
         case .fail(let replacement): throw replacement
         case .retry:
@@ -151,10 +152,20 @@ public final class HTTPClient: Sendable {
     }
   }
 
-  private func decision(after failure: NetworkError, context: RequestContext) async -> RetryDecision {
-    for interceptor in interceptors {
+  /// The first decision that is not `doNotRetry`, counting a retry against the interceptor that asked for it.
+  private func decision(after failure: NetworkError, context: RequestContext, retries: inout [Int]) async
+    -> RetryDecision
+  {
+    var context = context
+    for (index, interceptor) in interceptors.enumerated() {
+      context.ownRetries = retries[index]
       let decision = await interceptor.retry(after: failure, context: context)
-      if decision != .doNotRetry { return decision }
+      switch decision {
+      case .doNotRetry: continue
+      case .retry, .retryAfter: retries[index] += 1
+      case .fail: break
+      }
+      return decision
     }
     return .doNotRetry
   }
@@ -178,6 +189,14 @@ public final class HTTPClient: Sendable {
         .transport, "Transport failed for \(request.endpoint.method) \(request.endpoint.path): \(error.code).")
       failure.urlError = error
       throw failure
+    } catch let error as NetworkError {
+      throw error
+    } catch {
+      // A transport of another kind (NIO, a custom one) keeps the promise that the client throws NetworkError.
+      var failure = NetworkError(
+        .transport, "Transport failed for \(request.endpoint.method) \(request.endpoint.path): \(error).")
+      failure.underlying = error
+      throw failure
     }
     let duration = now() - start
     logger.debug("\(self.describe(raw, to: urlRequest, after: duration))")
@@ -186,7 +205,7 @@ public final class HTTPClient: Sendable {
       return APIResponse(
         value: try request.decode(raw), status: raw.status, headers: raw.headers, duration: duration, attempts: 1)
     } catch {
-      throw Self.decodingFailure(error, raw: raw, endpoint: request.endpoint)
+      throw decodingFailure(error, raw: raw, endpoint: request.endpoint)
     }
   }
 
@@ -207,7 +226,7 @@ public final class HTTPClient: Sendable {
     return error
   }
 
-  private static func decodingFailure(_ error: any Error, raw: RawResponse, endpoint: any Endpoint) -> NetworkError {
+  private func decodingFailure(_ error: any Error, raw: RawResponse, endpoint: any Endpoint) -> NetworkError {
     let path: String
     switch error as? DecodingError {
     case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?, .dataCorrupted(let context)?:
@@ -218,7 +237,7 @@ public final class HTTPClient: Sendable {
       path = ""
     }
     // Redacted: this description reaches logs and screens, and a body may hold tokens.
-    let excerpt = LogRedaction.standard.maskFields(in: String(decoding: raw.body.prefix(200), as: UTF8.self))
+    let excerpt = redaction.maskFields(in: String(decoding: raw.body.prefix(200), as: UTF8.self))
     var failure = NetworkError(
       .decoding,
       "Cannot decode the response of \(endpoint.method) \(endpoint.path) at \(path.isEmpty ? "the top" : path): "

@@ -61,18 +61,28 @@ public enum RetryDecision: Sendable, Equatable {
 public struct RequestContext: Sendable {
   /// The endpoint being called.
   public let endpoint: any Endpoint
-  /// The attempt: 1 for the first send, 2 for the first retry, …
+  /// The attempt: 1 for the first send, 2 for the first retry, …, whoever asked for the retries.
   public let attempt: Int
-  /// The time left before the caller's deadline, if the request has one.
-  public let remaining: Duration?
+  /// In ``RequestInterceptor/retry(after:context:)``, how many retries of this request the interceptor being asked
+  /// has already decided: each interceptor counts its own, so that a retry for a 503 does not use up a retry that a
+  /// token refresh needs.
+  public internal(set) var ownRetries = 0
   /// In ``RequestInterceptor/retry(after:context:)``, the request as this attempt sent it, after every interceptor
   /// adapted it; `nil` if the attempt failed before it was sent (and in `adapt`, which receives it as an argument).
   public internal(set) var request: URLRequest?
 
-  init(endpoint: any Endpoint, attempt: Int, remaining: Duration?, request: URLRequest? = nil) {
+  /// The caller's deadline, on the client's stopwatch.
+  private let deadline: Duration?
+  private let now: @Sendable () -> Duration
+
+  init(endpoint: any Endpoint, attempt: Int, deadline: Duration?, now: @escaping @Sendable () -> Duration) {
     self.endpoint = endpoint
     self.attempt = attempt
-    self.remaining = remaining
-    self.request = request
+    self.deadline = deadline
+    self.now = now
   }
+
+  /// The time left now before the caller's deadline, if the request has one; read it just before waiting, since
+  /// every wait before uses some of it.
+  public var remaining: Duration? { deadline.map { $0 - now() } }
 }

@@ -10,10 +10,14 @@ import Foundation
 /// ```
 public struct LogRedaction: Sendable {
   /// Header names whose values are never logged, compared ignoring case.
-  public var headers: Set<String>
+  public var headers: Set<String> {
+    didSet { headers = Set(headers.map { $0.lowercased() }) }
+  }
   /// Fragments of JSON field and query item names whose values are never logged, compared ignoring case: a field
-  /// named `accessToken` or `refresh_token` contains `token`.
-  public var fieldFragments: [String]
+  /// named `accessToken` or `refresh_token` contains `token`. The whole value is masked, an object or array too.
+  public var fieldFragments: [String] {
+    didSet { fieldFragments = fieldFragments.map { $0.lowercased() } }
+  }
   /// The most bytes of a body that are logged.
   public var bodyLimit: Int
 
@@ -91,10 +95,14 @@ public struct LogRedaction: Sendable {
       let gap = rest.prefix { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
       output += gap
       rest = rest.dropFirst(gap.count)
-      if rest.first == "\"" {
+      switch rest.first {
+      case "\"":
         _ = Self.string(at: &rest)
         output += "\"\(Self.mask)\""
-      } else if rest.first != "{" && rest.first != "[" {
+      case "{", "[":
+        Self.skipComposite(&rest)
+        output += Self.mask
+      default:
         rest = rest.drop { !",}] \n".contains($0) }
         output += Self.mask
       }
@@ -121,6 +129,27 @@ public struct LogRedaction: Sendable {
     }
     defer { text = text[text.endIndex...] }
     return text
+  }
+
+  /// Takes a JSON object or array off the front of `text` (which starts with `{` or `[`), up to and including its
+  /// closing bracket, or to the end if it is cut off.
+  private static func skipComposite(_ text: inout Substring) {
+    var depth = 0
+    while let first = text.first {
+      switch first {
+      case "\"":
+        _ = string(at: &text)
+        continue
+      case "{", "[":
+        depth += 1
+      case "}", "]":
+        depth -= 1
+      default:
+        break
+      }
+      text = text.dropFirst()
+      if depth == 0 { return }
+    }
   }
 
   /// Masks `name=value` pairs of a form body whose name is secret.

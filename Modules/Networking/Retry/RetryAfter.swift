@@ -15,9 +15,12 @@ enum RetryAfter {
     return candidates.compactMap { $0 }.max()
   }
 
+  /// A cap that keeps the arithmetic safe whatever a server sends: a year.
+  private static let longest: Double = 365 * 24 * 3_600
+
   private static func seconds(_ text: String) -> Duration? {
     guard let value = Double(text), value.isFinite, value >= 0 else { return nil }
-    return .milliseconds(Int((value * 1_000).rounded(.up)))
+    return .milliseconds(Int((min(value, longest) * 1_000).rounded(.up)))
   }
 
   private static func date(_ text: String, now: Date) -> Duration? {
@@ -26,6 +29,6 @@ enum RetryAfter {
     formatter.timeZone = TimeZone(identifier: "GMT")
     formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
     guard let date = formatter.date(from: text) else { return nil }
-    return .milliseconds(max(0, Int((date.timeIntervalSince(now) * 1_000).rounded(.up))))
+    return .milliseconds(Int((min(max(0, date.timeIntervalSince(now)), longest) * 1_000).rounded(.up)))
   }
 }

@@ -16,7 +16,8 @@ public struct RetryPolicy: RequestInterceptor {
   public var maxRetries: Int
   /// The backoff before the first retry, before jitter; it doubles for each retry after.
   public var baseDelay: Duration
-  /// The longest backoff, before jitter.
+  /// The longest backoff, before jitter, and the longest wait a server may ask for in `Retry-After`: a request whose
+  /// server asks for more fails at once, with the server's headers in the error.
   public var maxDelay: Duration
   /// Statuses worth retrying.
   public var retryableStatuses: Set<Int>
@@ -53,10 +54,18 @@ public struct RetryPolicy: RequestInterceptor {
   /// Retries after the server's requested delay or a jittered backoff, when the failure, the method, the attempt
   /// count and the deadline all allow it.
   public func retry(after failure: NetworkError, context: RequestContext) async -> RetryDecision {
-    guard context.attempt <= maxRetries, isRetryable(failure),
+    guard context.ownRetries < maxRetries, isRetryable(failure),
       retriesNonIdempotent || context.endpoint.method.isIdempotent || failure.statusCode == 429
     else { return .doNotRetry }
-    let delay = RetryAfter.delay(in: failure) ?? backoff(beforeRetry: context.attempt)
+    let delay: Duration
+    if let asked = RetryAfter.delay(in: failure) {
+      // Holding the caller longer than the longest backoff is worse than failing now; the error carries the
+      // server's headers for a caller that wants to come back later.
+      guard asked <= maxDelay else { return .doNotRetry }
+      delay = asked
+    } else {
+      delay = backoff(beforeRetry: context.ownRetries + 1)
+    }
     if let remaining = context.remaining, delay >= remaining { return .doNotRetry }
     return .retryAfter(delay)
   }
