@@ -25,6 +25,8 @@ let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 let unixSignals: Target.Dependency = .product(name: "UnixSignals", package: "swift-service-lifecycle")
 let clocks: Target.Dependency = .product(name: "Clocks", package: "swift-clocks")
+let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
+let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
 
 let package = Package(
   name: "Keel",
@@ -32,6 +34,7 @@ let package = Package(
   products: [
     .library(name: "RateLimiting", targets: ["RateLimiting"]),
     .library(name: "Networking", targets: ["Networking"]),
+    .library(name: "Persistence", targets: ["Persistence"]),
     .library(name: "Sandbox", targets: ["Sandbox"]),
     .executable(name: "keel", targets: ["KeelCLI"]),
     .executable(name: "keel-bench", targets: ["KeelBenchmarks"]),
@@ -46,6 +49,8 @@ let package = Package(
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     // Traits off: the Sandbox needs neither swift-configuration nor the full-Foundation extras.
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
   ],
   targets: [
     // MARK: - Modules
@@ -80,6 +85,28 @@ let package = Package(
       name: "NetworkingTests",
       dependencies: ["Networking", "TestSupport", clocks],
       path: "Tests/NetworkingTests",
+      swiftSettings: swiftSettings
+    ),
+
+    // Storage: usable alone. GRDB for the durable queue (system SQLite: libsqlite3-dev on Linux), swift-crypto for the
+    // encrypted secure store off Apple platforms.
+    .target(
+      name: "Persistence",
+      dependencies: [grdb, crypto, locking],
+      path: "Modules/Persistence",
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "PersistenceTests",
+      dependencies: ["Persistence", "TestSupport", clocks, "PersistenceCrashHelper"],
+      path: "Tests/PersistenceTests",
+      swiftSettings: swiftSettings
+    ),
+    // A child process for the crash tests: it writes until the test kills it with SIGKILL.
+    .executableTarget(
+      name: "PersistenceCrashHelper",
+      dependencies: ["Persistence"],
+      path: "Tests/PersistenceCrashHelper",
       swiftSettings: swiftSettings
     ),
 
@@ -135,7 +162,7 @@ let package = Package(
 
     .executableTarget(
       name: "KeelBenchmarks",
-      dependencies: ["RateLimiting", "Networking", "Sandbox", hummingbird, nioCore, logging],
+      dependencies: ["RateLimiting", "Networking", "Persistence", "Sandbox", hummingbird, nioCore, logging],
       path: "Benchmarks/KeelBenchmarks",
       swiftSettings: swiftSettings
     ),

@@ -1,0 +1,4 @@
+/// The DiskCache rows.
+enum DiskCacheBenchmarks {
+  static func comparisons(quick: Bool) -> [Comparison] { [] }
+}

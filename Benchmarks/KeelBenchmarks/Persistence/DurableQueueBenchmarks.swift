@@ -1,0 +1,4 @@
+/// The DurableQueue rows.
+enum DurableQueueBenchmarks {
+  static func comparisons(quick: Bool) -> [Comparison] { [] }
+}

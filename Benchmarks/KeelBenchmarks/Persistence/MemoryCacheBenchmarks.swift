@@ -1,0 +1,4 @@
+/// The MemoryCache rows.
+enum MemoryCacheBenchmarks {
+  static func comparisons(quick: Bool) -> [Comparison] { [] }
+}

@@ -1,0 +1,99 @@
+import Foundation
+
+/// Why a storage operation failed, in a form a caller can act on: a full disk, a permission, a corrupt file, a value
+/// that cannot be encoded. Never a crash.
+///
+/// A struct rather than an enum so that kinds can be added without breaking anyone's `switch`: compare ``kind``.
+///
+/// ```swift
+/// catch let error as PersistenceError where error.kind == .diskFull { showStorageFull() }
+/// ```
+public struct PersistenceError: Error, Sendable, CustomStringConvertible {
+  /// The kind of failure.
+  public struct Kind: Hashable, Sendable, CustomStringConvertible {
+    private let name: String
+    private init(_ name: String) { self.name = name }
+
+    /// The input was refused before anything was written (an empty key, a value over a size limit, …).
+    public static let invalidInput = Kind("invalidInput")
+    /// The device has no space left.
+    public static let diskFull = Kind("diskFull")
+    /// The process may not read or write the file or directory.
+    public static let permissionDenied = Kind("permissionDenied")
+    /// Stored data is damaged: a truncated file, a failed integrity check, a file that does not decrypt.
+    public static let corrupted = Kind("corrupted")
+    /// A value could not be encoded for storage.
+    public static let encoding = Kind("encoding")
+    /// Stored data could not be decoded into the requested type.
+    public static let decoding = Kind("decoding")
+    /// A store is full and its policy is to refuse new entries.
+    public static let capacityExceeded = Kind("capacityExceeded")
+    /// Any other input/output failure; ``PersistenceError/underlying`` has the detail.
+    public static let io = Kind("io")
+
+    /// The kind's name, for example `diskFull`.
+    public var description: String { name }
+  }
+
+  /// The kind of failure.
+  public let kind: Kind
+  /// A complete sentence describing the failure.
+  public let description: String
+  /// The file or directory involved, if any.
+  public var path: String?
+  /// The error that caused this one, if any.
+  public var underlying: (any Error)?
+
+  /// An error of `kind` described by `description`, a complete sentence.
+  public init(_ kind: Kind, _ description: String, path: String? = nil, underlying: (any Error)? = nil) {
+    self.kind = kind
+    self.description = description
+    self.path = path
+    self.underlying = underlying
+  }
+
+  /// The error for a failed system call: `ENOSPC` is ``Kind/diskFull``, `EACCES`, `EPERM` and `EROFS` are
+  /// ``Kind/permissionDenied``, anything else ``Kind/io``.
+  ///
+  /// - Parameters:
+  ///   - code: The `errno` value.
+  ///   - operation: What was being done, for example `write the entry`.
+  ///   - path: The file or directory.
+  public static func posix(_ code: Int32, while operation: String, path: String) -> PersistenceError {
+    let reason = String(cString: strerror(code))
+    return PersistenceError(
+      kind(ofPOSIX: code), "Could not \(operation) at \(path): \(reason).", path: path,
+      underlying: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO))
+  }
+
+  /// `error` as a persistence error: itself if it is one, otherwise classified by its POSIX or Cocoa code.
+  public static func wrapping(_ error: any Error, while operation: String, path: String) -> PersistenceError {
+    if let error = error as? PersistenceError { return error }
+    let nsError = error as NSError
+    var code: Int32?
+    if nsError.domain == NSPOSIXErrorDomain {
+      code = Int32(nsError.code)
+    } else if let posix = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
+      code = Int32(posix.code)
+    }
+    var kind = code.map(Self.kind(ofPOSIX:)) ?? .io
+    if code == nil, nsError.domain == NSCocoaErrorDomain {
+      switch CocoaError.Code(rawValue: nsError.code) {
+      case .fileWriteOutOfSpace: kind = .diskFull
+      case .fileReadNoPermission, .fileWriteNoPermission, .fileWriteVolumeReadOnly: kind = .permissionDenied
+      case .fileReadCorruptFile: kind = .corrupted
+      default: break
+      }
+    }
+    return PersistenceError(
+      kind, "Could not \(operation) at \(path): \(nsError.localizedDescription)", path: path, underlying: error)
+  }
+
+  private static func kind(ofPOSIX code: Int32) -> Kind {
+    switch code {
+    case ENOSPC, EDQUOT: .diskFull
+    case EACCES, EPERM, EROFS: .permissionDenied
+    default: .io
+    }
+  }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// Non-sensitive settings and small state, as `Codable` values under string keys (REQUIREMENTS A6). Secrets go in a
+/// ``SecureStore`` instead.
+///
+/// ```swift
+/// let settings: any KeyValueStore = try FileKeyValueStore(url: dataDirectory.appending(path: "settings.json"))
+/// try settings.set("app-1", forKey: "applicationID")
+/// let applicationID = try settings.value(String.self, forKey: "applicationID")
+/// ```
+public protocol KeyValueStore: Sendable {
+  /// The value stored under `key`, or `nil` if there is none.
+  ///
+  /// - Throws: ``PersistenceError`` of kind ``PersistenceError/Kind/decoding`` when the stored value is not a `V`.
+  func value<V: Decodable>(_ type: V.Type, forKey key: String) throws -> V?
+
+  /// Stores `value` under `key`, replacing what was there; returns once it is stored.
+  ///
+  /// - Throws: ``PersistenceError``: ``PersistenceError/Kind/invalidInput`` for an empty key,
+  ///   ``PersistenceError/Kind/encoding``, or a failure to write.
+  func set<V: Encodable>(_ value: V, forKey key: String) throws
+
+  /// Removes the value under `key`, if any.
+  func removeValue(forKey key: String) throws
+}
+
+extension KeyValueStore {
+  static func validate(_ key: String) throws {
+    guard !key.isEmpty else { throw PersistenceError(.invalidInput, "A key-value store key cannot be empty.") }
+  }
+
+  static func encode<V: Encodable>(_ value: V, forKey key: String) throws -> Data {
+    do {
+      // Wrapped in an array: a top-level fragment (a bare string or number) encodes on every platform.
+      return try JSONEncoder().encode([value])
+    } catch {
+      throw PersistenceError(.encoding, "Cannot encode the value for key \(key): \(error).", underlying: error)
+    }
+  }
+
+  static func decode<V: Decodable>(_ type: V.Type, from data: Data, forKey key: String) throws -> V {
+    do {
+      guard let value = try JSONDecoder().decode([V].self, from: data).first else {
+        throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "an empty wrapper"))
+      }
+      return value
+    } catch {
+      throw PersistenceError(
+        .decoding, "The value stored for key \(key) is not a \(V.self): \(error).", underlying: error)
+    }
+  }
+}
