@@ -1,10 +1,11 @@
 /// An injected clock read as whole nanoseconds since the cache was created: a plain `Int64` that entries can store as
 /// their expiry, whatever the clock's `Instant` type is.
+@usableFromInline
 struct CacheTimeline: Sendable {
   /// The value of ``now()`` for an entry that never expires.
-  static let never = Int64.max
+  @inlinable static var never: Int64 { .max }
 
-  private let read: @Sendable () -> Int64
+  @usableFromInline let read: @Sendable () -> Int64
 
   /// Starts the timeline at `clock`'s present instant.
   init(_ clock: some Clock<Duration>) {
@@ -13,10 +14,10 @@ struct CacheTimeline: Sendable {
   }
 
   /// Nanoseconds since the timeline started.
-  func now() -> Int64 { read() }
+  @inlinable func now() -> Int64 { read() }
 
   /// The instant `ttl` after now, saturating at ``never``.
-  func expiry(after ttl: Duration) -> Int64 {
+  @usableFromInline func expiry(after ttl: Duration) -> Int64 {
     let (sum, overflow) = now().addingReportingOverflow(ttl.saturatingNanoseconds)
     return overflow ? (ttl > .zero ? Self.never : Int64.min) : sum
   }

@@ -29,7 +29,7 @@ import Locking
 /// compares the two.
 public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
   private let storage: Locked<MemoryCacheStorage<Key, Value>>
-  private let timeline: CacheTimeline
+  @usableFromInline let timeline: CacheTimeline
 
   /// The time-to-live of an entry stored without one of its own; `nil` if such entries do not expire.
   public let defaultTTL: Duration?
@@ -100,8 +100,9 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
   public var statistics: MemoryCacheStatistics { storage.withLock { $0.statistics } }
 
   /// The value stored for `key`, made the most recently used entry; `nil` if there is none or it has expired.
+  @inlinable
   public func object(forKey key: Key) -> Value? {
-    storage.withLock { [timeline] in $0.value(forKey: key, on: timeline) }
+    withStorage { [timeline] in $0.value(forKey: key, on: timeline) }
   }
 
   /// Stores `value` for `key` as the most recently used entry, replacing any older one, then evicts least recently
@@ -115,11 +116,11 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
   /// - Returns: `false` if the value was not stored because its cost is above `maxEntryCostFraction` of
   ///   ``totalCostLimit`` (any older entry for `key` is then removed).
   /// - Precondition: `cost` is not negative.
-  @discardableResult
+  @inlinable @discardableResult
   public func setObject(_ value: Value, forKey key: Key, cost: Int = 0, ttl: Duration? = nil) -> Bool {
     precondition(cost >= 0, "cost must not be negative, got \(cost)")
     let expiry = (ttl ?? defaultTTL).map(timeline.expiry(after:)) ?? CacheTimeline.never
-    return storage.withLock { [timeline] in
+    return withStorage { [timeline] in
       $0.setValue(value, forKey: key, cost: cost, expiry: expiry, on: timeline)
     }
   }
@@ -127,9 +128,9 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
   /// Removes the entry for `key`.
   ///
   /// - Returns: The removed value, or `nil` if there was none (an expired entry's value is returned too).
-  @discardableResult
+  @inlinable @discardableResult
   public func removeObject(forKey key: Key) -> Value? {
-    storage.withLock { $0.removeValue(forKey: key) }
+    withStorage { $0.removeValue(forKey: key) }
   }
 
   /// Removes every entry. The statistics are kept.
@@ -148,10 +149,18 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
   /// The value for `key`, as ``object(forKey:)``; assigning stores it at cost 0 with ``defaultTTL``, and assigning
   /// `nil` removes the entry.
+  @inlinable
   public subscript(key: Key) -> Value? {
     get { object(forKey: key) }
     set {
       if let newValue { setObject(newValue, forKey: key) } else { removeObject(forKey: key) }
     }
+  }
+
+  /// Runs `body` on the state with the lock held: the one way in for the inlinable operations above, which clients
+  /// specialize for their own `Key` and `Value` (the lock itself is package-internal, so cannot be inlined into them).
+  @usableFromInline
+  func withStorage<Result>(_ body: (inout MemoryCacheStorage<Key, Value>) -> Result) -> Result {
+    storage.withLock(body)
   }
 }

@@ -5,46 +5,56 @@
 /// the array: no allocation and no reference counting per entry. Freed slots form a free list (through `next`) and
 /// are reused before the array grows. Every operation hashes its key once, and an eviction hashes the evicted key
 /// once more to drop it from the index.
+@usableFromInline
 struct MemoryCacheStorage<Key: Hashable, Value> {
   /// One cache entry, or a free slot when `entry` is `nil`.
+  @usableFromInline
   struct Node {
     /// The key and value; `nil` in a free slot, so that a removed value is released at once.
-    var entry: (key: Key, value: Value)?
-    var cost: Int
+    @usableFromInline var entry: (key: Key, value: Value)?
+    @usableFromInline var cost: Int
     /// The instant on the cache's timeline at which the entry expires; ``CacheTimeline/never`` if it does not.
-    var expiry: Int64
+    @usableFromInline var expiry: Int64
     /// The neighbour used more recently, or `none`.
-    var previous: Int
+    @usableFromInline var previous: Int
     /// The neighbour used less recently, or `none`; in a free slot, the next free slot.
-    var next: Int
+    @usableFromInline var next: Int
+
+    /// An unlinked entry.
+    @inlinable
+    init(key: Key, value: Value, cost: Int, expiry: Int64) {
+      (entry, self.cost, self.expiry, previous, next) = (
+        (key, value), cost, expiry, MemoryCacheStorage.none, MemoryCacheStorage.none
+      )
+    }
   }
 
   /// No slot.
-  static var none: Int { -1 }
+  @inlinable static var none: Int { -1 }
 
-  private var nodes: [Node] = []
-  private var index: [Key: Int] = [:]
+  @usableFromInline var nodes: [Node] = []
+  @usableFromInline var index: [Key: Int] = [:]
   /// The most recently used entry.
-  private var head = none
+  @usableFromInline var head = none
   /// The least recently used entry: the next to be evicted.
-  private var tail = none
-  private var firstFree = none
+  @usableFromInline var tail = none
+  @usableFromInline var firstFree = none
 
   /// The sum of the costs of the entries.
-  private(set) var totalCost = 0
+  @usableFromInline var totalCost = 0
   /// 0 means no limit.
-  private(set) var totalCostLimit: Int
+  @usableFromInline var totalCostLimit: Int
   /// 0 means no limit.
-  var countLimit: Int
+  @usableFromInline var countLimit: Int
   /// An entry that costs more than this is refused: the fraction of ``totalCostLimit``, rounded down.
-  private(set) var maxEntryCost = Int.max
-  let maxEntryCostFraction: Double
+  @usableFromInline var maxEntryCost = Int.max
+  @usableFromInline let maxEntryCostFraction: Double
 
-  private(set) var hits = 0
-  private(set) var misses = 0
-  private(set) var evictions = 0
-  private(set) var expirations = 0
-  private(set) var rejections = 0
+  @usableFromInline var hits = 0
+  @usableFromInline var misses = 0
+  @usableFromInline var evictions = 0
+  @usableFromInline var expirations = 0
+  @usableFromInline var rejections = 0
 
   init(totalCostLimit: Int, countLimit: Int, maxEntryCostFraction: Double) {
     self.totalCostLimit = 0
@@ -54,7 +64,7 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
   }
 
   /// The number of entries.
-  var count: Int { index.count }
+  @inlinable var count: Int { index.count }
 
   /// Sets the cost limit and the largest entry cost that follows from it; does not evict (see ``trim(on:)``).
   mutating func setTotalCostLimit(_ limit: Int) {
@@ -66,6 +76,7 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
 
   /// The value for `key`, made the most recently used; `nil` (a miss) if absent or expired, an expired entry being
   /// removed.
+  @inlinable
   mutating func value(forKey key: Key, on timeline: CacheTimeline) -> Value? {
     guard let slot = index[key] else {
       misses += 1
@@ -91,6 +102,7 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
   /// entry for `key`.
   ///
   /// - Returns: Whether the value was stored.
+  @inlinable
   mutating func setValue(
     _ value: Value, forKey key: Key, cost: Int, expiry: Int64, on timeline: CacheTimeline
   ) -> Bool {
@@ -99,7 +111,7 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
       rejections += 1
       return false
     }
-    let slot = allocate(Node(entry: (key, value), cost: cost, expiry: expiry, previous: Self.none, next: Self.none))
+    let slot = allocate(Node(key: key, value: value, cost: cost, expiry: expiry))
     linkAtFront(slot)
     totalCost += cost
     // One hash for both an insert and a replacement: the new node goes in first, the old one (if any) comes out.
@@ -111,6 +123,7 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
   /// Removes the entry for `key`.
   ///
   /// - Returns: Its value, or `nil` if there was none.
+  @inlinable
   mutating func removeValue(forKey key: Key) -> Value? {
     guard let slot = index.removeValue(forKey: key) else { return nil }
     let value = nodes[slot].entry?.value
@@ -147,6 +160,7 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
 
   /// Evicts least recently used entries until both limits hold. An evicted entry that had already expired counts as
   /// an expiration, any other as an eviction.
+  @inlinable
   mutating func trim(on timeline: CacheTimeline) {
     var now: Int64?
     while tail != Self.none,
@@ -168,7 +182,8 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
   // MARK: - The list
 
   /// Puts `node` in a free slot, or a new one, and returns the slot; the node is not linked yet.
-  private mutating func allocate(_ node: Node) -> Int {
+  @inlinable
+  mutating func allocate(_ node: Node) -> Int {
     guard firstFree != Self.none else {
       nodes.append(node)
       return nodes.count - 1
@@ -180,7 +195,8 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
   }
 
   /// Unlinks the entry in `slot`, subtracts its cost and frees the slot. The caller has removed it from the index.
-  private mutating func release(_ slot: Int) {
+  @inlinable
+  mutating func release(_ slot: Int) {
     unlink(slot)
     totalCost -= nodes[slot].cost
     nodes[slot].entry = nil
@@ -188,13 +204,15 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
     firstFree = slot
   }
 
-  private mutating func unlink(_ slot: Int) {
+  @inlinable
+  mutating func unlink(_ slot: Int) {
     let (previous, next) = (nodes[slot].previous, nodes[slot].next)
     if previous == Self.none { head = next } else { nodes[previous].next = next }
     if next == Self.none { tail = previous } else { nodes[next].previous = previous }
   }
 
-  private mutating func linkAtFront(_ slot: Int) {
+  @inlinable
+  mutating func linkAtFront(_ slot: Int) {
     nodes[slot].previous = Self.none
     nodes[slot].next = head
     if head == Self.none { tail = slot } else { nodes[head].previous = slot }
