@@ -230,20 +230,30 @@ struct MemoryCacheTests {
     var model = MemoryCacheModel(totalCostLimit: 200, countLimit: 12, maxEntryCost: 100)
     for step in 0..<10_000 {
       let key = Int(random.next() % 24)
+      let operation: String
+      let agrees: Bool
       switch random.next() % 10 {
       case 0..<4:
-        #expect(cache.object(forKey: key) == model.get(key), "step \(step): get \(key)")
+        operation = "get \(key)"
+        agrees = cache.object(forKey: key) == model.get(key)
       case 4..<8:
         let cost = Int(random.next() % 110)
-        #expect(cache.setObject(step, forKey: key, cost: cost) == model.set(step, key, cost: cost), "step \(step)")
+        operation = "set \(key) cost \(cost)"
+        agrees = cache.setObject(step, forKey: key, cost: cost) == model.set(step, key, cost: cost)
       case 8:
-        #expect(cache.removeObject(forKey: key) == model.remove(key), "step \(step): remove \(key)")
+        operation = "remove \(key)"
+        agrees = cache.removeObject(forKey: key) == model.remove(key)
       default:
         let limit = 6 + Int(random.next() % 10)
-        cache.countLimit = limit
-        model.countLimit = limit
+        operation = "countLimit = \(limit)"
+        (cache.countLimit, model.countLimit) = (limit, limit)
+        agrees = true
       }
-      #expect(cache.count == model.entries.count && cache.totalCost == model.totalCost, "step \(step)")
+      // One report at the first disagreement: after it, every step would disagree.
+      guard agrees, cache.count == model.entries.count, cache.totalCost == model.totalCost else {
+        Issue.record("step \(step), \(operation): the cache and the model disagree")
+        return
+      }
     }
   }
 
