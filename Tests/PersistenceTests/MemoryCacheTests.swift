@@ -213,10 +213,10 @@ struct MemoryCacheTests {
     cache["b"] = nil
     #expect(cache.count == 0)
 
-    cache["c"] = 3
+    cache.setObject(3, forKey: "c", cost: 5)
     _ = cache["c"]
     cache.removeAllObjects()
-    #expect(cache.count == 0)
+    #expect(cache.count == 0 && cache.totalCost == 0)
     #expect(cache["c"] == nil)
     #expect(cache.statistics.hits == 1)
     cache["d"] = 4
@@ -227,7 +227,7 @@ struct MemoryCacheTests {
   func agreesWithModel() {
     var random = SplitMix64(seed: 5)
     let cache = MemoryCache<Int, Int>(totalCostLimit: 200, countLimit: 12, maxEntryCostFraction: 0.5)
-    var model = MemoryCacheModel(totalCostLimit: 200, countLimit: 12, maxEntryCost: 100)
+    var model = MemoryCacheModel(totalCostLimit: 200, countLimit: 12, maxEntryCostFraction: 0.5)
     for step in 0..<10_000 {
       let key = Int(random.next() % 24)
       let operation: String
@@ -243,10 +243,15 @@ struct MemoryCacheTests {
       case 8:
         operation = "remove \(key)"
         agrees = cache.removeObject(forKey: key) == model.remove(key)
-      default:
+      case 9 where step % 2 == 0:
         let limit = 6 + Int(random.next() % 10)
         operation = "countLimit = \(limit)"
         (cache.countLimit, model.countLimit) = (limit, limit)
+        agrees = true
+      default:
+        let limit = 100 + Int(random.next() % 200)
+        operation = "totalCostLimit = \(limit)"
+        (cache.totalCostLimit, model.totalCostLimit) = (limit, limit)
         agrees = true
       }
       // One report at the first disagreement: after it, every step would disagree.

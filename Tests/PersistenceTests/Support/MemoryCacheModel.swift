@@ -3,16 +3,20 @@
 struct MemoryCacheModel {
   /// The entries, most recently used first.
   private(set) var entries: [(key: Int, value: Int, cost: Int)] = []
-  let totalCostLimit: Int
+  var totalCostLimit: Int {
+    didSet { trim() }
+  }
   var countLimit: Int {
     didSet { trim() }
   }
-  let maxEntryCost: Int
+  let maxEntryCostFraction: Double
+  /// The largest cost stored: the fraction of the cost limit, rounded down.
+  var maxEntryCost: Int { Int((Double(totalCostLimit) * maxEntryCostFraction).rounded(.down)) }
 
-  init(totalCostLimit: Int, countLimit: Int, maxEntryCost: Int) {
+  init(totalCostLimit: Int, countLimit: Int, maxEntryCostFraction: Double) {
     self.totalCostLimit = totalCostLimit
     self.countLimit = countLimit
-    self.maxEntryCost = maxEntryCost
+    self.maxEntryCostFraction = maxEntryCostFraction
   }
 
   var totalCost: Int { entries.map(\.cost).reduce(0, +) }
