@@ -22,7 +22,8 @@ import Locking
 ///   of the key, and a few stores into one contiguous array (a dictionary from key to slot, and a doubly linked list
 ///   threaded through the slots in recency order). Each entry evicted costs one more hash. Nothing is allocated per
 ///   entry once the array has grown to the cache's size.
-/// - **Threads**: every operation takes one internal lock once, so the cache can be shared freely.
+/// - **Threads**: every operation takes one internal lock once, so the cache can be shared freely. Evicted and
+///   replaced values are released with that lock held: a value's `deinit` must not call back into the same cache.
 ///
 /// Foundation's `NSCache` on Linux keeps its entries in a list sorted by cost: its stores are O(n), lookups do not
 /// count as use, and among entries of equal cost the newest is evicted first. `keel-bench --filter memoryCache`
