@@ -1,0 +1,214 @@
+import Foundation
+import GRDB
+
+/// A first-in, first-out queue of `Codable` elements in an SQLite database (through GRDB), for work that must
+/// outlive the process: analytics events waiting for upload (REQUIREMENTS E2, E3, E5).
+///
+/// ```swift
+/// let queue = try DurableQueue<AnalyticsEvent>(
+///   url: dataDirectory.appending(path: "events.sqlite"), capacity: 100_000, overflow: .dropOldest)
+/// try await queue.enqueue(event)                      // returns once the event is committed
+/// let batch = try await queue.peek(limit: 50)         // oldest first, skipping items not due yet
+/// try await queue.acknowledge(batch.map(\.id))        // delivered: delete
+/// try await queue.release(batch.map(\.id), retryAt: Date().addingTimeInterval(30))  // failed: retry later
+/// ```
+///
+/// ## Durability
+/// The database is in WAL mode with `synchronous = FULL`: every write transaction appends to the write-ahead log and
+/// `fsync`s it before the call returns. So an element whose `enqueue` returned is in the file, and:
+/// - it survives the process being killed at any instant (SIGKILL, a crash, the OS ending a suspended app): SQLite
+///   ignores a transaction whose commit record is not in the log, and rolls nothing back that was committed;
+/// - it survives power loss or an OS crash too, as far as the storage honours `fsync`. (With `synchronous = NORMAL`
+///   a process kill loses nothing either, but power loss may lose the last transactions committed before the next
+///   checkpoint; Keel does not make that trade.) On Apple platforms `fsync` does not flush the drive's own write
+///   cache; `F_FULLFSYNC` is not requested.
+/// The price is one `fsync` per write transaction: enqueue events in batches where you can (`keel-bench --filter
+/// durableQueue` measures both).
+///
+/// ## Capacity
+/// At most `capacity` elements are pending; an enqueue that would exceed it follows ``OverflowPolicy``, and the
+/// overflow is counted in ``statistics()`` across restarts.
+///
+/// ## Failures
+/// Every failure is a ``PersistenceError``: `SQLITE_FULL` is ``PersistenceError/Kind/diskFull``, an unopenable or
+/// read-only file ``PersistenceError/Kind/permissionDenied``, a damaged file or one that is not a database
+/// ``PersistenceError/Kind/corrupted``. A task cancelled before its transaction commits throws `CancellationError`,
+/// and the transaction is rolled back.
+///
+/// Safe to share between tasks and threads: GRDB serializes the writes and runs reads concurrently on snapshots.
+/// Open one `DurableQueue` per file in a process.
+public final class DurableQueue<Element: Codable & Sendable>: Sendable {
+  /// The database file.
+  public let url: URL
+  /// The most elements pending at once.
+  public let capacity: Int
+  /// What an enqueue beyond ``capacity`` does.
+  public let overflow: OverflowPolicy
+  /// The most dead letters kept; past it the oldest are deleted and counted in
+  /// ``DurableQueueStatistics/deadLettersDropped``.
+  public let deadLetterCapacity: Int
+
+  let pool: DatabasePool
+  let now: @Sendable () -> Date
+
+  /// Opens the queue in the file at `url`, creating the file, its directory and the tables if needed.
+  ///
+  /// - Parameters:
+  ///   - url: A file URL for the database. SQLite adds `-wal` and `-shm` files beside it.
+  ///   - capacity: The most elements pending at once, at least 1.
+  ///   - overflow: What an enqueue beyond `capacity` does.
+  ///   - deadLetterCapacity: The most dead letters kept, at least 1.
+  ///   - now: The clock for enqueue times, dead-letter times and the default of ``peek(limit:now:)``.
+  /// - Throws: ``PersistenceError``: ``PersistenceError/Kind/invalidInput`` for a capacity below 1 or a URL that is
+  ///   not a file, ``PersistenceError/Kind/corrupted`` when the file exists but is not a healthy queue database,
+  ///   ``PersistenceError/Kind/permissionDenied``, ``PersistenceError/Kind/diskFull`` or ``PersistenceError/Kind/io``.
+  public init(
+    url: URL, capacity: Int, overflow: OverflowPolicy, deadLetterCapacity: Int = 1_000,
+    now: @escaping @Sendable () -> Date = { Date() }
+  ) throws {
+    guard capacity >= 1, deadLetterCapacity >= 1 else {
+      throw PersistenceError(
+        .invalidInput, "A durable queue needs a capacity and a dead-letter capacity of at least 1.", path: url.path)
+    }
+    guard url.isFileURL else {
+      throw PersistenceError(.invalidInput, "A durable queue needs a file URL, not \(url).")
+    }
+    self.url = url
+    self.capacity = capacity
+    self.overflow = overflow
+    self.deadLetterCapacity = deadLetterCapacity
+    self.now = now
+    pool = try Self.open(url)
+  }
+
+  private static func open(_ url: URL) throws -> DatabasePool {
+    do {
+      try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    } catch {
+      throw PersistenceError.wrapping(error, while: "create the directory of the durable queue", path: url.path)
+    }
+    var configuration = Configuration()
+    configuration.label = "Keel.DurableQueue"
+    // Only another process (or a second queue on the same file) can hold the lock; wait for it rather than fail.
+    configuration.busyMode = .timeout(10)
+    do {
+      let pool = try DatabasePool(path: url.path, configuration: configuration)
+      // After the pool is open: DatabasePool sets `synchronous = NORMAL` on its writer when it enables WAL.
+      try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+      try DurableQueueSchema.migrator.migrate(pool)
+      return pool
+    } catch let error as DatabaseError {
+      throw PersistenceError.sqlite(error, while: "open the database", path: url.path)
+    } catch {
+      throw PersistenceError.wrapping(error, while: "open the durable queue", path: url.path)
+    }
+  }
+
+  // MARK: - Enqueueing
+
+  /// Appends `element` and returns once it is committed to disk.
+  ///
+  /// - Returns: Its id, and how many old elements ``OverflowPolicy/dropOldest`` deleted to make room.
+  /// - Throws: ``PersistenceError``: ``PersistenceError/Kind/encoding`` (nothing written),
+  ///   ``PersistenceError/Kind/capacityExceeded`` under ``OverflowPolicy/rejectNew``, or a storage failure.
+  @discardableResult
+  public func enqueue(_ element: Element) async throws -> EnqueueResult {
+    try await enqueue(contentsOf: [element])
+  }
+
+  /// Appends `elements`, in order, in one transaction, and returns once they are committed: all of them or, on an
+  /// error, none.
+  ///
+  /// - Returns: Their ids, and how many elements ``OverflowPolicy/dropOldest`` deleted to make room.
+  /// - Throws: ``PersistenceError``: ``PersistenceError/Kind/encoding`` when any element fails to encode (nothing
+  ///   written), ``PersistenceError/Kind/capacityExceeded`` under ``OverflowPolicy/rejectNew`` when they do not all
+  ///   fit (nothing written but the rejected count), or a storage failure.
+  @discardableResult
+  public func enqueue(contentsOf elements: [Element]) async throws -> EnqueueResult {
+    guard !elements.isEmpty else { return EnqueueResult(ids: [], dropped: 0) }
+    let payloads = try encode(elements)
+    let enqueuedAt = now().timeIntervalSince1970
+    let (capacity, overflow) = (capacity, overflow)
+    let outcome = try await write("enqueue") { db -> EnqueueOutcome in
+      let pending = try DurableQueueSchema.value(of: .pending, db)
+      let excess = pending + payloads.count - capacity
+      var kept = payloads[...]
+      if excess > 0 {
+        switch overflow {
+        case .rejectNew:
+          try DurableQueueSchema.add(payloads.count, to: .rejected, db)
+          return .rejected(pending: pending)
+        case .dropOldest:
+          let oldest = min(excess, pending)
+          try db.execute(
+            sql: "DELETE FROM queue WHERE id IN (SELECT id FROM queue ORDER BY id LIMIT ?)", arguments: [oldest])
+          kept = payloads.dropFirst(excess - oldest)
+          try DurableQueueSchema.add(excess, to: .dropped, db)
+        }
+      }
+      let insert = try db.cachedStatement(sql: "INSERT INTO queue (payload, enqueuedAt) VALUES (?, ?)")
+      var ids: [Int64] = []
+      ids.reserveCapacity(kept.count)
+      for payload in kept {
+        try insert.execute(arguments: [payload, enqueuedAt])
+        ids.append(db.lastInsertedRowID)
+      }
+      return .enqueued(EnqueueResult(ids: ids, dropped: max(excess, 0)))
+    }
+    switch outcome {
+    case .enqueued(let result):
+      return result
+    case .rejected(let pending):
+      throw PersistenceError(
+        .capacityExceeded,
+        "The durable queue at \(url.path) holds \(pending) of its \(capacity) elements; \(elements.count) more "
+          + "were refused and counted (policy rejectNew).", path: url.path)
+    }
+  }
+
+  private enum EnqueueOutcome: Sendable {
+    case enqueued(EnqueueResult)
+    case rejected(pending: Int)
+  }
+
+  private func encode(_ elements: [Element]) throws -> [Data] {
+    let encoder = JSONEncoder()
+    return try elements.enumerated().map { index, element in
+      do {
+        return try encoder.encode(element)
+      } catch {
+        throw PersistenceError(
+          .encoding, "Cannot encode element \(index) of the enqueue as JSON, so nothing was enqueued: \(error).",
+          path: url.path, underlying: error)
+      }
+    }
+  }
+
+  // MARK: - Database access
+
+  /// Runs `updates` in a write transaction, with every failure a ``PersistenceError`` (but `CancellationError`).
+  func write<T: Sendable>(_ operation: String, _ updates: @Sendable (Database) throws -> T) async throws -> T {
+    do {
+      return try await pool.write(updates)
+    } catch {
+      throw mapped(error, while: operation)
+    }
+  }
+
+  /// Runs `value` in a read transaction, with every failure a ``PersistenceError`` (but `CancellationError`).
+  func read<T: Sendable>(_ operation: String, _ value: @Sendable (Database) throws -> T) async throws -> T {
+    do {
+      return try await pool.read(value)
+    } catch {
+      throw mapped(error, while: operation)
+    }
+  }
+
+  private func mapped(_ error: any Error, while operation: String) -> any Error {
+    switch error {
+    case is PersistenceError, is CancellationError: error
+    case let error as DatabaseError: PersistenceError.sqlite(error, while: operation, path: url.path)
+    default: PersistenceError.wrapping(error, while: operation, path: url.path)
+    }
+  }
+}
