@@ -7,10 +7,11 @@ import Persistence
 /// Keel runs as shipped: WAL with `synchronous = FULL`, so each enqueue transaction waits for one `fsync`; the peer
 /// does not `fsync` at all. Each round starts from a fresh file holding the 10,000 pending events, written before
 /// the clock starts. The file lives in the temporary directory, so the single-enqueue row measures mostly that disk's
-/// `fsync`: on the 2-core Linux VM used for development a synced 4–16 KB write takes 2.3–3.4 ms (`dd oflag=dsync`),
-/// which caps any power-loss-safe one-event commit near 400 events/s, and the row reads about 370 events/s, ~40× the
-/// peer's ~10. With `synchronous = NORMAL` (safe against a kill, not against power loss) the same row read about
-/// 7,200 events/s; Keel does not make that trade to meet the 50× target (see ``DurableQueue``, Durability).
+/// `fsync`, and moves with it. On the 2-core Linux development VM a synced 16 KB write (`dd oflag=dsync`) took
+/// 2.8–3.4 ms in one session and 0.2 ms in another: the row read about 370 events/s (~39× the peer's ~10, short of
+/// the 50× target) in the first and 1,700–2,500 events/s (124–188×) in the second. With `synchronous = NORMAL`
+/// (safe against a kill, not against power loss) it read about 7,200 events/s even on the slow disk; Keel does not
+/// make that trade to meet the target (see ``DurableQueue``, Durability).
 enum DurableQueueBenchmarks {
   /// Events pending before each round, as the target specifies.
   static let pendingBefore = 10_000

@@ -29,6 +29,11 @@ import GRDB
 /// At most `capacity` elements are pending; an enqueue that would exceed it follows ``OverflowPolicy``, and the
 /// overflow is counted in ``statistics()`` across restarts.
 ///
+/// ## Dead letters
+/// ``deadLetter(_:reason:)`` takes poison elements out of delivery for good, with the reason, into a table capped at
+/// ``deadLetterCapacity``. ``peek(limit:now:)`` moves a payload that no longer decodes there by itself rather than
+/// throw: an error would block the head of the queue forever.
+///
 /// ## Failures
 /// Every failure is a ``PersistenceError``: `SQLITE_FULL` is ``PersistenceError/Kind/diskFull``, an unopenable or
 /// read-only file ``PersistenceError/Kind/permissionDenied``, a damaged file or one that is not a database
@@ -91,6 +96,8 @@ public final class DurableQueue<Element: Codable & Sendable>: Sendable {
     configuration.label = "Keel.DurableQueue"
     // Only another process (or a second queue on the same file) can hold the lock; wait for it rather than fail.
     configuration.busyMode = .timeout(10)
+    // One deliverer and the odd count: two readers are plenty, and each is an open connection with its own cache.
+    configuration.maximumReaderCount = 2
     do {
       let pool = try DatabasePool(path: url.path, configuration: configuration)
       // After the pool is open: DatabasePool sets `synchronous = NORMAL` on its writer when it enables WAL.
