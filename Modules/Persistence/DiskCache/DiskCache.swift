@@ -13,7 +13,9 @@ import Locking
 /// - **Names:** an entry's file is named by the SHA-256 of its key in hex, so no key (`../../etc/passwd`, 10,000
 ///   characters, emoji) can name a file outside the directory.
 /// - **Atomic writes:** an entry is written to a temporary file in the same directory, then renamed over the old
-///   one, so a reader sees the old entry or the new one, never part of one, even if the writer is killed.
+///   one, so a reader sees the old entry or the new one, never part of one, even if the writer is killed. Nothing
+///   is synced to the medium (a cache need not pay for that): after a power loss an entry may be missing, or
+///   damaged and then a miss.
 /// - **Integrity:** each file starts with a header (magic, length, expiry, XXH64 checksum). A missing, truncated or
 ///   corrupted file is a miss, and is removed.
 /// - **Index:** size, last access, expiry and access order of every entry live in an index Keel owns (SQLite, in

@@ -11,6 +11,8 @@ import GRDB
 final class DiskCacheIndex: Sendable {
   /// The database file.
   let path: String
+  /// Whether the file at `path` was damaged and has been replaced by an empty index.
+  let recreated: Bool
   private let queue: DatabaseQueue
 
   /// Opens (or creates) the index at `path`. A file that is not a database, or a damaged one, is deleted and
@@ -29,9 +31,6 @@ final class DiskCacheIndex: Sendable {
       throw Self.persistenceError(error, while: "open the disk cache index", path: path)
     }
   }
-
-  /// Whether the file at `path` was damaged and has been replaced by an empty index.
-  let recreated: Bool
 
   private static func open(_ path: String) throws -> DatabaseQueue {
     var configuration = Configuration()
