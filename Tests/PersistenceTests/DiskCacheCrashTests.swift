@@ -1,0 +1,73 @@
+import Clocks
+import Foundation
+import Persistence
+import Testing
+
+/// REQUIREMENTS A8: a writer killed mid-write never leaves a readable partial entry. A child process writes 1 to
+/// 4 MiB entries in a loop and is killed with SIGKILL at a random moment, several times over the same directory.
+@Suite("DiskCache crash", .timeLimit(.minutes(1)))
+struct DiskCacheCrashTests {
+  let directory = DiskCacheTestDirectory()
+  static let keys = (0..<16).map { "entry-\($0)" }
+
+  @Test("After kill -9, every entry that reads back is complete and right, and every reported write reads back")
+  func killedWriter() async throws {
+    defer { directory.remove() }
+    var reported: [String: Int] = [:]  // key → the latest generation the child said it had stored
+    for round in 0..<5 {
+      // GIVEN a child writing entries
+      let process = Process()
+      process.executableURL = DiskCacheCrashSupport.helper
+      process.arguments = ["disk-cache", directory.url.path, String(round * 1_000_000)]
+      let output = Pipe()
+      process.standardOutput = output
+      try process.run()
+      defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+
+      // WHEN it is killed at a random moment after its first write
+      let first = Self.readLine(output.fileHandleForReading)
+      #expect(first != nil, "the child wrote an entry")
+      try await Task.sleep(for: .milliseconds(Int.random(in: 0...250)))
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+      #expect(process.terminationReason == .uncaughtSignal)
+      let rest = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      for line in ([first ?? ""] + rest.split(separator: "\n").map(String.init)) {
+        let parts = line.split(separator: " ")
+        guard parts.count == 2, let generation = Int(parts[1]) else { continue }
+        let key = String(parts[0])
+        reported[key] = max(reported[key] ?? generation, generation)
+      }
+
+      // THEN each entry reads back whole, and at least as new as the last write reported
+      let cache = try DiskCache(directory: directory.url, sizeLimit: 1 << 30, clock: TestClock())
+      var readable = 0
+      for key in Self.keys {
+        guard let data = try cache.data(forKey: key) else {
+          #expect(reported[key] == nil, "round \(round): \(key) was reported stored but does not read back")
+          continue
+        }
+        readable += 1
+        let header = try #require(DiskCacheCrashSupport.header(of: data), "round \(round): \(key) has no header")
+        #expect(header.key == key)
+        #expect(data == DiskCacheCrashSupport.payload(key: key, generation: header.generation), "\(key) is whole")
+        #expect(header.generation >= reported[key] ?? 0, "round \(round): \(key) is older than reported")
+      }
+      // and the leftovers of the killed write are cleared by the pass that follows an unclean shutdown
+      try cache.reconcile()
+      #expect(cache.count == readable)
+      #expect(try directory.fileNames().allSatisfy { !$0.hasPrefix(".tmp-") })
+      try cache.close()
+    }
+  }
+
+  /// The first line written to `handle` (blocking read, bounded by the child printing or dying).
+  private static func readLine(_ handle: FileHandle) -> String? {
+    var bytes: [UInt8] = []
+    while let byte = try? handle.read(upToCount: 1)?.first {
+      if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+      bytes.append(byte)
+    }
+    return nil
+  }
+}
