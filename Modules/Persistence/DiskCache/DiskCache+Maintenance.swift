@@ -168,7 +168,7 @@ extension DiskCache {
   }
 
   /// Writes every change to the index now. The cache does this by itself in the background (every
-  /// ``DiskCache/flushThreshold`` changes, on the maintenance timer, on ``close()`` and when released); an entry
+  /// 256 changes, on the maintenance timer, on ``close()`` and when released); an entry
   /// whose index row was not yet written when the process died is found again from its file.
   ///
   /// - Throws: ``PersistenceError`` when the index cannot be written (``PersistenceError/Kind/diskFull``,

@@ -188,6 +188,8 @@ public final class DiskCache: Sendable {
   /// the write takes it over its size limit.
   ///
   /// - Parameters:
+  ///   - data: The bytes to cache.
+  ///   - key: The key; any non-empty string.
   ///   - ttl: How long the entry lives; `nil`: the cache's ``defaultTTL``.
   /// - Throws: ``PersistenceError``: ``PersistenceError/Kind/invalidInput`` for an empty key, a non-positive `ttl`,
   ///   an entry larger than the size limit or a closed cache; ``PersistenceError/Kind/diskFull``,

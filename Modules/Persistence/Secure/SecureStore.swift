@@ -1,7 +1,7 @@
 import Foundation
 
 /// Secrets (tokens, keys) under string keys (REQUIREMENTS A6): the Keychain on Apple platforms
-/// (``KeychainSecureStore``), an encrypted owner-only file elsewhere (``EncryptedFileSecureStore``), memory in tests
+/// (`KeychainSecureStore`), an encrypted owner-only file elsewhere (``EncryptedFileSecureStore``), memory in tests
 /// (``InMemorySecureStore``).
 ///
 /// ```swift
