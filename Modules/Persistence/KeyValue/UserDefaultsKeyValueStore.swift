@@ -1,10 +1,10 @@
 #if canImport(Darwin)
   import Foundation
 
-  // @unchecked: the only state is a `UserDefaults`, which Apple documents as thread-safe but not every SDK marks
-  // Sendable.
   /// A ``KeyValueStore`` over `UserDefaults`, on Apple platforms: values are stored as JSON data under their keys.
-  public final class UserDefaultsKeyValueStore: KeyValueStore, @unchecked Sendable {
+  ///
+  /// Its only state is a `UserDefaults`, which Apple documents as thread-safe but not every SDK marks `Sendable`.
+  public final class UserDefaultsKeyValueStore: KeyValueStore, @unchecked Sendable {  // UserDefaults is thread-safe
     private let defaults: UserDefaults
 
     /// A store over `defaults`; the standard defaults unless told otherwise.
