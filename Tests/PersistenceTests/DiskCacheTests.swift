@@ -32,6 +32,8 @@ struct DiskCacheTests {
     try cache.removeData(forKey: "greeting")
     #expect(try cache.data(forKey: "greeting") == nil)
     #expect(try directory.entryFileNames() == [try DiskCache.fileName(forKey: "empty")])
+    try cache.close()
+    #expect(try directory.fileNames() == [try DiskCache.fileName(forKey: "empty"), "index.sqlite"], "no log left")
   }
 
   @Test("An empty key, a bad TTL, an oversized entry and a closed cache are invalidInput errors")

@@ -53,7 +53,7 @@ extension DiskCache {
   /// Trims after a write crossed the limit. The write has succeeded, so a failure here is counted, not thrown; the
   /// timer tries again.
   func trimAfterWrite() {
-    do { try trim() } catch { state.withLock { $0.stats.maintenanceFailures += 1 } }
+    do { try trim() } catch { countMaintenanceFailure() }
   }
 
   /// Removes every expired entry. Runs by itself on the maintenance timer; an expired entry is a miss either way.
@@ -207,15 +207,15 @@ extension DiskCache {
     }
     guard start else { return }
     Task.detached(priority: .utility) { [self] in
-      do { try writeIndex(markClean: false) } catch { state.withLock { $0.stats.maintenanceFailures += 1 } }
+      do { try writeIndex(markClean: false) } catch { countMaintenanceFailure() }
     }
   }
 
   // MARK: - Lifecycle
 
-  /// Stops the maintenance timer and writes the index, marking a clean shutdown so that the next open trusts it
-  /// without looking at the directory. Afterwards every operation throws; ``stats`` still answers. Releasing the
-  /// cache does the same.
+  /// Stops the maintenance timer, writes the index, marking a clean shutdown so that the next open trusts it
+  /// without looking at the directory, and closes it. Afterwards every operation throws; ``stats`` still answers.
+  /// Releasing the cache does the same, except that the index closes when the last background task lets go of it.
   ///
   /// - Throws: ``PersistenceError`` when the index cannot be written; the cache is closed anyway.
   public func close() throws {
@@ -227,7 +227,14 @@ extension DiskCache {
       defer { state.isClosed = true }
       return !state.isClosed
     }
-    if wasOpen { try writeIndex(markClean: true) }
+    guard wasOpen else { return }
+    do {
+      try writeIndex(markClean: true)
+    } catch {
+      try? index.close()
+      throw error
+    }
+    try index.close()
   }
 
   /// Starts the timer task: a reconciliation first if the index may be incomplete, then every
@@ -257,7 +264,14 @@ extension DiskCache {
       try trim()
       try writeIndex(markClean: false)
     } catch {
-      state.withLock { $0.stats.maintenanceFailures += 1 }
+      countMaintenanceFailure()
+    }
+  }
+
+  /// Counts a background failure, unless it is only that ``close()`` ran meanwhile.
+  private func countMaintenanceFailure() {
+    state.withLock { state in
+      if !state.isClosed { state.stats.maintenanceFailures += 1 }
     }
   }
 }

@@ -104,6 +104,12 @@ final class DiskCacheIndex: Sendable {
     }
   }
 
+  /// Closes the database: SQLite folds its write-ahead log back into the file and deletes it, so that when this
+  /// returns the directory holds only the index file and the entries. Later writes throw.
+  func close() throws {
+    try Self.wrap("close the disk cache index", path: path) { try queue.close() }
+  }
+
   // MARK: - Errors
 
   private static func isCorruption(_ error: DatabaseError) -> Bool {
