@@ -11,7 +11,7 @@ import Testing
 struct SandboxServeTests {
   /// The `keel` binary, built beside the test bundle.
   static var keel: URL {
-    URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("keel")
+    ChildProcess.builtExecutable("keel")
   }
 
   @Test("Prints the base URL on one line, serves requests, and exits 0 on SIGINT")
@@ -24,7 +24,7 @@ struct SandboxServeTests {
     try process.run()
     defer { if process.isRunning { process.terminate() } }
 
-    let line = try #require(Self.readLine(output.fileHandleForReading))
+    let line = try #require(ChildProcess.readLine(output.fileHandleForReading))
     let baseURL = try #require(URL(string: line))
     #expect(line.hasPrefix("http://127.0.0.1:"))
 
@@ -50,7 +50,7 @@ struct SandboxServeTests {
     process.standardOutput = output
     try process.run()
     defer { process.terminate() }
-    let baseURL = try #require(Self.readLine(output.fileHandleForReading).flatMap(URL.init(string:)))
+    let baseURL = try #require(ChildProcess.readLine(output.fileHandleForReading).flatMap(URL.init(string:)))
     let (_, response) = try await URLSession(configuration: .ephemeral).data(
       from: baseURL.appendingPathComponent("v1/me"))
     #expect((response as? HTTPURLResponse)?.statusCode == 503)
@@ -77,15 +77,5 @@ struct SandboxServeTests {
     #expect(process.terminationStatus == 64, "a validation error, not a crash")
     let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     #expect(output.contains(message))
-  }
-
-  /// The first line written to `handle` (blocking read, bounded by the process printing or exiting).
-  private static func readLine(_ handle: FileHandle) -> String? {
-    var bytes: [UInt8] = []
-    while let byte = try? handle.read(upToCount: 1)?.first {
-      if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
-      bytes.append(byte)
-    }
-    return nil
   }
 }

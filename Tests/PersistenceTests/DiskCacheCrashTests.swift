@@ -1,6 +1,7 @@
 import Clocks
 import Foundation
 import Persistence
+import TestSupport
 import Testing
 
 /// REQUIREMENTS A8: a writer killed mid-write never leaves a readable partial entry. A child process writes 1 to
@@ -25,7 +26,7 @@ struct DiskCacheCrashTests {
       defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
 
       // WHEN it is killed at a random moment after its first write
-      let first = Self.readLine(output.fileHandleForReading)
+      let first = ChildProcess.readLine(output.fileHandleForReading)
       #expect(first != nil, "the child wrote an entry")
       try await Task.sleep(for: .milliseconds(Int.random(in: 0...250)))
       kill(process.processIdentifier, SIGKILL)
@@ -59,15 +60,5 @@ struct DiskCacheCrashTests {
       #expect(try directory.fileNames().allSatisfy { !$0.hasPrefix(".tmp-") })
       try cache.close()
     }
-  }
-
-  /// The first line written to `handle` (blocking read, bounded by the child printing or dying).
-  private static func readLine(_ handle: FileHandle) -> String? {
-    var bytes: [UInt8] = []
-    while let byte = try? handle.read(upToCount: 1)?.first {
-      if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
-      bytes.append(byte)
-    }
-    return nil
   }
 }

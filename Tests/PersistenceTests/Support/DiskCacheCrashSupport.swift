@@ -1,11 +1,11 @@
 import Foundation
+import TestSupport
 
 /// The disk cache crash test's child process and the payloads it writes.
 enum DiskCacheCrashSupport {
   /// The `PersistenceCrashHelper` binary, built beside the test bundle.
   static var helper: URL {
-    URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-      .appendingPathComponent("PersistenceCrashHelper")
+    ChildProcess.builtExecutable("PersistenceCrashHelper")
   }
 
   /// The payload the child writes for `key` at `generation`: a first line `key generation`, then 1 to 4 MiB of bytes

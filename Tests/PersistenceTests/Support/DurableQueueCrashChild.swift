@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// The `PersistenceCrashHelper durable-queue` child process, run once: it enqueues sequence numbers into a queue
 /// database until it is killed with SIGKILL or has enqueued them all.
@@ -35,8 +36,7 @@ struct DurableQueueCrashChild {
 
   /// The helper binary, built beside the test bundle (PersistenceTests depends on it).
   static var binary: URL {
-    URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-      .appendingPathComponent("PersistenceCrashHelper")
+    ChildProcess.builtExecutable("PersistenceCrashHelper")
   }
 
   let database: URL
