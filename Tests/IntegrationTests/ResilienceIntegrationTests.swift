@@ -94,15 +94,17 @@ struct ResilienceIntegrationTests {
     await sandbox.stop()
   }
 
-  @Test("A 2 s server latency with the calling task cancelled after 100 ms ends promptly as cancelled")
+  @Test("A slow server (≥ 2 s) with the calling task cancelled after 100 ms ends promptly as cancelled")
   func cancellation() async throws {
+    // 10 s rather than the 2 s: under TSan on a loaded 2-core machine the stats request below once came more
+    // than 2 s after the cancellation, and saw the server's late answer. The claim is the same, with margin.
     let sandbox = try await Sandbox.start(
-      SandboxConfiguration(faults: [SandboxFault(route: "/v1/me", latency: .seconds(2))], logLevel: .warning))
+      SandboxConfiguration(faults: [SandboxFault(route: "/v1/me", latency: .seconds(10))], logLevel: .warning))
     let client = HTTPClient()
     let slow = Task { try await client.send(.data(SandboxRoute.me(on: sandbox))) }
     try await Task.sleep(for: .milliseconds(100))
     slow.cancel()
-    // Awaited directly: if cancellation did not reach the transfer, the server's 401 arrives after 2 s and fails this.
+    // Awaited directly: if cancellation did not reach the transfer, the server's 401 arrives after 10 s and fails this.
     let error = await #expect(throws: NetworkError.self) { try await slow.value }
     #expect(error?.kind == .cancelled)
     // Promptly: the call ended before the server even answered (its answer is counted when sent).
