@@ -35,6 +35,7 @@ let package = Package(
     .library(name: "RateLimiting", targets: ["RateLimiting"]),
     .library(name: "Networking", targets: ["Networking"]),
     .library(name: "Persistence", targets: ["Persistence"]),
+    .library(name: "Domain", targets: ["Domain"]),
     .library(name: "Sandbox", targets: ["Sandbox"]),
     .executable(name: "keel", targets: ["KeelCLI"]),
     .executable(name: "keel-bench", targets: ["KeelBenchmarks"]),
@@ -110,11 +111,26 @@ let package = Package(
       swiftSettings: swiftSettings
     ),
 
+    // The services an app uses: users (with the Sendbird-compatible facade), sessions, images, and the composition
+    // root that wires them from the three modules below.
+    .target(
+      name: "Domain",
+      dependencies: ["Networking", "RateLimiting", "Persistence", logging, locking],
+      path: "Modules/Domain",
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "DomainTests",
+      dependencies: ["Domain", "TestSupport", clocks, logging],
+      path: "Tests/DomainTests",
+      swiftSettings: swiftSettings
+    ),
+
     // MARK: - Integration tests (real HTTP against a Sandbox on 127.0.0.1)
 
     .testTarget(
       name: "IntegrationTests",
-      dependencies: ["Networking", "Sandbox", "TestSupport", logging, clocks],
+      dependencies: ["Networking", "Persistence", "Domain", "Sandbox", "TestSupport", logging, clocks],
       path: "Tests/IntegrationTests",
       swiftSettings: swiftSettings
     ),
@@ -162,7 +178,9 @@ let package = Package(
 
     .executableTarget(
       name: "KeelBenchmarks",
-      dependencies: ["RateLimiting", "Networking", "Persistence", "Sandbox", hummingbird, nioCore, logging],
+      dependencies: [
+        "RateLimiting", "Networking", "Persistence", "Domain", "Sandbox", hummingbird, nioCore, logging,
+      ],
       path: "Benchmarks/KeelBenchmarks",
       swiftSettings: swiftSettings
     ),

@@ -10,7 +10,8 @@ enum KeelBench {
         (RateLimiterBenchmarks.comparisons(quick: options.quick)
         + SandboxBenchmarks.comparisons(quick: options.quick)
         + NetworkingBenchmarks.comparisons(quick: options.quick)
-        + PersistenceBenchmarks.comparisons(quick: options.quick)).filter { options.includes($0.name) }
+        + PersistenceBenchmarks.comparisons(quick: options.quick)
+        + DomainBenchmarks.comparisons(quick: options.quick)).filter { options.includes($0.name) }
       guard !comparisons.isEmpty else { throw BenchmarkError(description: "no row matches the filter") }
       if !ResultRow.judgesTargets {
         log("keel-bench: a debug build; its numbers are not representative. Use `swift run -c release keel-bench`.")
