@@ -1,0 +1,47 @@
+import Foundation
+import Logging
+import RateLimiting
+
+/// What an app tells Keel about its backends, its files and its limits; ``Dependencies/live(configuration:)`` builds
+/// every service from it.
+///
+/// ```swift
+/// var configuration = KeelConfiguration()
+/// configuration.backendBaseURL = URL(string: "https://chat.example.com")!
+/// configuration.logLevel = .debug
+/// let dependencies = Dependencies.live(configuration: configuration)
+/// ```
+public struct KeelConfiguration: Sendable {
+  /// The Sendbird Platform API for every application; `nil` means Sendbird's own,
+  /// `https://api-{applicationId}.sendbird.com`.
+  public var sendbirdBaseURL: URL?
+  /// The chat backend: sign-in, token refresh, `/v1/me`. By default a local Sandbox, `http://127.0.0.1:8080`.
+  public var backendBaseURL: URL
+  /// Where Keel keeps its files (user cache, settings, tokens, images); `nil` means the platform's
+  /// application-support location, in a `Keel` folder.
+  public var dataDirectory: URL?
+  /// The client-side pace of user-manager requests (REQUIREMENTS U8); by default one per second.
+  public var usersRate: Rate
+  /// How many user-manager requests the limiter holds, the one leaving now included; one more fails at once. By
+  /// default 10: eleven calls at once are sent over 9 seconds but one, which fails.
+  public var usersQueueCapacity: Int
+  /// The least severe log level Keel's loggers pass on.
+  public var logLevel: Logger.Level
+
+  /// A configuration; every parameter has the default its property describes.
+  public init(
+    sendbirdBaseURL: URL? = nil, backendBaseURL: URL = URL(string: "http://127.0.0.1:8080")!,
+    dataDirectory: URL? = nil, usersRate: Rate = .perSecond(1), usersQueueCapacity: Int = 10,
+    logLevel: Logger.Level = .info
+  ) {
+    self.sendbirdBaseURL = sendbirdBaseURL
+    self.backendBaseURL = backendBaseURL
+    self.dataDirectory = dataDirectory
+    self.usersRate = usersRate
+    self.usersQueueCapacity = usersQueueCapacity
+    self.logLevel = logLevel
+  }
+
+  /// The data directory, or the default one when none is set.
+  public var resolvedDataDirectory: URL { dataDirectory ?? DataDirectory.default }
+}

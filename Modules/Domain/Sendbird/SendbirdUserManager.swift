@@ -1,0 +1,107 @@
+import Dispatch
+import Foundation
+import Logging
+
+/// The Sendbird-compatible user manager (REQUIREMENTS U12): a thin adapter over ``UserManager`` that calls back
+/// instead of returning.
+///
+/// Every completion handler is called exactly once, on the manager's own serial background queue, one at a time
+/// (U9): a caller may block its own thread waiting for a callback. A `nil` handler changes nothing about the call:
+/// `createUser(params:completionHandler: nil)` still creates the user.
+///
+/// ```swift
+/// let manager = SendbirdUserManager()
+/// manager.initApplication(applicationId: "5A3F…", apiToken: token)
+/// manager.createUser(params: UserCreationParams(userId: "alice", nickname: "Alice")) { result in
+///   print(result)        // on a background queue
+/// }
+/// ```
+public final class SendbirdUserManager: SBUserManager {
+  /// The manager underneath, for async/await callers.
+  public let manager: UserManager
+  /// Sends ``SendbirdRequest``s through the manager's rate limiter.
+  public let networkClient: any SBNetworkClient
+  /// The user cache.
+  public let userStorage: any SBUserStorage
+
+  private let callbacks: DispatchQueue
+  private let logger: Logger
+
+  /// A manager wired by ``Dependencies/live(configuration:)``.
+  ///
+  /// - Parameters:
+  ///   - baseURL: The Platform API for every application; `nil` means Sendbird's,
+  ///     `https://api-{applicationId}.sendbird.com`.
+  ///   - dataDirectory: Where the cache and the last application's id are kept; `nil` means the platform's
+  ///     application-support location.
+  public convenience init(baseURL: URL? = nil, dataDirectory: URL? = nil) {
+    let dependencies = Dependencies.live(
+      configuration: KeelConfiguration(sendbirdBaseURL: baseURL, dataDirectory: dataDirectory))
+    self.init(manager: dependencies.users, logger: dependencies.logger)
+  }
+
+  /// An adapter over `manager`.
+  public init(
+    manager: UserManager, logger: Logger = Logger(label: "keel.users", factory: { _ in SwiftLogNoOpLogHandler() })
+  ) {
+    self.manager = manager
+    self.logger = logger
+    callbacks = DispatchQueue(label: "dev.keel.sendbird.callbacks", qos: .userInitiated)
+    networkClient = SendbirdNetworkClient(manager: manager, callbackQueue: callbacks)
+    userStorage = SendbirdUserStorage(store: manager.store)
+  }
+
+  /// Points the manager at an application; see ``UserManager/initApplication(applicationId:apiToken:)``.
+  ///
+  /// An invalid id or token is logged at `error`, and the calls that follow fail with the validation error.
+  public func initApplication(applicationId: String, apiToken: String) {
+    do {
+      try manager.initApplication(applicationId: applicationId, apiToken: apiToken)
+    } catch {
+      logger.error("initApplication failed: \(error)")
+    }
+  }
+
+  /// Creates a user, then caches it; see ``UserManager/createUser(params:)``.
+  public func createUser(params: UserCreationParams, completionHandler: (@Sendable (UserResult) -> Void)?) {
+    run(completionHandler) { manager in SBUser(try await manager.createUser(params: params)) }
+  }
+
+  /// Creates up to 10 users, one per second; see ``UserManager/createUsers(params:)``.
+  public func createUsers(params: [UserCreationParams], completionHandler: (@Sendable (UsersResult) -> Void)?) {
+    run(completionHandler) { manager in try await manager.createUsers(params: params).map(SBUser.init) }
+  }
+
+  /// Updates a user, then caches it; see ``UserManager/updateUser(params:)``.
+  public func updateUser(params: UserUpdateParams, completionHandler: (@Sendable (UserResult) -> Void)?) {
+    run(completionHandler) { manager in SBUser(try await manager.updateUser(params: params)) }
+  }
+
+  /// The user `userId`, from the cache or the server; see ``UserManager/getUser(userId:)``.
+  public func getUser(userId: String, completionHandler: (@Sendable (UserResult) -> Void)?) {
+    run(completionHandler) { manager in SBUser(try await manager.getUser(userId: userId)) }
+  }
+
+  /// The users named exactly `nicknameMatches`; see ``UserManager/getUsers(nicknameMatches:)``.
+  public func getUsers(nicknameMatches: String, completionHandler: (@Sendable (UsersResult) -> Void)?) {
+    run(completionHandler) { manager in try await manager.getUsers(nicknameMatches: nicknameMatches).map(SBUser.init) }
+  }
+
+  private func run<Value: Sendable>(
+    _ completionHandler: (@Sendable (Result<Value, any Error>) -> Void)?,
+    _ operation: @escaping @Sendable (UserManager) async throws -> Value
+  ) {
+    let manager = manager
+    let callbacks = callbacks
+    Task {
+      let result: Result<Value, any Error>
+      do {
+        result = .success(try await operation(manager))
+      } catch {
+        result = .failure(error)
+      }
+      guard let completionHandler else { return }
+      callbacks.async { completionHandler(result) }
+    }
+  }
+}

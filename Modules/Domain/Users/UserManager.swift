@@ -1,0 +1,217 @@
+import Foundation
+import Locking
+import Logging
+import Networking
+import Persistence
+import RateLimiting
+
+/// Creates, updates and finds the users of one Sendbird application, with a cache in front (REQUIREMENTS U2–U8,
+/// U10, U11, U13).
+///
+/// - Every input is checked before anything is sent (U13): a bad one is a ``UserManagerError`` of kind
+///   ``UserManagerError/Kind/validation``.
+/// - Every request, retries included, passes the client-side rate limiter first (U8). With the user-manager
+///   policy, `LeakyBucket.userManager`, at most one request per second leaves, at most 10 wait in line, and the next
+///   one fails at once with a `NetworkError` of kind `rateLimited` and is never sent.
+/// - A user is cached only after the server accepted it (U3, U5), and the cache is read first by ``getUser(userId:)``
+///   (U6).
+///
+/// ```swift
+/// let manager = UserManager(transport: transport, limiter: LeakyBucket.userManager, store: UserStore(file: file),
+///                           settings: settings)
+/// try manager.initApplication(applicationId: "5A3F…", apiToken: token)
+/// let alice = try await manager.createUser(params: UserCreationParams(userId: "alice", nickname: "Alice"))
+/// ```
+public final class UserManager: Sendable {
+  /// The user cache.
+  public let store: UserStore
+
+  private struct Current {
+    var application: SendbirdApplication
+    var generation: Int
+  }
+
+  private let client: HTTPClient
+  private let settings: any KeyValueStore
+  private let baseURL: URL?
+  private let logger: Logger
+  private let current = Locked<Current?>(nil)
+
+  /// The key under which the last application's id is kept in the settings (U2).
+  static let applicationIdKey = "keel.users.applicationId"
+
+  /// A user manager.
+  ///
+  /// - Parameters:
+  ///   - transport: How requests travel.
+  ///   - limiter: What every request passes first (U8): `LeakyBucket.userManager` for Sendbird's policy.
+  ///   - store: The user cache.
+  ///   - settings: Where the last application's id is remembered across restarts (U2).
+  ///   - baseURL: The Platform API for every application; `nil` means Sendbird's, `https://api-{applicationId}.sendbird.com`.
+  ///   - retryPolicy: Which failed requests are retried, and when; `nil` retries none.
+  ///   - clock: The clock retry delays are measured on.
+  ///   - logger: Where requests and responses are logged, at `debug`, with secrets redacted (U11).
+  public init(
+    transport: any HTTPTransport, limiter: any RateLimiter, store: UserStore, settings: any KeyValueStore,
+    baseURL: URL? = nil, retryPolicy: RetryPolicy? = RetryPolicy(), clock: any Clock<Duration> = ContinuousClock(),
+    logger: Logger = Logger(label: "keel.users", factory: { _ in SwiftLogNoOpLogHandler() })
+  ) {
+    let interceptors: [any RequestInterceptor] = [RateLimitInterceptor(limiter)] + (retryPolicy.map { [$0] } ?? [])
+    client = HTTPClient(
+      transport: transport, interceptors: interceptors, serverErrorDecoders: [.sendbird], clock: clock, logger: logger)
+    self.store = store
+    self.settings = settings
+    self.baseURL = baseURL
+    self.logger = logger
+  }
+
+  /// The application the manager talks to, once ``initApplication(applicationId:apiToken:)`` has been called.
+  public var application: SendbirdApplication? { current.withLock { $0?.application } }
+
+  /// Points the manager at an application (U2). If its id differs from the one used last time, in this run or an
+  /// earlier one, every cached user of the previous application is deleted first.
+  ///
+  /// Requests of the previous application still in flight are answered, but their users are not cached.
+  ///
+  /// - Throws: ``UserManagerError`` of kind ``UserManagerError/Kind/validation`` for an empty id or token, or an id
+  ///   that cannot form Sendbird's host name when there is no base URL. The previous application stays in place.
+  public func initApplication(applicationId: String, apiToken: String) throws {
+    let application = try SendbirdApplication(applicationId: applicationId, apiToken: apiToken, baseURL: baseURL)
+    current.withLock { current in
+      // An unreadable setting counts as another application: wiping a cache is safe, keeping another's is not.
+      let previous = (try? settings.value(String.self, forKey: Self.applicationIdKey)) ?? nil
+      if previous != applicationId {
+        store.removeAll()
+        do {
+          try settings.set(applicationId, forKey: Self.applicationIdKey)
+        } catch {
+          // The next start finds the old id again and wipes once more: safe, only wasteful.
+          logger.warning("Could not remember the application id; the next start clears the cache again: \(error)")
+        }
+        logger.info("Application \(application): the cache of the previous application was cleared.")
+      }
+      // A new generation only for another application: its requests in flight must not fill the new cache.
+      let sameApplication = current?.application.applicationId == applicationId
+      current = Current(application: application, generation: (current?.generation ?? 0) + (sameApplication ? 0 : 1))
+    }
+  }
+
+  /// Creates a user, then caches it (U3).
+  ///
+  /// - Throws: ``UserManagerError`` (validation, not initialized) before anything is sent, or a `NetworkError`:
+  ///   `rateLimited` (never sent), `server` with the server's error such as `400202` (the user exists), `transport`,
+  ///   `decoding`, `cancelled`.
+  public func createUser(params: UserCreationParams) async throws -> User {
+    try UserValidation.creation(params)
+    return try await create(params)
+  }
+
+  /// Creates up to 10 users, one request per second through the rate limiter, and returns them in input order (U4).
+  ///
+  /// Every input is checked before the first is sent; 11 or more, or one bad input, fail the call with nothing sent.
+  /// No input is an empty answer.
+  ///
+  /// - Throws: ``UserManagerError``: ``UserManagerError/Kind/validation`` or ``UserManagerError/Kind/notInitialized``
+  ///   with nothing sent; ``UserManagerError/Kind/partialFailure`` when some creations failed, with the created users
+  ///   (cached) and each failed input with its error, both in input order.
+  public func createUsers(params: [UserCreationParams]) async throws -> [User] {
+    try UserValidation.batch(params)
+    _ = try requireApplication()
+    var created: [User] = []
+    var failures: [UserCreationFailure] = []
+    for (index, item) in params.enumerated() {
+      do {
+        created.append(try await create(item))
+      } catch {
+        failures.append(UserCreationFailure(index: index, params: item, error: error))
+      }
+    }
+    guard failures.isEmpty else {
+      var error = UserManagerError(
+        .partialFailure,
+        "\(failures.count) of \(params.count) users were not created: "
+          + failures.map(\.description).joined(separator: "; "))
+      error.created = created
+      error.failures = failures
+      throw error
+    }
+    return created
+  }
+
+  /// Updates a user, then caches it (U5).
+  ///
+  /// - Throws: as ``createUser(params:)``; the server's `400201` when there is no such user.
+  public func updateUser(params: UserUpdateParams) async throws -> User {
+    try UserValidation.update(params)
+    let (user, generation) = try await send(.update(params), decode: Self.decodeUser)
+    cache([user], generation: generation)
+    return user
+  }
+
+  /// The user with id `userId`: from the cache, or else from the server, then cached (U6).
+  ///
+  /// - Throws: as ``createUser(params:)``; the server's `400201` when there is no such user.
+  public func getUser(userId: String) async throws -> User {
+    try UserValidation.userId(userId)
+    _ = try requireApplication()
+    if let cached = store.user(id: userId) { return cached }
+    let (user, generation) = try await send(.get(userId: userId), decode: Self.decodeUser)
+    cache([user], generation: generation)
+    return user
+  }
+
+  /// The users whose nickname is exactly `nicknameMatches`, at most 100, then cached (U7).
+  ///
+  /// - Throws: ``UserManagerError`` of kind ``UserManagerError/Kind/validation`` for an empty or blank nickname,
+  ///   with nothing sent; otherwise as ``createUser(params:)``.
+  public func getUsers(nicknameMatches: String) async throws -> [User] {
+    try UserValidation.searchNickname(nicknameMatches)
+    let (page, generation) = try await send(
+      .list(nickname: nicknameMatches, limit: UserValidation.searchLimit)
+    ) { response in try JSONDecoder().decode(UsersRouter.Page.self, from: response.body) }
+    cache(page.users, generation: generation)
+    return page.users
+  }
+
+  /// Sends `route` for the current application, through the rate limiter, and decodes its response with `decode`.
+  ///
+  /// For calls the manager has no method for; nothing is cached.
+  ///
+  /// - Throws: ``UserManagerError`` of kind ``UserManagerError/Kind/notInitialized``, or a `NetworkError`.
+  public func send<Response: Sendable>(
+    _ route: UsersRouter.Route, decode: @escaping @Sendable (RawResponse) throws -> Response
+  ) async throws -> Response {
+    try await send(route, decode: decode).response
+  }
+
+  private func create(_ params: UserCreationParams) async throws -> User {
+    let (user, generation) = try await send(.create(params), decode: Self.decodeUser)
+    cache([user], generation: generation)
+    return user
+  }
+
+  private func send<Response: Sendable>(
+    _ route: UsersRouter.Route, decode: @escaping @Sendable (RawResponse) throws -> Response
+  ) async throws -> (response: Response, generation: Int) {
+    let current = try requireApplication()
+    let endpoint = UsersRouter(route, application: current.application)
+    return (try await client.send(APIRequest(endpoint, decode: decode)), current.generation)
+  }
+
+  private func requireApplication() throws -> Current {
+    guard let current = current.withLock({ $0 }) else { throw UserManagerError.notInitialized }
+    return current
+  }
+
+  /// Caches `users` unless the application changed since their request was sent.
+  private func cache(_ users: [User], generation: Int) {
+    current.withLock { current in
+      guard current?.generation == generation else { return }
+      store.upsert(contentsOf: users)
+    }
+  }
+
+  private static let decodeUser: @Sendable (RawResponse) throws -> User = { response in
+    try JSONDecoder().decode(User.self, from: response.body)
+  }
+}

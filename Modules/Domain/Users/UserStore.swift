@@ -1,0 +1,142 @@
+import Foundation
+import Locking
+import Logging
+
+/// The user cache: thread-safe, read-your-writes, and optionally kept in a file so that it survives a restart
+/// (REQUIREMENTS U1, U2).
+///
+/// - **Reads** run concurrently under a reader-writer lock; **writes** are exclusive. A write is visible to every
+///   read that starts after it returns: there is no queue or task between them.
+/// - **The file** is rewritten after each write, outside the lock (readers never wait for the disk), newest snapshot
+///   wins: a write that finds a newer snapshot already on disk skips its own. Writing is atomic (temp file and
+///   rename), so a crash leaves the previous or the new file, never a torn one. A failed write is logged, and the
+///   memory copy stays right; the cache is a cache.
+///
+/// ```swift
+/// let store = UserStore(file: dataDirectory.appendingPathComponent("users.json"), logger: logger)
+/// store.upsert(User(userId: "alice", nickname: "Alice"))
+/// store.user(id: "alice")        // the user just written, from any thread
+/// ```
+public final class UserStore: Sendable {
+  private struct Snapshot {
+    var users: [String: Entry] = [:]
+    var nextOrder = 0
+    var version = 0
+  }
+
+  private struct Entry {
+    var user: User
+    let order: Int
+  }
+
+  private let state: ReadWriteLocked<Snapshot>
+  private let written = Locked(0)
+  private let file: URL?
+  private let logger: Logger
+
+  /// A store kept in memory only.
+  public convenience init() {
+    self.init(file: nil)
+  }
+
+  /// A store kept in `file` too, starting from what `file` holds; an unreadable file starts it empty.
+  ///
+  /// - Parameters:
+  ///   - file: Where the users are kept between runs; `nil` keeps them in memory only.
+  ///   - logger: Where a failure to read or write the file is reported.
+  public init(file: URL?, logger: Logger = Logger(label: "keel.users", factory: { _ in SwiftLogNoOpLogHandler() })) {
+    self.file = file
+    self.logger = logger
+    var snapshot = Snapshot()
+    for user in Self.load(file, logger: logger) {
+      snapshot.users[user.userId] = Entry(user: user, order: snapshot.nextOrder)
+      snapshot.nextOrder += 1
+    }
+    state = ReadWriteLocked(snapshot)
+  }
+
+  /// Stores `user`, replacing the stored user with the same id (which keeps its place in ``users()``).
+  public func upsert(_ user: User) {
+    upsert(contentsOf: [user])
+  }
+
+  /// Stores `users` in one write, each replacing the stored user with the same id.
+  public func upsert(contentsOf users: [User]) {
+    guard !users.isEmpty else { return }
+    persist(
+      state.write { snapshot in
+        for user in users {
+          if let existing = snapshot.users[user.userId] {
+            snapshot.users[user.userId] = Entry(user: user, order: existing.order)
+          } else {
+            snapshot.users[user.userId] = Entry(user: user, order: snapshot.nextOrder)
+            snapshot.nextOrder += 1
+          }
+        }
+        snapshot.version += 1
+        return snapshot
+      })
+  }
+
+  /// The user with id `id`, if stored.
+  public func user(id: String) -> User? {
+    state.read { $0.users[id]?.user }
+  }
+
+  /// Every stored user, in the order they were first stored.
+  public func users() -> [User] {
+    state.read { Self.ordered($0.users.values) }
+  }
+
+  /// The stored users whose nickname is exactly `nickname`, in the order they were first stored.
+  public func users(nickname: String) -> [User] {
+    state.read { Self.ordered($0.users.values.filter { $0.user.nickname == nickname }) }
+  }
+
+  /// How many users are stored.
+  public var count: Int { state.read { $0.users.count } }
+
+  /// Removes every user, from memory and from the file.
+  public func removeAll() {
+    persist(
+      state.write { snapshot in
+        snapshot.users = [:]
+        snapshot.version += 1
+        return snapshot
+      })
+  }
+
+  private static func ordered(_ entries: some Sequence<Entry>) -> [User] {
+    entries.sorted { $0.order < $1.order }.map(\.user)
+  }
+
+  private func persist(_ snapshot: Snapshot) {
+    guard let file else { return }
+    // One writer at a time, newest first: an older snapshot that arrives late is not written over a newer one.
+    written.withLock { onDisk in
+      guard snapshot.version > onDisk else { return }
+      do {
+        if snapshot.users.isEmpty {
+          if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
+        } else {
+          try FileManager.default.createDirectory(
+            at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+          try JSONEncoder().encode(Self.ordered(snapshot.users.values)).write(to: file, options: .atomic)
+        }
+        onDisk = snapshot.version
+      } catch {
+        logger.warning("The user cache could not be written to \(file.path): \(error)")
+      }
+    }
+  }
+
+  private static func load(_ file: URL?, logger: Logger) -> [User] {
+    guard let file, FileManager.default.fileExists(atPath: file.path) else { return [] }
+    do {
+      return try JSONDecoder().decode([User].self, from: Data(contentsOf: file))
+    } catch {
+      logger.warning("The user cache at \(file.path) is unreadable and starts empty: \(error)")
+      return []
+    }
+  }
+}

@@ -1,0 +1,90 @@
+/// The Platform API's input limits (REQUIREMENTS U13), checked before anything is sent.
+enum UserValidation {
+  /// The longest user id, in characters.
+  static let maxIdLength = 80
+  /// The longest nickname, in characters.
+  static let maxNicknameLength = 80
+  /// The longest profile URL, in characters.
+  static let maxProfileURLLength = 2048
+  /// The most users one `createUsers` call may create (U4).
+  static let maxBatch = 10
+  /// The most users one nickname search returns (U7).
+  static let searchLimit = 100
+
+  static func userId(_ id: String, field: String = "userId") throws {
+    guard !id.isEmpty else { throw UserManagerError.validation(field: field, "A user id cannot be empty.") }
+    guard id.count <= maxIdLength else {
+      throw UserManagerError.validation(
+        field: field, "A user id has at most \(maxIdLength) characters; this one has \(id.count).")
+    }
+  }
+
+  static func nickname(_ nickname: String?, field: String = "nickname") throws {
+    guard let nickname, nickname.count > maxNicknameLength else { return }
+    throw UserManagerError.validation(
+      field: field, "A nickname has at most \(maxNicknameLength) characters; this one has \(nickname.count).")
+  }
+
+  static func profileURL(_ url: String?, field: String = "profileURL") throws {
+    guard let url, url.count > maxProfileURLLength else { return }
+    throw UserManagerError.validation(
+      field: field, "A profile URL has at most \(maxProfileURLLength) characters; this one has \(url.count).")
+  }
+
+  static func creation(_ params: UserCreationParams, field: String = "params") throws {
+    try userId(params.userId, field: "\(field).userId")
+    try nickname(params.nickname, field: "\(field).nickname")
+    try profileURL(params.profileURL, field: "\(field).profileURL")
+  }
+
+  static func update(_ params: UserUpdateParams) throws {
+    try userId(params.userId, field: "params.userId")
+    try nickname(params.nickname, field: "params.nickname")
+    try profileURL(params.profileURL, field: "params.profileURL")
+    guard params.nickname != nil || params.profileURL != nil else {
+      throw UserManagerError.validation(
+        field: "params", "An update of \(params.userId) changes nothing: give a nickname, a profile URL or both.")
+    }
+  }
+
+  static func batch(_ params: [UserCreationParams]) throws {
+    guard params.count <= maxBatch else {
+      throw UserManagerError.validation(
+        field: "params", "createUsers takes at most \(maxBatch) users per call; this call has \(params.count).")
+    }
+    var seen: Set<String> = []
+    for (index, item) in params.enumerated() {
+      try creation(item, field: "params[\(index)]")
+      guard seen.insert(item.userId).inserted else {
+        throw UserManagerError.validation(
+          field: "params[\(index)].userId", "The user id \(item.userId) appears twice in one createUsers call.")
+      }
+    }
+  }
+
+  static func searchNickname(_ nickname: String) throws {
+    guard !nickname.allSatisfy(\.isWhitespace) else {
+      throw UserManagerError.validation(field: "nicknameMatches", "A nickname to search for cannot be empty or blank.")
+    }
+    try self.nickname(nickname, field: "nicknameMatches")
+  }
+
+  static func applicationId(_ id: String, needsHostName: Bool) throws {
+    guard !id.isEmpty, !id.contains(where: \.isWhitespace) else {
+      throw UserManagerError.validation(field: "applicationId", "An application id cannot be empty or hold spaces.")
+    }
+    let hostSafe = id.unicodeScalars.allSatisfy {
+      $0.isASCII && ($0.properties.isAlphabetic || $0 == "-" || ("0"..."9").contains($0))
+    }
+    guard !needsHostName || hostSafe else {
+      throw UserManagerError.validation(
+        field: "applicationId", "\"\(id)\" cannot form a host name: use letters, digits and hyphens, or a base URL.")
+    }
+  }
+
+  static func apiToken(_ token: String) throws {
+    guard !token.isEmpty, !token.contains(where: \.isWhitespace) else {
+      throw UserManagerError.validation(field: "apiToken", "An API token cannot be empty or hold spaces.")
+    }
+  }
+}

@@ -1,0 +1,48 @@
+import Clocks
+import Foundation
+import Logging
+import Persistence
+import RateLimiting
+import TestSupport
+
+@testable import Domain
+
+/// A user manager against a ``FakeSendbird``, with Sendbird's limiter (1 per second, 10 in line) on a test clock.
+struct UsersHarness {
+  let clock = TestClock()
+  let server: FakeSendbird
+  let settings: any KeyValueStore
+  let store: UserStore
+  let manager: UserManager
+
+  init(
+    store: UserStore = UserStore(), settings: any KeyValueStore = InMemoryKeyValueStore(),
+    logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+  ) {
+    server = FakeSendbird(clock: clock)
+    self.settings = settings
+    self.store = store
+    manager = UserManager(
+      transport: server, limiter: LeakyBucket.userManager(clock: clock), store: store, settings: settings,
+      baseURL: URL(string: "https://sendbird.test")!, retryPolicy: nil, clock: clock, logger: logger)
+  }
+
+  /// A harness whose manager is already pointed at application `app`.
+  static func initialized(
+    _ app: String = "app-1", store: UserStore = UserStore(), settings: any KeyValueStore = InMemoryKeyValueStore(),
+    logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+  ) throws -> UsersHarness {
+    let harness = UsersHarness(store: store, settings: settings, logger: logger)
+    try harness.manager.initApplication(applicationId: app, apiToken: "token-\(app)")
+    return harness
+  }
+
+  /// Advances the clock one second at a time, whenever a request waits for the limiter, until `done` holds.
+  func advance(until done: () -> Bool) async -> Bool {
+    for _ in 0..<100 {
+      if done() { return true }
+      if await clock.sleeperArrived(maxChecks: 200) { await clock.advance(by: .seconds(1)) }
+    }
+    return done()
+  }
+}
