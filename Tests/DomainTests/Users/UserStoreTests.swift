@@ -1,0 +1,84 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Domain
+
+/// REQUIREMENTS U1: a thread-safe cache with read-your-writes, kept in a file across restarts (U2).
+@Suite struct UserStoreTests {
+  @Test("Upsert, all users in first-stored order, exact nickname, by id, remove all")
+  func basics() {
+    let store = UserStore()
+    store.upsert(User(userId: "b", nickname: "Bee"))
+    store.upsert(User(userId: "a", nickname: "Ann"))
+    store.upsert(User(userId: "c", nickname: "ann"))
+    store.upsert(User(userId: "b", nickname: "Ann"))
+    #expect(store.users().map(\.userId) == ["b", "a", "c"])
+    #expect(store.users(nickname: "Ann").map(\.userId) == ["b", "a"])
+    #expect(store.user(id: "b")?.nickname == "Ann")
+    #expect(store.user(id: "z") == nil)
+    store.removeAll()
+    #expect(store.users().isEmpty)
+  }
+
+  @Test("Every write is visible to the read that follows it, while 8 tasks write and read at once")
+  func readYourWrites() async {
+    let store = UserStore()
+    let misses = Recorder<String>()
+    await withTaskGroup(of: Void.self) { group in
+      for writer in 0..<8 {
+        group.addTask {
+          for index in 0..<500 {
+            let user = User(userId: "w\(writer)-\(index % 50)", nickname: "n\(index)")
+            store.upsert(user)
+            // The read starts after the write returned: it must see this write or a later one of the same task.
+            if store.user(id: user.userId)?.nickname != user.nickname { misses.record(user.userId) }
+            _ = store.users(nickname: "n\(index)")
+          }
+        }
+      }
+    }
+    #expect(misses.elements.isEmpty)
+    #expect(store.count == 8 * 50)
+  }
+
+  @Test("A store on a file survives a restart; removing all deletes the file")
+  func persistence() throws {
+    let file = try temporaryDirectory().appendingPathComponent("users.json")
+    let first = UserStore(file: file)
+    first.upsert(contentsOf: [User(userId: "a", nickname: "A", profileURL: "p"), User(userId: "b")])
+
+    let second = UserStore(file: file)
+    #expect(second.users() == [User(userId: "a", nickname: "A", profileURL: "p"), User(userId: "b")])
+    second.removeAll()
+    #expect(!FileManager.default.fileExists(atPath: file.path))
+    #expect(UserStore(file: file).count == 0)
+  }
+
+  @Test("An unreadable file starts the store empty, and the next write replaces it")
+  func corruptFile() throws {
+    let file = try temporaryDirectory().appendingPathComponent("users.json")
+    try Data("not json".utf8).write(to: file)
+    let store = UserStore(file: file)
+    #expect(store.count == 0)
+    store.upsert(User(userId: "a"))
+    #expect(UserStore(file: file).users() == [User(userId: "a")])
+  }
+
+  @Test("Users decode leniently: nickname and profile_url may be null or absent; unknown fields are ignored")
+  func lenientDecoding() throws {
+    let json = #"[{"user_id":"a","nickname":null,"metadata":{}},{"user_id":"b","profile_url":"p","is_online":true}]"#
+    let users = try JSONDecoder().decode([User].self, from: Data(json.utf8))
+    #expect(users == [User(userId: "a"), User(userId: "b", profileURL: "p")])
+  }
+
+  @Test("The Sendbird-compatible storage is the same store seen as SBUser")
+  func sendbirdStorage() {
+    let storage = SendbirdUserStorage()
+    storage.upsertUser(SBUser(userId: "a", nickname: "Ann"))
+    #expect(storage.getUser(for: "a") == SBUser(userId: "a", nickname: "Ann"))
+    #expect(storage.getUsers(for: "Ann").map(\.userId) == ["a"])
+    #expect(storage.getUsers().count == 1)
+    #expect(storage.store.user(id: "a")?.nickname == "Ann")
+  }
+}

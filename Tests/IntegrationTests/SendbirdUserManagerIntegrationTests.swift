@@ -1,0 +1,98 @@
+import Domain
+import Foundation
+import Logging
+import Networking
+import Sandbox
+import Testing
+
+/// Calls `start` with a completion handler and waits for the one result it is given.
+private func result<Value: Sendable>(
+  _ start: (@escaping @Sendable (Result<Value, any Error>) -> Void) -> Void
+) async -> Result<Value, any Error> {
+  await withCheckedContinuation { continuation in start { continuation.resume(returning: $0) } }
+}
+
+/// A fresh, empty data directory.
+private func dataDirectory() throws -> URL {
+  let url = FileManager.default.temporaryDirectory.appendingPathComponent("keel-facade-\(UUID().uuidString)")
+  try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  return url
+}
+
+/// REQUIREMENTS U1–U13 end to end: the Sendbird-compatible facade against a Sandbox, in real time.
+@Suite("SendbirdUserManager against the Sandbox", .timeLimit(.minutes(1)))
+struct SendbirdUserManagerIntegrationTests {
+  @Test("Create, batch create in order, update, get (cache and server) and exact nickname search")
+  func endToEnd() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    defer { Task { await sandbox.stop() } }
+    let directory = try dataDirectory()
+    let manager = SendbirdUserManager(baseURL: sandbox.baseURL, dataDirectory: directory)
+    manager.initApplication(applicationId: "app-1", apiToken: "integration")
+
+    // GIVEN a user and a batch, created through the facade
+    let alice = try await result {
+      manager.createUser(params: UserCreationParams(userId: "alice", nickname: "Ann"), completionHandler: $0)
+    }.get()
+    #expect(alice == SBUser(userId: "alice", nickname: "Ann", profileURL: ""))
+    let batch = ["carol", "ann/2", "bob"].map {
+      UserCreationParams(userId: $0, nickname: $0 == "ann/2" ? "Ann" : "Anna")
+    }
+    let created = try await result { manager.createUsers(params: batch, completionHandler: $0) }.get()
+    #expect(created.map(\.userId) == ["carol", "ann/2", "bob"], "input order kept")
+
+    // WHEN alice is renamed and looked up
+    let renamed = try await result {
+      manager.updateUser(params: UserUpdateParams(userId: "bob", nickname: "Ann"), completionHandler: $0)
+    }.get()
+    #expect(renamed.nickname == "Ann")
+    #expect(manager.userStorage.getUser(for: "bob")?.nickname == "Ann", "the cache follows the update")
+
+    // THEN an exact search finds exactly the three named Ann, not Anna
+    let anns = try await result { manager.getUsers(nicknameMatches: "Ann", completionHandler: $0) }.get()
+    #expect(Set(anns.map(\.userId)) == ["alice", "ann/2", "bob"])
+
+    // AND a second manager with its own (empty) cache reads alice from the server, then from its cache
+    let other = SendbirdUserManager(baseURL: sandbox.baseURL, dataDirectory: try dataDirectory())
+    other.initApplication(applicationId: "app-1", apiToken: "integration")
+    let read = try await result { other.getUser(userId: "alice", completionHandler: $0) }.get()
+    #expect(read == alice)
+    _ = try await result { other.getUser(userId: "alice", completionHandler: $0) }.get()
+    #expect(try await sandboxResponses("GET /v3/users/:user_id", status: 200, on: sandbox) == 1)
+
+    // AND a duplicate is the server's typed error
+    let duplicate = await result {
+      manager.createUser(params: UserCreationParams(userId: "alice", nickname: "A"), completionHandler: $0)
+    }
+    #expect(throws: NetworkError.self) { try duplicate.get() }
+    #expect((try? duplicate.get()) == nil)
+  }
+
+  @Test("11 createUser calls at once in real time: exactly 10 are sent and succeed, 1 fails as rate limited (U8)")
+  func elevenAtOnce() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    defer { Task { await sandbox.stop() } }
+    let manager = SendbirdUserManager(baseURL: sandbox.baseURL, dataDirectory: try dataDirectory())
+    manager.initApplication(applicationId: "app-1", apiToken: "integration")
+
+    let results = await withTaskGroup(of: Result<SBUser, any Error>.self) { group in
+      for index in 0..<11 {
+        group.addTask {
+          await result {
+            manager.createUser(params: UserCreationParams(userId: "u\(index)", nickname: "N"), completionHandler: $0)
+          }
+        }
+      }
+      return await group.reduce(into: []) { $0.append($1) }
+    }
+
+    let failures = results.compactMap { result -> NetworkError? in
+      if case .failure(let error) = result { return error as? NetworkError }
+      return nil
+    }
+    #expect(results.count == 11)
+    #expect(failures.map(\.kind) == [.rateLimited])
+    #expect(try await sandboxResponses("POST /v3/users", status: 200, on: sandbox) == 10)
+    #expect(manager.userStorage.getUsers().count == 10)
+  }
+}
