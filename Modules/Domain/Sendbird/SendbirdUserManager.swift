@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Locking
 import Logging
 
 /// The Sendbird-compatible user manager (REQUIREMENTS U12): a thin adapter over ``UserManager`` that calls back
@@ -26,6 +27,7 @@ public final class SendbirdUserManager: SBUserManager {
 
   private let callbacks: DispatchQueue
   private let logger: Logger
+  private let initFailure = Locked<(any Error)?>(nil)
 
   /// A manager wired by ``Dependencies/live(configuration:)``.
   ///
@@ -53,12 +55,16 @@ public final class SendbirdUserManager: SBUserManager {
 
   /// Points the manager at an application; see ``UserManager/initApplication(applicationId:apiToken:)``.
   ///
-  /// An invalid id or token is logged at `error`, and the calls that follow fail with the validation error.
+  /// There is no error to return here, so an invalid id or token is logged at `error`, and every call that follows
+  /// fails with that validation error until an `initApplication` succeeds: none goes to the previous application by
+  /// mistake.
   public func initApplication(applicationId: String, apiToken: String) {
     do {
       try manager.initApplication(applicationId: applicationId, apiToken: apiToken)
+      initFailure.withLock { $0 = nil }
     } catch {
       logger.error("initApplication failed: \(error)")
+      initFailure.withLock { $0 = error }
     }
   }
 
@@ -93,9 +99,11 @@ public final class SendbirdUserManager: SBUserManager {
   ) {
     let manager = manager
     let callbacks = callbacks
+    let initFailure = initFailure.withLock { $0 }
     Task {
       let result: Result<Value, any Error>
       do {
+        if let initFailure { throw initFailure }
         result = .success(try await operation(manager))
       } catch {
         result = .failure(error)

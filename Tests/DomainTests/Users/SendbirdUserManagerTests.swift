@@ -87,6 +87,23 @@ import Testing
     #expect(harness.server.sent.count == 1)
   }
 
+  @Test("After a failed initApplication every call fails with its error, not with the previous application")
+  func failedInit() async throws {
+    let (facade, harness) = try facade()
+    facade.initApplication(applicationId: "", apiToken: "token")
+    let refused = await withCheckedContinuation { continuation in
+      facade.createUser(params: UserCreationParams(userId: "a", nickname: "A")) { continuation.resume(returning: $0) }
+    }
+    #expect(throws: UserManagerError.self) { try refused.get() }
+    #expect(harness.server.sent.isEmpty)
+
+    facade.initApplication(applicationId: "app-2", apiToken: "token")
+    let created = await withCheckedContinuation { continuation in
+      facade.createUser(params: UserCreationParams(userId: "a", nickname: "A")) { continuation.resume(returning: $0) }
+    }
+    #expect(try created.get().userId == "a")
+  }
+
   @Test("The surface has the exact shape users code against (U12)")
   func surface() {
     let manager: any SBUserManager = SendbirdUserManager(manager: UsersHarness().manager)
