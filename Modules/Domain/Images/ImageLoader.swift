@@ -1,0 +1,143 @@
+import Foundation
+import Locking
+import Logging
+import Networking
+import Persistence
+
+/// Loads images by URL through a memory level, a disk level that survives restarts, and the network (REQUIREMENTS
+/// A8).
+///
+/// ```swift
+/// let loader = try ImageLoader(client: client, directory: caches.appending(path: "images"))
+/// let png = try await loader.data(for: avatarURL)
+/// ```
+///
+/// - **Levels:** a fresh image in memory is returned at once. Otherwise the disk level is read (a hit is kept in
+///   memory too), and then the network is asked, and the answer is kept on both levels.
+/// - **Freshness:** an image is fresh for the response's `Cache-Control: max-age`, or ``defaultMaxAge`` when it
+///   has none; `no-cache` makes it stale at once and `no-store` keeps it out of the cache. Stale images stay cached
+///   (only the size limits evict): the next load revalidates one with `If-None-Match`, and a `304 Not Modified`
+///   makes the cached bytes fresh again without downloading them.
+/// - **Stale if error:** when a revalidation cannot reach the server, or the server answers 5xx, the stale bytes are
+///   returned rather than an error, as image loaders on Apple platforms do; the next load tries again.
+/// - **Coalescing:** loads of the same URL share one disk read and one request. A cancelled caller returns at once
+///   with `CancellationError`; the request is cancelled only when every caller waiting on it is.
+/// - **Errors** (a non-2xx status, a failed transfer) reach every caller of that load and are never cached.
+///
+/// No mutable state outside its locks: one loader can be shared by every task.
+public final class ImageLoader: Sendable {
+  /// What sends the requests: its interceptors (retries, rate limits) apply to every image request.
+  public let client: HTTPClient
+  /// The two levels. ``makeCache(directory:limits:now:)`` builds them; ``clearMemory()`` empties memory only.
+  public let cache: HybridCache<CachedImage>
+  /// How long an image stays fresh when its response has no `Cache-Control: max-age`.
+  public let defaultMaxAge: Duration
+
+  let now: @Sendable () -> Date
+  let logger: Logger
+  let loads = InFlightLoads<Data>()
+  private let counters = Locked(ImageLoaderStatistics())
+
+  /// A loader over `cache` that asks `client` for what the cache does not have fresh.
+  ///
+  /// - Parameters:
+  ///   - client: Sends the image requests; its transport is the composition root's choice.
+  ///   - cache: The memory and disk levels, from ``makeCache(directory:limits:now:)`` or built to match: its disk
+  ///     level must have no default time to live, so that stale entries stay to be revalidated.
+  ///   - defaultMaxAge: How long an image stays fresh when its response has no `max-age`; not negative.
+  ///   - now: The wall-clock time that freshness is measured against; inject a fixed one in tests.
+  ///   - logger: Where the loader logs cache failures and stale answers; a logger that discards everything by
+  ///     default.
+  public init(
+    client: HTTPClient, cache: HybridCache<CachedImage>, defaultMaxAge: Duration = .seconds(3_600),
+    now: @escaping @Sendable () -> Date = { Date() },
+    logger: Logger = Logger(label: "keel.images", factory: { _ in SwiftLogNoOpLogHandler() })
+  ) {
+    precondition(defaultMaxAge >= .zero, "defaultMaxAge must not be negative, got \(defaultMaxAge)")
+    self.client = client
+    self.cache = cache
+    self.defaultMaxAge = defaultMaxAge
+    self.now = now
+    self.logger = logger
+  }
+
+  /// A loader with a cache of its own in `directory`, within `limits`.
+  ///
+  /// - Parameters:
+  ///   - client: Sends the image requests.
+  ///   - directory: The disk level's directory; one loader per directory at a time.
+  ///   - limits: The levels' limits and the default freshness.
+  ///   - now: The wall-clock time that freshness is measured against.
+  ///   - logger: Where the loader logs.
+  /// - Throws: ``ImageLoaderError`` of kind ``ImageLoaderError/Kind/invalidConfiguration`` for limits out of
+  ///   range, or the disk level's `PersistenceError` when its directory cannot be created or opened.
+  public convenience init(
+    client: HTTPClient, directory: URL, limits: ImageCacheLimits = ImageCacheLimits(),
+    now: @escaping @Sendable () -> Date = { Date() },
+    logger: Logger = Logger(label: "keel.images", factory: { _ in SwiftLogNoOpLogHandler() })
+  ) throws {
+    self.init(
+      client: client, cache: try Self.makeCache(directory: directory, limits: limits, now: now),
+      defaultMaxAge: limits.defaultMaxAge, now: now, logger: logger)
+  }
+
+  /// The image at `url`: from memory if fresh there, else from disk if fresh there, else from the server (a stale
+  /// cached copy is revalidated).
+  ///
+  /// - Parameter url: An absolute `http` or `https` URL; the cache key is its absolute string.
+  /// - Returns: The image's bytes, as the server sent them.
+  /// - Throws: ``ImageLoaderError`` of kind ``ImageLoaderError/Kind/invalidURL`` before anything is sent;
+  ///   `CancellationError` when the calling task is cancelled; the client's `NetworkError` when the server cannot be
+  ///   reached or answers with an error status (and no stale copy can stand in).
+  public func data(for url: URL) async throws -> Data {
+    let key = url.absoluteString
+    // Only valid URLs are ever stored, so a hit needs no validation: the fast path stays one lookup.
+    if let cached = cache.memory.object(forKey: key), cached.isFresh(at: now()) {
+      counters.withLock { $0.memoryHits += 1 }
+      return cached.data
+    }
+    try ImagesRouter.validated(url)
+    return try await loads.value(
+      forKey: key, onJoin: { count(\.coalescedJoins) }, operation: { [self] in try await load(url, key: key) })
+  }
+
+  /// What the loader has done since it was created.
+  public var statistics: ImageLoaderStatistics { counters.withLock { $0 } }
+
+  /// Empties the memory level, as an app does under memory pressure; the disk level keeps every image.
+  public func clearMemory() { cache.clearMemory() }
+
+  func count(_ counter: WritableKeyPath<ImageLoaderStatistics, Int>) {
+    counters.withLock { $0[keyPath: counter] += 1 }
+  }
+
+  /// The shared load: the cache again (another load may have just finished, or the disk has it), then the network.
+  private func load(_ url: URL, key: String) async throws -> Data {
+    do {
+      let hit: HybridCache<CachedImage>.Hit?
+      do {
+        hit = try cache.lookup(key)
+      } catch {
+        logger.warning("Cannot read the cached image for \(Self.describe(url)); loading it again: \(error)")
+        hit = nil
+      }
+      if let hit, hit.value.isFresh(at: now()) {
+        count(hit.source == .memory ? \.memoryHits : \.diskHits)
+        return hit.value.data
+      }
+      return try await download(url, key: key, stale: hit?.value)
+    } catch {
+      let cancelled = Task.isCancelled || error is CancellationError || (error as? NetworkError)?.kind == .cancelled
+      count(cancelled ? \.cancelledLoads : \.failures)
+      throw error
+    }
+  }
+
+  /// `url` without its query, which may hold a signature: for logs.
+  static func describe(_ url: URL) -> String {
+    var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+    components?.query = nil
+    components?.fragment = nil
+    return components?.string ?? "an image URL"
+  }
+}

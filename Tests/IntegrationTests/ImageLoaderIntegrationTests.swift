@@ -1,0 +1,108 @@
+import Clocks
+import Domain
+import Foundation
+import Logging
+import Networking
+import Persistence
+import Sandbox
+import TestSupport
+import Testing
+
+/// REQUIREMENTS A8 over real HTTP: the image loader against the Sandbox's `/images`, counted by its `imageHits`.
+@Suite("ImageLoader against the Sandbox", .timeLimit(.minutes(1)))
+struct ImageLoaderIntegrationTests {
+  /// The PNG signature every Sandbox image starts with.
+  private static let pngSignature = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+
+  @Test("100 concurrent loads of one URL make exactly one request to the Sandbox")
+  func hundredConcurrentLoads() async throws {
+    // GIVEN a Sandbox and a loader with an empty cache
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let loader = try ImageLoader(client: HTTPClient(transport: URLSessionTransport()), directory: directory())
+    let url = try imageURL("ana", size: 64, on: sandbox)
+
+    // WHEN 100 tasks load the same URL at once
+    let images = try await withThrowingTaskGroup(of: Data.self) { group in
+      for _ in 0..<100 { group.addTask { try await loader.data(for: url) } }
+      return try await group.reduce(into: [Data]()) { $0.append($1) }
+    }
+
+    // THEN all got the same PNG, and the Sandbox served it once
+    #expect(images.count == 100)
+    #expect(Set(images).count == 1)
+    #expect(images.first?.starts(with: Self.pngSignature) == true)
+    #expect(try await sandboxCounter("imageHits", on: sandbox) == 1)
+    let statistics = loader.statistics
+    #expect(statistics.networkLoads == 1)
+    #expect(statistics.coalescedJoins + statistics.memoryHits == 99, "\(statistics)")
+    await sandbox.stop()
+  }
+
+  @Test("After a restart, a new loader on the same directory answers from disk without asking the Sandbox")
+  func restartIsADiskHit() async throws {
+    // GIVEN an image loaded once, and the loader's disk level closed as the app quits
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let cacheDirectory = try directory()
+    let url = try imageURL("bo", size: 32, on: sandbox)
+    let first = try ImageLoader(client: HTTPClient(transport: URLSessionTransport()), directory: cacheDirectory)
+    let original = try await first.data(for: url)
+    try first.cache.disk.close()
+
+    // WHEN a new loader on the same directory loads it
+    let restarted = try ImageLoader(client: HTTPClient(transport: URLSessionTransport()), directory: cacheDirectory)
+    let data = try await restarted.data(for: url)
+
+    // THEN the bytes came from disk, and the Sandbox saw one request in all
+    #expect(data == original)
+    #expect(restarted.statistics == .init(diskHits: 1))
+    #expect(try await sandboxCounter("imageHits", on: sandbox) == 1)
+    await sandbox.stop()
+  }
+
+  @Test("Past the Sandbox's max-age, the image is revalidated: a 304, and the cached bytes come back")
+  func staleImageIsRevalidated() async throws {
+    // GIVEN an image loaded at time 0 (the Sandbox says max-age=3600)
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let clock = TestClock()
+    let epoch = Date(timeIntervalSince1970: 1_700_000_000)
+    let loader = try ImageLoader(
+      client: HTTPClient(transport: URLSessionTransport()), directory: directory(),
+      now: {
+        let (seconds, attoseconds) = TestClock<Duration>.Instant().duration(to: clock.now).components
+        return epoch.addingTimeInterval(TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18)
+      })
+    let url = try imageURL("cy", size: 16, on: sandbox)
+    let original = try await loader.data(for: url)
+
+    // WHEN it is loaded again two hours later
+    await clock.advance(by: .seconds(7_200))
+    let revalidated = try await loader.data(for: url)
+
+    // THEN the Sandbox answered the If-None-Match with 304, and the cached bytes came back
+    #expect(revalidated == original)
+    #expect(try await sandboxResponses("GET /images/:file", status: 304, on: sandbox) == 1)
+    #expect(try await sandboxCounter("imageHits", on: sandbox) == 2)
+    #expect(loader.statistics.revalidationsNotModified == 1)
+    await sandbox.stop()
+  }
+
+  private func imageURL(_ id: String, size: Int, on sandbox: RunningSandbox) throws -> URL {
+    try #require(URL(string: "\(sandbox.baseURL.absoluteString)/images/\(id).png?size=\(size)"))
+  }
+
+  private func directory(_ name: String = #function) throws -> URL {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("keel-integration-images", isDirectory: true)
+      .appendingPathComponent("\(name.filter(\.isLetter))-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
+  }
+}
+
+extension ImageLoaderStatistics {
+  /// Statistics with only disk hits.
+  fileprivate init(diskHits: Int) {
+    self.init()
+    self.diskHits = diskHits
+  }
+}
