@@ -13,14 +13,15 @@ import Testing
 /// A session survives a restart (REQUIREMENTS A6): a new manager on the same secure store.
 @Suite("SessionManager: restart", .timeLimit(.minutes(1)))
 struct SessionRestoreTests {
-  @Test("A new manager on the same store is logged in as the same user without a login request")
+  @Test("A new manager on the same encrypted store is logged in as the same user without a login request")
   func restartIsLoggedIn() async throws {
     let backend = FakeAuthBackend()
-    let store = InMemorySecureStore()
-    try await makeSessionManager(backend, store: store).login(
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try await makeSessionManager(backend, store: EncryptedFileSecureStore(directory: directory)).login(
       email: FakeAuthBackend.email, password: FakeAuthBackend.password)
 
-    let restarted = makeSessionManager(backend, store: store)
+    let restarted = makeSessionManager(backend, store: try EncryptedFileSecureStore(directory: directory))
 
     #expect(restarted.state == .loggedIn(demoUser))
     #expect(restarted.currentUser == demoUser)
