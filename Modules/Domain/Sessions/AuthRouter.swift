@@ -50,7 +50,8 @@ public struct AuthRouter: Endpoint, CustomStringConvertible {
     return .post
   }
 
-  /// The token a route carries itself: `RefreshToken` for ``Route/refresh``, `Authorization` for ``Route/logout``.
+  /// The token a route carries itself: `RefreshToken` for ``Route/refresh(refreshToken:)``, `Authorization` for
+  /// ``Route/logout(accessToken:)``.
   public var headers: [String: String] {
     switch route {
     case .refresh(let refreshToken): ["RefreshToken": refreshToken]
@@ -59,7 +60,7 @@ public struct AuthRouter: Endpoint, CustomStringConvertible {
     }
   }
 
-  /// `{"email","password"}` for ``Route/login``; none for the others.
+  /// `{"email","password"}` for ``Route/login(email:password:)``; none for the others.
   public var body: HTTPBody {
     guard case .login(let email, let password) = route else { return .empty }
     return .json(["email": email, "password": password])
