@@ -1,0 +1,94 @@
+import Foundation
+import Networking
+
+/// The chat backend's auth API (SANDBOX_API.md §2): sign in, refresh, sign out and the signed-in user, as endpoints
+/// with camelCase JSON on `/v1` (REQUIREMENTS A1).
+///
+/// ```swift
+/// let login = AuthRouter(.login(email: "demo@keel.dev", password: "demo-password"), baseURL: baseURL)
+/// let me = AuthRouter(.me, baseURL: baseURL)
+/// ```
+public struct AuthRouter: Endpoint, CustomStringConvertible {
+  /// One call of the auth API.
+  public enum Route: Sendable {
+    /// `POST /v1/auth/login` with `{"email","password"}`.
+    case login(email: String, password: String)
+    /// `POST /v1/auth/refresh` with the `RefreshToken` header: a new access token for the same refresh token.
+    case refresh(refreshToken: String)
+    /// `POST /v1/auth/logout` with `Authorization: Bearer <accessToken>`: the server revokes the session's refresh
+    /// token. The token is part of the route, not put on by a session's client, because signing out runs after the
+    /// session was wiped on this device.
+    case logout(accessToken: String)
+    /// `GET /v1/me`: the signed-in user, authenticated by the session's client.
+    case me
+  }
+
+  /// The call.
+  public let route: Route
+  /// The backend's scheme, host and any path prefix.
+  public let baseURL: URL
+
+  /// An endpoint for `route` on the backend at `baseURL`.
+  public init(_ route: Route, baseURL: URL) {
+    self.route = route
+    self.baseURL = baseURL
+  }
+
+  /// The route's path below `/v1`.
+  public var path: EndpointPath {
+    switch route {
+    case .login: "/v1/auth/login"
+    case .refresh: "/v1/auth/refresh"
+    case .logout: "/v1/auth/logout"
+    case .me: "/v1/me"
+    }
+  }
+
+  /// `GET` for ``Route/me``, `POST` for the others.
+  public var method: HTTPMethod {
+    if case .me = route { return .get }
+    return .post
+  }
+
+  /// The token a route carries itself: `RefreshToken` for ``Route/refresh(refreshToken:)``, `Authorization` for
+  /// ``Route/logout(accessToken:)``.
+  public var headers: [String: String] {
+    switch route {
+    case .refresh(let refreshToken): ["RefreshToken": refreshToken]
+    case .logout(let accessToken): ["Authorization": "Bearer \(accessToken)"]
+    case .login, .me: [:]
+    }
+  }
+
+  /// `{"email","password"}` for ``Route/login(email:password:)``; none for the others.
+  public var body: HTTPBody {
+    guard case .login(let email, let password) = route else { return .empty }
+    return .json(["email": email, "password": password])
+  }
+
+  /// Whether a session's client puts its access token on this call: only ``Route/me``. Sign-in and refresh must go
+  /// without one, and sign-out carries its own.
+  var requiresSessionCredential: Bool {
+    if case .me = route { return true }
+    return false
+  }
+
+  /// The method and path, never the password or a token, for example `POST /v1/auth/login`.
+  public var description: String { "\(method) \(path)" }
+}
+
+/// `POST /v1/auth/login`'s answer.
+struct LoginResponse: Decodable, Sendable {
+  let accessToken: String
+  let refreshToken: String
+  /// Seconds.
+  let expiresIn: Double
+  let user: SessionUser
+}
+
+/// `POST /v1/auth/refresh`'s answer; the refresh token does not change.
+struct RefreshResponse: Decodable, Sendable {
+  let accessToken: String
+  /// Seconds.
+  let expiresIn: Double
+}

@@ -1,0 +1,212 @@
+import Foundation
+import Locking
+import Logging
+import Networking
+import Persistence
+
+/// Signs in and out of the chat backend, keeps the tokens in a `SecureStore`, keeps them fresh, and tells any number
+/// of observers where the session stands (REQUIREMENTS A4, A5, A6).
+///
+/// ```swift
+/// let sessions = SessionManager(
+///   baseURL: baseURL, transport: URLSessionTransport(), secureStore: secrets, clock: ContinuousClock(),
+///   now: { Date() }, logger: logger)
+/// Task { for await state in sessions.states() { render(state) } }
+/// let user = try await sessions.login(email: "demo@keel.dev", password: "demo-password")
+/// let again = try await sessions.me()          // any call on `sessions.client` carries the token
+/// try await sessions.logout()
+/// ```
+///
+/// - A session survives a restart: a manager made on the same secure store starts signed in as the same user.
+/// - Calls on ``client`` carry the access token. When the server answers `E05` (expired), the token is refreshed once
+///   however many calls failed, they are sent again, and the new token is written to the secure store.
+/// - When the refresh token is refused (`E06`), the tokens are wiped and ``SessionState/expired`` is published once.
+public final class SessionManager: Sendable {
+  /// The secure-store key the session's ``Credentials`` are kept under, as JSON.
+  public static let storageKey = "keel.session"
+
+  /// The backend.
+  public let baseURL: URL
+  /// The client for authenticated calls: every request carries the session's access token, refreshed as needed.
+  /// Without a session, its requests fail with `NetworkError`'s `sessionExpired` kind and are not sent.
+  public let client: HTTPClient
+
+  /// Sign-in, refresh and sign-out: a client without the refresh interceptor, which must not wait for itself.
+  let auth: HTTPClient
+  let interceptor: TokenRefreshInterceptor<SessionAuthenticator>
+  let broadcast: SessionStateBroadcast
+  let secureStore: any SecureStore
+  let now: @Sendable () -> Date
+  let logger: Logger
+  /// The live session, `nil` when there is none. Every change of session happens under this lock together with the
+  /// secure store, the interceptor's credential and the published state, so that they never disagree.
+  let session: Locked<Credentials?>
+
+  /// A manager that starts signed in if `secureStore` holds a session, signed out otherwise.
+  ///
+  /// - Parameters:
+  ///   - baseURL: The chat backend, for example the Sandbox's `http://127.0.0.1:PORT`.
+  ///   - transport: How requests travel.
+  ///   - secureStore: Where the tokens are kept, under ``storageKey``.
+  ///   - clock: The clock of retry delays and of the refresh loop guard.
+  ///   - now: This device's time, against which access tokens expire.
+  ///   - logger: Where sign-in, sign-out, refreshes and every request are logged; tokens and passwords never are.
+  public init(
+    baseURL: URL,
+    transport: any HTTPTransport,
+    secureStore: any SecureStore,
+    clock: any Clock<Duration>,
+    now: @escaping @Sendable () -> Date,
+    logger: Logger
+  ) {
+    // The authenticator and the interceptor report to this manager, which does not exist yet.
+    let link = WeakLink<SessionManager>()
+    let auth = HTTPClient(transport: transport, clock: clock, logger: logger)
+    let stored = Self.restore(from: secureStore, logger: logger)
+    let authenticator = SessionAuthenticator(baseURL: baseURL, auth: auth, now: now) { link.object?.didRefresh($0) }
+    let interceptor = TokenRefreshInterceptor(
+      authenticator: authenticator, credential: stored, clock: clock, logger: logger
+    ) { link.object?.sessionDidExpire($0) }
+    self.baseURL = baseURL
+    self.auth = auth
+    self.interceptor = interceptor
+    client = HTTPClient(transport: transport, interceptors: [interceptor], clock: clock, logger: logger)
+    self.secureStore = secureStore
+    self.now = now
+    self.logger = logger
+    session = Locked(stored)
+    broadcast = SessionStateBroadcast(stored.map { .loggedIn($0.user) } ?? .loggedOut)
+    link.connect(self)
+  }
+
+  deinit { broadcast.finish() }
+
+  /// Where the session stands now.
+  public var state: SessionState { broadcast.current }
+
+  /// The signed-in user, or `nil` when nobody is.
+  public var currentUser: SessionUser? {
+    guard case .loggedIn(let user) = state else { return nil }
+    return user
+  }
+
+  /// A stream of the session's state: the current state first, then every change. Any number of streams may be
+  /// open; a stream ends when the manager goes away, and stops being fed when its consumer stops listening.
+  public func states() -> AsyncStream<SessionState> { broadcast.updates() }
+
+  /// Signs in and starts a session, replacing any current one (which is not revoked: ``logout()`` first for that).
+  ///
+  /// The email is trimmed of surrounding whitespace; the password is sent as it is.
+  ///
+  /// - Returns: The signed-in user, also published as ``SessionState/loggedIn(_:)``.
+  /// - Throws: ``SessionError``: ``SessionError/Kind/invalidInput`` for an empty email or password, before anything
+  ///   is sent; ``SessionError/Kind/loginRefused`` when the server refuses them (`E03`);
+  ///   ``SessionError/Kind/network`` for any other failure to sign in; ``SessionError/Kind/storage`` when the secure
+  ///   store cannot keep the tokens. The state does not change on failure.
+  @discardableResult
+  public func login(email: String, password: String) async throws -> SessionUser {
+    let email = email.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !email.isEmpty else { throw SessionError(.invalidInput, "Cannot sign in: the email is empty.") }
+    guard !password.isEmpty else { throw SessionError(.invalidInput, "Cannot sign in: the password is empty.") }
+    let response: LoginResponse
+    do {
+      response = try await auth.send(.json(AuthRouter(.login(email: email, password: password), baseURL: baseURL)))
+    } catch let error as NetworkError {
+      throw Self.loginFailure(error)
+    } catch {
+      throw SessionError(.network, "Cannot sign in: \(error)", underlying: error)
+    }
+    let fresh = Credentials(
+      accessToken: response.accessToken, refreshToken: response.refreshToken, expiresIn: response.expiresIn,
+      user: response.user, now: now())
+    try start(fresh)
+    logger.info("Signed in as \(fresh.user.id).")
+    return fresh.user
+  }
+
+  /// The signed-in user as the server sees them (`GET /v1/me`): an authenticated call through ``client``.
+  ///
+  /// - Throws: `NetworkError`, as any call on ``client``; its `sessionExpired` kind when there is no session or it
+  ///   ended.
+  public func me() async throws -> SessionUser {
+    try await client.send(.json(AuthRouter(.me, baseURL: baseURL)))
+  }
+
+  private static func loginFailure(_ error: NetworkError) -> SessionError {
+    if error.serverError?.code == "E03" {
+      return SessionError(
+        .loginRefused, "Cannot sign in: the server refused the email and password (\(error)).", networkError: error)
+    }
+    return SessionError(.network, "Cannot sign in: \(error)", networkError: error)
+  }
+
+  /// Keeps `fresh` in the secure store, then makes it the session; nothing changes if the store fails.
+  private func start(_ fresh: Credentials) throws {
+    try session.withLock { current in
+      do {
+        try secureStore.set(fresh, forKey: Self.storageKey)
+      } catch {
+        throw SessionError(
+          .storage, "Signed in, but the secure store cannot keep the tokens, so no session was started: \(error)",
+          underlying: error)
+      }
+      current = fresh
+      interceptor.setCredential(fresh)
+      broadcast.publish(.loggedIn(fresh.user))
+    }
+  }
+
+  private static func restore(from store: any SecureStore, logger: Logger) -> Credentials? {
+    do {
+      return try store.value(Credentials.self, forKey: storageKey)
+    } catch let error as PersistenceError where error.kind == .decoding {
+      // Not the error itself: a decoding error may quote what it could not read.
+      logger.warning("The stored session cannot be read, so it is discarded; sign in again.")
+      do { try store.removeData(forKey: storageKey) } catch {
+        logger.error("The unreadable stored session cannot be removed: \(error)")
+      }
+      return nil
+    } catch {
+      logger.error("The secure store cannot be read, so the session starts signed out: \(error)")
+      return nil
+    }
+  }
+}
+
+// MARK: - What the interceptor reports
+
+extension SessionManager {
+  /// Keeps a refreshed access token, unless its session ended or was replaced while the refresh ran.
+  fileprivate func didRefresh(_ fresh: Credentials) {
+    let failure: (any Error)? = session.withLock { current in
+      guard current?.refreshToken == fresh.refreshToken else { return nil }
+      current = fresh
+      do {
+        try secureStore.set(fresh, forKey: Self.storageKey)
+        return nil
+      } catch {
+        return error
+      }
+    }
+    if let failure {
+      logger.warning(
+        "The refreshed access token cannot be saved (\(failure)); after a restart the session refreshes again.")
+    }
+  }
+
+  /// Wipes the session the interceptor could not refresh and publishes ``SessionState/expired``, once.
+  fileprivate func sessionDidExpire(_ error: NetworkError) {
+    let (ended, failure) = session.withLock { current -> (Bool, (any Error)?) in
+      // A sign-in after the interceptor decided has set a credential: this report is about the session before it.
+      guard current != nil, interceptor.credential == nil else { return (false, nil) }
+      current = nil
+      var failure: (any Error)?
+      do { try secureStore.removeData(forKey: Self.storageKey) } catch { failure = error }
+      broadcast.publish(.expired)
+      return (true, failure)
+    }
+    guard ended else { return }
+    logger.info("The session expired and its tokens were wiped; the user must sign in again.")
+    if let failure { logger.error("The expired session's tokens cannot be removed from the secure store: \(failure)") }
+  }
+}

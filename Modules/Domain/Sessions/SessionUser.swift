@@ -1,0 +1,16 @@
+/// The person a session belongs to, as the auth backend describes them (`{"id","email","nickname"}`).
+public struct SessionUser: Codable, Hashable, Sendable {
+  /// The backend's id for the user, for example `user-demo`.
+  public var id: String
+  /// The email the user signs in with.
+  public var email: String
+  /// The name shown to other people.
+  public var nickname: String
+
+  /// A user.
+  public init(id: String, email: String, nickname: String) {
+    self.id = id
+    self.email = email
+    self.nickname = nickname
+  }
+}

@@ -1,0 +1,146 @@
+import Domain
+import Foundation
+import Logging
+import Networking
+import Persistence
+import Sandbox
+import TestSupport
+import Testing
+
+/// REQUIREMENTS A4, A5, A6 over real HTTP: the Domain's SessionManager against the Sandbox's auth backend, with the
+/// tokens in an encrypted file store.
+@Suite("SessionManager against the Sandbox", .timeLimit(.minutes(1)))
+struct SessionManagerIntegrationTests {
+  @Test("Login → expiry → 20 concurrent calls, exactly 1 refresh → logout revokes on the server and wipes the store")
+  func lifecycle() async throws {
+    // GIVEN a signed-in session, observed, logged at trace level
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let directory = try sessionStoreDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = try EncryptedFileSecureStore(directory: directory)
+    let capture = LogCapture()
+    let sessions = sandboxSessions(on: sandbox, store: store, logger: capture.logger(level: .trace))
+    let states = Recorder<SessionState>()
+    let observer = Task { for await state in sessions.states() { states.record(state) } }
+    #expect(await eventually { states.count == 1 })
+    let user = try await sessions.login(email: "demo@keel.dev", password: "demo-password")
+    #expect(user == SessionUser(id: "user-demo", email: "demo@keel.dev", nickname: "demo"))
+    let first = try #require(try storedCredentials(in: store))
+
+    // WHEN every access token expires and 20 calls go at once
+    _ = try await HTTPClient().send(.data(SandboxRoute.expireTokens(on: sandbox)))
+    let users = try await withThrowingTaskGroup(of: SessionUser.self) { group in
+      for _ in 0..<20 { group.addTask { try await sessions.me() } }
+      return try await group.reduce(into: [SessionUser]()) { $0.append($1) }
+    }
+
+    // THEN all succeed after one refresh, whose token is what the store keeps
+    #expect(users == Array(repeating: user, count: 20))
+    #expect(try await sandboxCounter("refreshes", on: sandbox) == 1)
+    #expect(try await sandboxResponses("GET /v1/me", status: 401, on: sandbox) >= 1, "the token really had expired")
+    let refreshed = try #require(try storedCredentials(in: store))
+    #expect(refreshed.accessToken != first.accessToken)
+    #expect(refreshed.refreshToken == first.refreshToken)
+
+    // WHEN signing out
+    try await sessions.logout()
+
+    // THEN the server refuses the old refresh token, the store is empty (on disk too), the state is loggedOut
+    let refusal = await #expect(throws: NetworkError.self) {
+      try await HTTPClient().send(.data(SandboxRoute.refresh(first.refreshToken, on: sandbox.baseURL)))
+    }
+    #expect(refusal?.serverError?.code == "E06")
+    #expect(try store.data(forKey: SessionManager.storageKey) == nil)
+    #expect(try EncryptedFileSecureStore(directory: directory).data(forKey: SessionManager.storageKey) == nil)
+    #expect(sessions.state == .loggedOut)
+    #expect(await eventually { states.elements == [.loggedOut, .loggedIn(user), .loggedOut] })
+    let logs = capture.text
+    #expect(logs.contains("/v1/auth/refresh"), "the refresh was logged")
+    for secret in [first.accessToken, first.refreshToken, refreshed.accessToken, "demo-password"] {
+      #expect(!logs.contains(secret), "a secret reached the log")
+    }
+    observer.cancel()
+    await sandbox.stop()
+  }
+
+  @Test("A restart (a new manager on the same encrypted store) is logged in as the same user, without a login")
+  func restart() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let directory = try sessionStoreDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let sessions = sandboxSessions(on: sandbox, store: try EncryptedFileSecureStore(directory: directory))
+    let user = try await sessions.login(email: "demo@keel.dev", password: "demo-password")
+    _ = try await HTTPClient().send(.data(SandboxRoute.expireTokens(on: sandbox)))
+    _ = try await sessions.me()  // refreshes, and stores the new access token
+
+    let restarted = sandboxSessions(on: sandbox, store: try EncryptedFileSecureStore(directory: directory))
+
+    #expect(restarted.state == .loggedIn(user))
+    #expect(restarted.currentUser == user)
+    #expect(try await restarted.me() == user)
+    #expect(try await sandboxCounter("logins", on: sandbox) == 1)
+    #expect(try await sandboxCounter("refreshes", on: sandbox) == 1, "the restart uses the refreshed token")
+    await sandbox.stop()
+  }
+
+  @Test("A revoked refresh token: 10 waiting calls fail, expired is published once, the tokens are wiped")
+  func revokedRefreshToken() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let directory = try sessionStoreDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = try EncryptedFileSecureStore(directory: directory)
+    let sessions = sandboxSessions(on: sandbox, store: store)
+    let user = try await sessions.login(email: "demo@keel.dev", password: "demo-password")
+    let states = Recorder<SessionState>()
+    let observer = Task { for await state in sessions.states() { states.record(state) } }
+    let tokens = try #require(try storedCredentials(in: store))
+    // Revoked behind the manager's back, as another device's sign-out or a password change would.
+    let session = SandboxSession(access: tokens.accessToken, refresh: tokens.refreshToken)
+    _ = try await HTTPClient().send(.data(SandboxRoute.logout(session, on: sandbox)))
+    _ = try await HTTPClient().send(.data(SandboxRoute.expireTokens(on: sandbox)))
+
+    let kinds = await withTaskGroup(of: NetworkError.Kind?.self) { group in
+      for _ in 0..<10 {
+        group.addTask {
+          do {
+            _ = try await sessions.me()
+            return nil
+          } catch {
+            return (error as? NetworkError)?.kind
+          }
+        }
+      }
+      return await group.reduce(into: [NetworkError.Kind?]()) { $0.append($1) }
+    }
+
+    #expect(kinds == Array(repeating: .sessionExpired, count: 10))
+    #expect(await eventually { states.elements == [.loggedIn(user), .expired] })
+    await settle()
+    #expect(states.elements == [.loggedIn(user), .expired], "published once")
+    #expect(sessions.state == .expired)
+    #expect(try store.data(forKey: SessionManager.storageKey) == nil)
+    #expect(try await sandboxCounter("refreshes", on: sandbox) == 1)
+    observer.cancel()
+    await sandbox.stop()
+  }
+
+  @Test("A wrong password is loginRefused (E03), nothing is stored and the state stays loggedOut")
+  func wrongPassword() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let directory = try sessionStoreDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = try EncryptedFileSecureStore(directory: directory)
+    let sessions = sandboxSessions(on: sandbox, store: store)
+
+    let error = await #expect(throws: SessionError.self) {
+      try await sessions.login(email: "demo@keel.dev", password: "not-the-password")
+    }
+
+    #expect(error?.kind == .loginRefused)
+    #expect(error?.networkError?.serverError?.code == "E03")
+    #expect(sessions.state == .loggedOut)
+    #expect(try store.data(forKey: SessionManager.storageKey) == nil)
+    #expect(try await sandboxCounter("logins", on: sandbox) == 0)
+    await sandbox.stop()
+  }
+}

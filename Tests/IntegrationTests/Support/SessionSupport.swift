@@ -1,0 +1,31 @@
+import Domain
+import Foundation
+import Logging
+import Networking
+import Persistence
+import Sandbox
+
+/// A fresh, empty directory for a test's secure store.
+func sessionStoreDirectory(_ name: String = #function) throws -> URL {
+  let directory = FileManager.default.temporaryDirectory
+    .appendingPathComponent("keel-session-tests", isDirectory: true)
+    .appendingPathComponent("\(name.filter { $0.isLetter || $0.isNumber })-\(UUID().uuidString)", isDirectory: true)
+  try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  return directory
+}
+
+/// A session manager on `sandbox` as an app wires it: a real transport, an encrypted file store, real time.
+func sandboxSessions(
+  on sandbox: RunningSandbox,
+  store: any SecureStore,
+  logger: Logger = Logger(label: "keel.tests.sessions") { _ in SwiftLogNoOpLogHandler() }
+) -> SessionManager {
+  SessionManager(
+    baseURL: sandbox.baseURL, transport: URLSessionTransport(), secureStore: store, clock: ContinuousClock(),
+    now: { Date() }, logger: logger)
+}
+
+/// The session the store keeps, if any.
+func storedCredentials(in store: any SecureStore) throws -> Credentials? {
+  try store.value(Credentials.self, forKey: SessionManager.storageKey)
+}
