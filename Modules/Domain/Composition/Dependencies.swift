@@ -6,92 +6,84 @@ import RateLimiting
 
 /// The composition root: every service, built once with its collaborators (REQUIREMENTS A2, A6).
 ///
-/// ``live(configuration:)`` is the only place where Keel chooses concrete types: the URLSession transport, the
-/// file-backed settings, the encrypted (or Keychain) token store, the continuous clock. Tests build the same graph
-/// around fakes with ``wired(configuration:environment:)``, or assemble services by hand with the memberwise
-/// initializer. No singletons, no globals, no service locator: each service receives what it uses.
+/// ``live(configuration:)`` is the only place where Keel chooses concrete collaborators: the URLSession transport,
+/// the settings file, the Keychain (Apple platforms) or an encrypted owner-only file (elsewhere) for tokens, the
+/// continuous clock. ``wired(configuration:environment:)`` builds the same graph around any ``Environment``, which is
+/// how tests run it on fakes. No singletons, no globals, no service locator: each service receives what it uses
+/// through its initializer.
+///
+/// Each service is built the first time it is asked for, then shared: an app that only manages users opens neither
+/// the token store's session nor the image cache. Build one `Dependencies` per process and data directory: the image
+/// cache's directory has one owner at a time.
 ///
 /// ```swift
 /// let dependencies = Dependencies.live(configuration: KeelConfiguration())
 /// try dependencies.users.initApplication(applicationId: appID, apiToken: token)
+/// let avatar = try await dependencies.images.data(for: avatarURL)
 /// ```
-public struct Dependencies: Sendable {
-  /// The configuration the services were built from.
+public final class Dependencies: Sendable {
+  /// The configuration the services are built from.
   public let configuration: KeelConfiguration
-  /// The user manager (U1–U13).
-  public let users: UserManager
-  /// The logger every service logs through.
-  public let logger: Logger
+  /// The collaborators the services are built around.
+  public let environment: Environment
 
-  /// Services assembled by hand.
-  public init(configuration: KeelConfiguration, users: UserManager, logger: Logger) {
+  private let usersService: Lazy<UserManager>
+  private let sessionsService: Lazy<SessionManager>
+  private let imagesService: Lazy<ImageLoader>
+
+  private init(configuration: KeelConfiguration, environment: Environment) {
     self.configuration = configuration
-    self.users = users
-    self.logger = logger
+    self.environment = environment
+    usersService = Lazy { Self.makeUsers(configuration, environment) }
+    sessionsService = Lazy { Self.makeSessions(configuration, environment) }
+    imagesService = Lazy { Self.makeImages(configuration, environment) }
   }
 
-  /// The collaborators the services are built around: what ``live(configuration:)`` chooses, and what tests fake.
-  public struct Environment: Sendable {
-    /// How requests travel.
-    public var transport: any HTTPTransport
-    /// Non-sensitive settings, such as the last application's id (U2).
-    public var settings: any KeyValueStore
-    /// Where the user cache is kept between runs; `nil` keeps it in memory.
-    public var userCacheFile: URL?
-    /// The clock every limiter, retry and timeout is measured on.
-    public var clock: any Clock<Duration>
-    /// Where every service logs.
-    public var logger: Logger
-
-    /// An environment.
-    public init(
-      transport: any HTTPTransport, settings: any KeyValueStore, userCacheFile: URL?, clock: any Clock<Duration>,
-      logger: Logger
-    ) {
-      self.transport = transport
-      self.settings = settings
-      self.userCacheFile = userCacheFile
-      self.clock = clock
-      self.logger = logger
-    }
-  }
+  /// The user manager (U1–U13).
+  public var users: UserManager { usersService.value }
+  /// Sign-in, tokens and the authenticated client of the chat backend (A4–A6).
+  public var sessions: SessionManager { sessionsService.value }
+  /// The image loader (A8).
+  public var images: ImageLoader { imagesService.value }
+  /// The logger every service logs through.
+  public var logger: Logger { environment.logger }
 
   /// Every service, built for the real world from `configuration`.
   ///
-  /// Files go under the configuration's data directory. If a store there cannot be opened, the failure is logged at
-  /// `error` and that store is kept in memory for this run, so that the app still works.
+  /// Files go under the configuration's data directory. If it cannot be created, the failure is logged at `error`
+  /// and the stores are kept in memory for this run, so that the app still works.
   public static func live(configuration: KeelConfiguration) -> Dependencies {
     var logger = Logger(label: "keel")
     logger.logLevel = configuration.logLevel
     let directory = configuration.resolvedDataDirectory
-    let settings: any KeyValueStore
+    let stores: (settings: any KeyValueStore, secureStore: any SecureStore, directory: URL?)
     do {
       try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-      settings = try FileKeyValueStore(url: directory.appendingPathComponent("settings.json"))
+      stores = (
+        try FileKeyValueStore(url: directory.appendingPathComponent("settings.json")),
+        try Self.liveSecureStore(in: directory), directory
+      )
     } catch {
-      logger.error("Settings in \(directory.path) cannot be used; they are kept in memory for this run: \(error)")
-      settings = InMemoryKeyValueStore()
+      logger.error("\(directory.path) cannot hold Keel's files; they are kept in memory for this run: \(error)")
+      stores = (InMemoryKeyValueStore(), InMemorySecureStore(), nil)
     }
     let environment = Environment(
-      transport: URLSessionTransport(), settings: settings,
-      userCacheFile: directory.appendingPathComponent("users.json"), clock: ContinuousClock(), logger: logger)
+      transport: URLSessionTransport(), settings: stores.settings, secureStore: stores.secureStore,
+      dataDirectory: stores.directory,
+      clock: ContinuousClock(), now: { Date() }, logger: logger)
     return wired(configuration: configuration, environment: environment)
   }
 
   /// Every service, built from `configuration` around the collaborators in `environment`.
   public static func wired(configuration: KeelConfiguration, environment: Environment) -> Dependencies {
-    let limiter = usersLimiter(configuration, clock: environment.clock)
-    let users = UserManager(
-      transport: environment.transport, limiter: limiter,
-      store: UserStore(file: environment.userCacheFile, logger: environment.logger),
-      settings: environment.settings, baseURL: configuration.sendbirdBaseURL, clock: environment.clock,
-      logger: environment.logger)
-    return Dependencies(configuration: configuration, users: users, logger: environment.logger)
+    Dependencies(configuration: configuration, environment: environment)
   }
 
-  private static func usersLimiter<C: Clock<Duration>>(
-    _ configuration: KeelConfiguration, clock: C
-  ) -> any RateLimiter {
-    LeakyBucket(rate: configuration.usersRate, capacity: configuration.usersQueueCapacity, clock: clock)
+  private static func liveSecureStore(in directory: URL) throws -> any SecureStore {
+    #if canImport(Security)
+      KeychainSecureStore(service: "dev.keel")
+    #else
+      try EncryptedFileSecureStore(directory: directory.appendingPathComponent("secure", isDirectory: true))
+    #endif
   }
 }

@@ -25,6 +25,8 @@ public struct KeelConfiguration: Sendable {
   /// How many user-manager requests the limiter holds, the one leaving now included; one more fails at once. By
   /// default 10: eleven calls at once are sent over 9 seconds but one, which fails.
   public var usersQueueCapacity: Int
+  /// The image cache's limits and the freshness of images whose server does not say.
+  public var imageCache: ImageCacheLimits
   /// The least severe log level Keel's loggers pass on.
   public var logLevel: Logger.Level
 
@@ -32,13 +34,14 @@ public struct KeelConfiguration: Sendable {
   public init(
     sendbirdBaseURL: URL? = nil, backendBaseURL: URL = URL(string: "http://127.0.0.1:8080")!,
     dataDirectory: URL? = nil, usersRate: Rate = .perSecond(1), usersQueueCapacity: Int = 10,
-    logLevel: Logger.Level = .info
+    imageCache: ImageCacheLimits = ImageCacheLimits(), logLevel: Logger.Level = .info
   ) {
     self.sendbirdBaseURL = sendbirdBaseURL
     self.backendBaseURL = backendBaseURL
     self.dataDirectory = dataDirectory
     self.usersRate = usersRate
     self.usersQueueCapacity = usersQueueCapacity
+    self.imageCache = imageCache
     self.logLevel = logLevel
   }
 

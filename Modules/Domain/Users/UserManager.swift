@@ -18,7 +18,7 @@ import RateLimiting
 ///
 /// ```swift
 /// let manager = UserManager(transport: transport, limiter: LeakyBucket.userManager, store: UserStore(file: file),
-///                           settings: settings)
+///                           settings: settings, clock: ContinuousClock())
 /// try manager.initApplication(applicationId: "5A3F…", apiToken: token)
 /// let alice = try await manager.createUser(params: UserCreationParams(userId: "alice", nickname: "Alice"))
 /// ```
@@ -53,7 +53,7 @@ public final class UserManager: Sendable {
   ///   - logger: Where requests and responses are logged, at `debug`, with secrets redacted (U11).
   public init(
     transport: any HTTPTransport, limiter: any RateLimiter, store: UserStore, settings: any KeyValueStore,
-    baseURL: URL? = nil, retryPolicy: RetryPolicy? = RetryPolicy(), clock: any Clock<Duration> = ContinuousClock(),
+    baseURL: URL? = nil, retryPolicy: RetryPolicy? = RetryPolicy(), clock: any Clock<Duration>,
     logger: Logger = Logger(label: "keel.users", factory: { _ in SwiftLogNoOpLogHandler() })
   ) {
     let interceptors: [any RequestInterceptor] = [RateLimitInterceptor(limiter)] + (retryPolicy.map { [$0] } ?? [])

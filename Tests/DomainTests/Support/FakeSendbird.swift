@@ -72,7 +72,9 @@ final class FakeSendbird: HTTPTransport {
   }
 
   private func answer(_ request: Sent, components: URLComponents?) -> RawResponse {
+    // From `v3` on, whatever prefix the base URL has.
     let segments = request.path.split(separator: "/").map { $0.removingPercentEncoding ?? String($0) }
+      .drop { $0 != "v3" }.map { $0 }
     return state.withLock { state in
       let userId = segments.count == 3 ? segments[2] : request.body["user_id"]
       if let userId, let failure = state.failing[userId] {

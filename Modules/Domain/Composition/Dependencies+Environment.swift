@@ -1,0 +1,40 @@
+import Foundation
+import Logging
+import Networking
+import Persistence
+
+extension Dependencies {
+  /// The collaborators the services are built around: what ``Dependencies/live(configuration:)`` chooses for the
+  /// real world, and what tests replace with fakes.
+  public struct Environment: Sendable {
+    /// How every request travels.
+    public var transport: any HTTPTransport
+    /// Non-sensitive settings, such as the last application's id (U2).
+    public var settings: any KeyValueStore
+    /// Where the session's tokens are kept (A6).
+    public var secureStore: any SecureStore
+    /// Where the user cache (`users.json`) and the image cache (`images/`) are kept; `nil` keeps the user cache in
+    /// memory and the image cache in a fresh temporary directory.
+    public var dataDirectory: URL?
+    /// The clock every limiter, retry and refresh guard is measured on.
+    public var clock: any Clock<Duration>
+    /// This device's wall-clock time: token expiry and image freshness.
+    public var now: @Sendable () -> Date
+    /// Where every service logs.
+    public var logger: Logger
+
+    /// An environment.
+    public init(
+      transport: any HTTPTransport, settings: any KeyValueStore, secureStore: any SecureStore, dataDirectory: URL?,
+      clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, logger: Logger
+    ) {
+      self.transport = transport
+      self.settings = settings
+      self.secureStore = secureStore
+      self.dataDirectory = dataDirectory
+      self.clock = clock
+      self.now = now
+      self.logger = logger
+    }
+  }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import Logging
+import Networking
+import Persistence
+import RateLimiting
+
+extension Dependencies {
+  static func makeUsers(_ configuration: KeelConfiguration, _ environment: Environment) -> UserManager {
+    UserManager(
+      transport: environment.transport, limiter: usersLimiter(configuration, clock: environment.clock),
+      store: UserStore(
+        file: environment.dataDirectory?.appendingPathComponent("users.json"), logger: environment.logger),
+      settings: environment.settings, baseURL: configuration.sendbirdBaseURL, clock: environment.clock,
+      logger: environment.logger)
+  }
+
+  static func makeSessions(_ configuration: KeelConfiguration, _ environment: Environment) -> SessionManager {
+    SessionManager(
+      baseURL: configuration.backendBaseURL, transport: environment.transport, secureStore: environment.secureStore,
+      clock: environment.clock, now: environment.now, logger: environment.logger)
+  }
+
+  static func makeImages(_ configuration: KeelConfiguration, _ environment: Environment) -> ImageLoader {
+    let client = HTTPClient(
+      transport: environment.transport, interceptors: [RetryPolicy()], clock: environment.clock,
+      logger: environment.logger)
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("keel-images-\(UUID().uuidString)")
+    let cache: HybridCache<CachedImage>
+    do {
+      cache = try ImageLoader.makeCache(
+        directory: environment.dataDirectory?.appendingPathComponent("images", isDirectory: true) ?? scratch,
+        limits: configuration.imageCache, now: environment.now)
+    } catch {
+      environment.logger.error("The image cache cannot use its directory; a temporary one stands in: \(error)")
+      do {
+        cache = try ImageLoader.makeCache(directory: scratch, limits: configuration.imageCache, now: environment.now)
+      } catch {
+        fatalError("Keel: no directory can hold the image cache, not even \(scratch.path): \(error)")
+      }
+    }
+    return ImageLoader(
+      client: client, cache: cache, defaultMaxAge: configuration.imageCache.defaultMaxAge, now: environment.now,
+      logger: environment.logger)
+  }
+
+  private static func usersLimiter<C: Clock<Duration>>(
+    _ configuration: KeelConfiguration, clock: C
+  ) -> any RateLimiter {
+    LeakyBucket(rate: configuration.usersRate, capacity: configuration.usersQueueCapacity, clock: clock)
+  }
+}

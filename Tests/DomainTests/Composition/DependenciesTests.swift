@@ -1,0 +1,106 @@
+import Clocks
+import Foundation
+import Logging
+import Networking
+import Persistence
+import TestSupport
+import Testing
+
+@testable import Domain
+
+/// The composition root: one graph, built once, around real collaborators or fakes.
+@Suite struct DependenciesTests {
+  private func fakes(directory: URL?) -> (Dependencies.Environment, FakeSendbird) {
+    let server = FakeSendbird()
+    let environment = Dependencies.Environment(
+      transport: server, settings: InMemoryKeyValueStore(), secureStore: InMemorySecureStore(),
+      dataDirectory: directory, clock: TestClock(), now: { Date(timeIntervalSince1970: 1_000_000) },
+      logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+    return (environment, server)
+  }
+
+  @Test("wired(configuration:environment:) runs every service on the fakes it is given, each built once")
+  func wiredOnFakes() async throws {
+    let (environment, server) = fakes(directory: try temporaryDirectory())
+    let dependencies = Dependencies.wired(
+      configuration: KeelConfiguration(sendbirdBaseURL: URL(string: "https://sendbird.test")!),
+      environment: environment)
+    #expect(dependencies.users === dependencies.users)
+    #expect(dependencies.sessions === dependencies.sessions)
+    #expect(dependencies.images === dependencies.images)
+
+    try dependencies.users.initApplication(applicationId: "app", apiToken: "token")
+    _ = try await dependencies.users.createUser(params: UserCreationParams(userId: "alice", nickname: "A"))
+    #expect(server.sent.map(\.path) == ["/v3/users"])
+    #expect(dependencies.sessions.state == .loggedOut)
+    #expect(dependencies.images.statistics.networkLoads == 0)
+  }
+
+  @Test("The configuration reaches the services: the users' rate and queue, the Sendbird base URL")
+  func configurationReachesServices() async throws {
+    let (environment, server) = fakes(directory: nil)
+    let configuration = KeelConfiguration(
+      sendbirdBaseURL: URL(string: "https://proxy.test/sb")!, usersQueueCapacity: 1)
+    let users = Dependencies.wired(configuration: configuration, environment: environment).users
+    try users.initApplication(applicationId: "app", apiToken: "token")
+    #expect(users.application?.baseURL.absoluteString == "https://proxy.test/sb")
+    _ = try await users.createUser(params: UserCreationParams(userId: "a", nickname: "A"))
+    // A bucket of 1 still holds the request admitted at this instant: the next one is refused at once.
+    let refused = await #expect(throws: NetworkError.self) {
+      _ = try await users.createUser(params: UserCreationParams(userId: "b", nickname: "B"))
+    }
+    #expect(refused?.kind == .rateLimited)
+    #expect(server.sent.count == 1)
+  }
+
+  @Test("live(configuration:) keeps its files under the data directory")
+  func liveFiles() throws {
+    let directory = try temporaryDirectory()
+    let dependencies = Dependencies.live(configuration: KeelConfiguration(dataDirectory: directory))
+    try dependencies.users.initApplication(applicationId: "app", apiToken: "token")
+    dependencies.users.store.upsert(User(userId: "alice"))
+    _ = dependencies.images
+    let files = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+    #expect(files.isSuperset(of: ["settings.json", "users.json", "images"]))
+    #if !canImport(Security)
+      #expect(files.contains("secure"))
+    #endif
+  }
+
+  @Test("live(configuration:) with a data directory it cannot create still works, in memory")
+  func liveWithoutDirectory() async throws {
+    let blocker = try temporaryDirectory().appendingPathComponent("file")
+    try Data("not a directory".utf8).write(to: blocker)
+    let dependencies = Dependencies.live(
+      configuration: KeelConfiguration(dataDirectory: blocker.appendingPathComponent("keel")))
+    try dependencies.users.initApplication(applicationId: "app", apiToken: "token")
+    dependencies.users.store.upsert(User(userId: "alice"))
+    #expect(try await dependencies.users.getUser(userId: "alice").userId == "alice")
+    #expect(dependencies.environment.dataDirectory == nil)
+  }
+
+  @Test("Only the composition root names concrete transports, stores and clocks (acceptance 3)")
+  func onlyLiveChoosesConcreteTypes() throws {
+    let domain = URL(fileURLWithPath: #filePath)
+      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Modules/Domain")
+    let concrete = [
+      "URLSessionTransport(", "FileKeyValueStore(", "UserDefaultsKeyValueStore(", "EncryptedFileSecureStore(",
+      "KeychainSecureStore(", "InMemorySecureStore(", "InMemoryKeyValueStore(", "ContinuousClock(", "SuspendingClock(",
+    ]
+    var offenders: [String] = []
+    let files = try #require(FileManager.default.enumerator(at: domain, includingPropertiesForKeys: nil))
+    var checked = 0
+    for case let file as URL in files where file.pathExtension == "swift" {
+      checked += 1
+      guard file.lastPathComponent != "Dependencies.swift" else { continue }
+      let code = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
+        .filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }
+      for line in code where concrete.contains(where: line.contains) {
+        offenders.append("\(file.lastPathComponent): \(line.trimmingCharacters(in: .whitespaces))")
+      }
+    }
+    #expect(checked > 20, "the Domain sources were found")
+    #expect(offenders.isEmpty, "concrete collaborators chosen outside Dependencies.live: \(offenders)")
+  }
+}
