@@ -9,8 +9,6 @@ extension Dependencies {
   public struct Environment: Sendable {
     /// How every request travels.
     public var transport: any HTTPTransport
-    /// Non-sensitive settings, such as the last application's id (U2).
-    public var settings: any KeyValueStore
     /// Where the session's tokens are kept (A6).
     public var secureStore: any SecureStore
     /// Where the user cache (`users.json`) and the image cache (`images/`) are kept; `nil` keeps the user cache in
@@ -25,11 +23,10 @@ extension Dependencies {
 
     /// An environment.
     public init(
-      transport: any HTTPTransport, settings: any KeyValueStore, secureStore: any SecureStore, dataDirectory: URL?,
+      transport: any HTTPTransport, secureStore: any SecureStore, dataDirectory: URL?,
       clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, logger: Logger
     ) {
       self.transport = transport
-      self.settings = settings
       self.secureStore = secureStore
       self.dataDirectory = dataDirectory
       self.clock = clock

@@ -10,7 +10,7 @@ extension Dependencies {
       transport: environment.transport, limiter: usersLimiter(configuration, clock: environment.clock),
       store: UserStore(
         file: environment.dataDirectory?.appendingPathComponent("users.json"), logger: environment.logger),
-      settings: environment.settings, baseURL: configuration.sendbirdBaseURL, clock: environment.clock,
+      baseURL: configuration.sendbirdBaseURL, clock: environment.clock,
       logger: environment.logger)
   }
 
@@ -20,7 +20,7 @@ extension Dependencies {
       clock: environment.clock, now: environment.now, logger: environment.logger)
   }
 
-  static func makeImages(_ configuration: KeelConfiguration, _ environment: Environment) -> ImageLoader {
+  static func makeImages(_ configuration: KeelConfiguration, _ environment: Environment) throws -> ImageLoader {
     let client = HTTPClient(
       transport: environment.transport, interceptors: [RetryPolicy()], clock: environment.clock,
       logger: environment.logger)
@@ -30,13 +30,11 @@ extension Dependencies {
       cache = try ImageLoader.makeCache(
         directory: environment.dataDirectory?.appendingPathComponent("images", isDirectory: true) ?? scratch,
         limits: configuration.imageCache, now: environment.now)
+    } catch let error as ImageLoaderError {
+      throw error
     } catch {
       environment.logger.error("The image cache cannot use its directory; a temporary one stands in: \(error)")
-      do {
-        cache = try ImageLoader.makeCache(directory: scratch, limits: configuration.imageCache, now: environment.now)
-      } catch {
-        fatalError("Keel: no directory can hold the image cache, not even \(scratch.path): \(error)")
-      }
+      cache = try ImageLoader.makeCache(directory: scratch, limits: configuration.imageCache, now: environment.now)
     }
     return ImageLoader(
       client: client, cache: cache, defaultMaxAge: configuration.imageCache.defaultMaxAge, now: environment.now,

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Logging
 import Networking
 import Persistence
@@ -7,13 +8,13 @@ import RateLimiting
 /// The composition root: every service, built once with its collaborators (REQUIREMENTS A2, A6).
 ///
 /// ``live(configuration:)`` is the only place where Keel chooses concrete collaborators: the URLSession transport,
-/// the settings file, the Keychain (Apple platforms) or an encrypted owner-only file (elsewhere) for tokens, the
+/// the Keychain (Apple platforms) or an encrypted owner-only file (elsewhere) for tokens, the
 /// continuous clock. ``wired(configuration:environment:)`` builds the same graph around any ``Environment``, which is
 /// how tests run it on fakes. No singletons, no globals, no service locator: each service receives what it uses
 /// through its initializer.
 ///
-/// Each service is built the first time it is asked for, then shared: an app that only manages users opens neither
-/// the token store's session nor the image cache. Build one `Dependencies` per process and data directory: the image
+/// Each service is built the first time it is asked for, then shared: an app that only manages users never opens
+/// the image cache. Build one `Dependencies` per process and data directory: the image
 /// cache's directory has one owner at a time.
 ///
 /// ```swift
@@ -29,14 +30,14 @@ public final class Dependencies: Sendable {
 
   private let usersService: Lazy<UserManager>
   private let sessionsService: Lazy<SessionManager>
-  private let imagesService: Lazy<ImageLoader>
+  /// Built on first use like the others, but its build can fail, and a failed one is tried again on the next use.
+  private let imagesService = Locked<ImageLoader?>(nil)
 
   private init(configuration: KeelConfiguration, environment: Environment) {
     self.configuration = configuration
     self.environment = environment
     usersService = Lazy { Self.makeUsers(configuration, environment) }
     sessionsService = Lazy { Self.makeSessions(configuration, environment) }
-    imagesService = Lazy { Self.makeImages(configuration, environment) }
   }
 
   /// The user manager (U1–U13).
@@ -44,33 +45,41 @@ public final class Dependencies: Sendable {
   /// Sign-in, tokens and the authenticated client of the chat backend (A4–A6).
   public var sessions: SessionManager { sessionsService.value }
   /// The image loader (A8).
-  public var images: ImageLoader { imagesService.value }
+  ///
+  /// - Throws: the disk cache's `PersistenceError` when neither the data directory's `images` folder nor a temporary
+  ///   directory can hold it (a full or read-only disk), or ``ImageLoaderError`` for limits out of range. The next
+  ///   use tries again.
+  public var images: ImageLoader {
+    get throws {
+      try imagesService.withLock { loader in
+        if let loader { return loader }
+        let made = try Self.makeImages(configuration, environment)
+        loader = made
+        return made
+      }
+    }
+  }
   /// The logger every service logs through.
   public var logger: Logger { environment.logger }
 
   /// Every service, built for the real world from `configuration`.
   ///
   /// Files go under the configuration's data directory. If it cannot be created, the failure is logged at `error`
-  /// and the stores are kept in memory for this run, so that the app still works.
+  /// and the user cache and tokens are kept in memory for this run, so that the app still works; a damaged token
+  /// store is set aside and started afresh.
   public static func live(configuration: KeelConfiguration) -> Dependencies {
     var logger = Logger(label: "keel")
     logger.logLevel = configuration.logLevel
-    let directory = configuration.resolvedDataDirectory
-    let stores: (settings: any KeyValueStore, secureStore: any SecureStore, directory: URL?)
+    var directory: URL? = configuration.resolvedDataDirectory
     do {
-      try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-      stores = (
-        try FileKeyValueStore(url: directory.appendingPathComponent("settings.json")),
-        try Self.liveSecureStore(in: directory), directory
-      )
+      if let directory { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
     } catch {
-      logger.error("\(directory.path) cannot hold Keel's files; they are kept in memory for this run: \(error)")
-      stores = (InMemoryKeyValueStore(), InMemorySecureStore(), nil)
+      logger.error("\(configuration.resolvedDataDirectory.path) cannot hold Keel's files; memory it is: \(error)")
+      directory = nil
     }
     let environment = Environment(
-      transport: URLSessionTransport(), settings: stores.settings, secureStore: stores.secureStore,
-      dataDirectory: stores.directory,
-      clock: ContinuousClock(), now: { Date() }, logger: logger)
+      transport: URLSessionTransport(), secureStore: liveSecureStore(in: directory, logger: logger),
+      dataDirectory: directory, clock: ContinuousClock(), now: { Date() }, logger: logger)
     return wired(configuration: configuration, environment: environment)
   }
 
@@ -79,11 +88,27 @@ public final class Dependencies: Sendable {
     Dependencies(configuration: configuration, environment: environment)
   }
 
-  private static func liveSecureStore(in directory: URL) throws -> any SecureStore {
+  /// The Keychain on Apple platforms; elsewhere an encrypted owner-only file in `directory`, set aside and started
+  /// afresh when it is damaged (the tokens are lost, not the app), or memory when there is no directory.
+  private static func liveSecureStore(in directory: URL?, logger: Logger) -> any SecureStore {
     #if canImport(Security)
-      KeychainSecureStore(service: "dev.keel")
+      return KeychainSecureStore(service: "dev.keel")
     #else
-      try EncryptedFileSecureStore(directory: directory.appendingPathComponent("secure", isDirectory: true))
+      guard let directory else { return InMemorySecureStore() }
+      let secure = directory.appendingPathComponent("secure", isDirectory: true)
+      do {
+        return try EncryptedFileSecureStore(directory: secure)
+      } catch {
+        let aside = directory.appendingPathComponent("secure.damaged-\(Int(Date().timeIntervalSince1970))")
+        logger.error("The token store is unusable and is set aside as \(aside.lastPathComponent): \(error)")
+        do {
+          try FileManager.default.moveItem(at: secure, to: aside)
+          return try EncryptedFileSecureStore(directory: secure)
+        } catch {
+          logger.error("The token store cannot be started afresh; tokens are kept in memory for this run: \(error)")
+          return InMemorySecureStore()
+        }
+      }
     #endif
   }
 }

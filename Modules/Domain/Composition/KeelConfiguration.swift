@@ -17,7 +17,7 @@ public struct KeelConfiguration: Sendable {
   public var sendbirdBaseURL: URL?
   /// The chat backend: sign-in, token refresh, `/v1/me`. By default a local Sandbox, `http://127.0.0.1:8080`.
   public var backendBaseURL: URL
-  /// Where Keel keeps its files (user cache, settings, tokens, images); `nil` means the platform's
+  /// Where Keel keeps its files (user cache, tokens, images); `nil` means the platform's
   /// application-support location, in a `Keel` folder.
   public var dataDirectory: URL?
   /// The client-side pace of user-manager requests (REQUIREMENTS U8); by default one per second.

@@ -10,7 +10,7 @@ final class Lazy<Value: Sendable>: Sendable {
     self.make = make
   }
 
-  /// The value, built now if nobody asked before. `make` runs under the lock, so it must not ask for this value.
+  /// The value, built now if nobody built it before. `make` runs under the lock, so it must not ask for this value.
   var value: Value {
     state.withLock { value in
       if let value { return value }

@@ -10,6 +10,10 @@ import Logging
 /// (U9): a caller may block its own thread waiting for a callback. A `nil` handler changes nothing about the call:
 /// `createUser(params:completionHandler: nil)` still creates the user.
 ///
+/// Each call runs as a task of its own, so calls made back to back are not promised to reach the rate limiter in the
+/// order they were made: make a call that depends on another from that one's completion handler. Each instance has
+/// its own rate limiter: use one instance per application (two would together send two requests per second).
+///
 /// ```swift
 /// let manager = SendbirdUserManager()
 /// manager.initApplication(applicationId: "5A3F…", apiToken: token)
@@ -65,6 +69,8 @@ public final class SendbirdUserManager: SBUserManager {
     } catch {
       logger.error("initApplication failed: \(error)")
       initFailure.withLock { $0 = error }
+      // The network client too must not reach the previous application.
+      manager.resetApplication()
     }
   }
 

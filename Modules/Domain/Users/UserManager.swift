@@ -2,7 +2,6 @@ import Foundation
 import Locking
 import Logging
 import Networking
-import Persistence
 import RateLimiting
 
 /// Creates, updates and finds the users of one Sendbird application, with a cache in front (REQUIREMENTS U2–U8,
@@ -18,7 +17,7 @@ import RateLimiting
 ///
 /// ```swift
 /// let manager = UserManager(transport: transport, limiter: LeakyBucket.userManager, store: UserStore(file: file),
-///                           settings: settings, clock: ContinuousClock())
+///                           clock: ContinuousClock())
 /// try manager.initApplication(applicationId: "5A3F…", apiToken: token)
 /// let alice = try await manager.createUser(params: UserCreationParams(userId: "alice", nickname: "Alice"))
 /// ```
@@ -26,50 +25,40 @@ public final class UserManager: Sendable {
   /// The user cache.
   public let store: UserStore
 
-  private struct Current {
-    var application: SendbirdApplication
-    var generation: Int
-  }
-
   private let client: HTTPClient
-  private let settings: any KeyValueStore
   private let baseURL: URL?
   private let logger: Logger
-  private let current = Locked<Current?>(nil)
-
-  /// The key under which the last application's id is kept in the settings (U2).
-  static let applicationIdKey = "keel.users.applicationId"
+  private let current = Locked<SendbirdApplication?>(nil)
 
   /// A user manager.
   ///
   /// - Parameters:
   ///   - transport: How requests travel.
   ///   - limiter: What every request passes first (U8): `LeakyBucket.userManager` for Sendbird's policy.
-  ///   - store: The user cache.
-  ///   - settings: Where the last application's id is remembered across restarts (U2).
+  ///   - store: The user cache; it remembers which application its users belong to, across restarts when it is
+  ///     kept in a file (U2).
   ///   - baseURL: The Platform API for every application; `nil` means Sendbird's, `https://api-{applicationId}.sendbird.com`.
   ///   - retryPolicy: Which failed requests are retried, and when; `nil` retries none.
   ///   - clock: The clock retry delays are measured on.
   ///   - logger: Where requests and responses are logged, at `debug`, with secrets redacted (U11).
   public init(
-    transport: any HTTPTransport, limiter: any RateLimiter, store: UserStore, settings: any KeyValueStore,
-    baseURL: URL? = nil, retryPolicy: RetryPolicy? = RetryPolicy(), clock: any Clock<Duration>,
+    transport: any HTTPTransport, limiter: any RateLimiter, store: UserStore, baseURL: URL? = nil,
+    retryPolicy: RetryPolicy? = RetryPolicy(), clock: any Clock<Duration>,
     logger: Logger = Logger(label: "keel.users", factory: { _ in SwiftLogNoOpLogHandler() })
   ) {
     let interceptors: [any RequestInterceptor] = [RateLimitInterceptor(limiter)] + (retryPolicy.map { [$0] } ?? [])
     client = HTTPClient(
       transport: transport, interceptors: interceptors, serverErrorDecoders: [.sendbird], clock: clock, logger: logger)
     self.store = store
-    self.settings = settings
     self.baseURL = baseURL
     self.logger = logger
   }
 
   /// The application the manager talks to, once ``initApplication(applicationId:apiToken:)`` has been called.
-  public var application: SendbirdApplication? { current.withLock { $0?.application } }
+  public var application: SendbirdApplication? { current.withLock { $0 } }
 
-  /// Points the manager at an application (U2). If its id differs from the one used last time, in this run or an
-  /// earlier one, every cached user of the previous application is deleted first.
+  /// Points the manager at an application (U2). If its id differs from the one the cache last belonged to, in this
+  /// run or an earlier one, every cached user of the previous application is deleted first.
   ///
   /// Requests of the previous application still in flight are answered, but their users are not cached.
   ///
@@ -78,22 +67,18 @@ public final class UserManager: Sendable {
   public func initApplication(applicationId: String, apiToken: String) throws {
     let application = try SendbirdApplication(applicationId: applicationId, apiToken: apiToken, baseURL: baseURL)
     current.withLock { current in
-      // An unreadable setting counts as another application: wiping a cache is safe, keeping another's is not.
-      let previous = (try? settings.value(String.self, forKey: Self.applicationIdKey)) ?? nil
-      if previous != applicationId {
-        store.removeAll()
-        do {
-          try settings.set(applicationId, forKey: Self.applicationIdKey)
-        } catch {
-          // The next start finds the old id again and wipes once more: safe, only wasteful.
-          logger.warning("Could not remember the application id; the next start clears the cache again: \(error)")
-        }
-        logger.info("Application \(application): the cache of the previous application was cleared.")
+      // Under this lock, so that the cache's owner and the current application always change together.
+      if store.claim(for: applicationId) {
+        logger.info("Application \(application): the cached users of the previous application were deleted.")
       }
-      // A new generation only for another application: its requests in flight must not fill the new cache.
-      let sameApplication = current?.application.applicationId == applicationId
-      current = Current(application: application, generation: (current?.generation ?? 0) + (sameApplication ? 0 : 1))
+      current = application
     }
+  }
+
+  /// Forgets the application: every call fails as not initialized until the next
+  /// ``initApplication(applicationId:apiToken:)``. The cache is kept.
+  public func resetApplication() {
+    current.withLock { $0 = nil }
   }
 
   /// Creates a user, then caches it (U3).
@@ -143,8 +128,8 @@ public final class UserManager: Sendable {
   /// - Throws: as ``createUser(params:)``; the server's `400201` when there is no such user.
   public func updateUser(params: UserUpdateParams) async throws -> User {
     try UserValidation.update(params)
-    let (user, generation) = try await send(.update(params), decode: Self.decodeUser)
-    cache([user], generation: generation)
+    let (user, application) = try await send(.update(params), decode: Self.decodeUser)
+    cache([user], for: application)
     return user
   }
 
@@ -155,8 +140,8 @@ public final class UserManager: Sendable {
     try UserValidation.userId(userId)
     _ = try requireApplication()
     if let cached = store.user(id: userId) { return cached }
-    let (user, generation) = try await send(.get(userId: userId), decode: Self.decodeUser)
-    cache([user], generation: generation)
+    let (user, application) = try await send(.get(userId: userId), decode: Self.decodeUser)
+    cache([user], for: application)
     return user
   }
 
@@ -166,18 +151,20 @@ public final class UserManager: Sendable {
   ///   with nothing sent; otherwise as ``createUser(params:)``.
   public func getUsers(nicknameMatches: String) async throws -> [User] {
     try UserValidation.searchNickname(nicknameMatches)
-    let (page, generation) = try await send(
+    let (page, application) = try await send(
       .list(nickname: nicknameMatches, limit: UserValidation.searchLimit)
     ) { response in try JSONDecoder().decode(UsersRouter.Page.self, from: response.body) }
-    cache(page.users, generation: generation)
+    cache(page.users, for: application)
     return page.users
   }
 
   /// Sends `route` for the current application, through the rate limiter, and decodes its response with `decode`.
   ///
-  /// For calls the manager has no method for; nothing is cached.
+  /// For calls the manager has no method for; nothing is cached. The route's input is checked first, as the
+  /// manager's own methods check theirs (U13).
   ///
-  /// - Throws: ``UserManagerError`` of kind ``UserManagerError/Kind/notInitialized``, or a `NetworkError`.
+  /// - Throws: ``UserManagerError`` of kind ``UserManagerError/Kind/validation`` or
+  ///   ``UserManagerError/Kind/notInitialized`` with nothing sent, or a `NetworkError`.
   public func send<Response: Sendable>(
     _ route: UsersRouter.Route, decode: @escaping @Sendable (RawResponse) throws -> Response
   ) async throws -> Response {
@@ -185,30 +172,28 @@ public final class UserManager: Sendable {
   }
 
   private func create(_ params: UserCreationParams) async throws -> User {
-    let (user, generation) = try await send(.create(params), decode: Self.decodeUser)
-    cache([user], generation: generation)
+    let (user, application) = try await send(.create(params), decode: Self.decodeUser)
+    cache([user], for: application)
     return user
   }
 
   private func send<Response: Sendable>(
     _ route: UsersRouter.Route, decode: @escaping @Sendable (RawResponse) throws -> Response
-  ) async throws -> (response: Response, generation: Int) {
-    let current = try requireApplication()
-    let endpoint = UsersRouter(route, application: current.application)
-    return (try await client.send(APIRequest(endpoint, decode: decode)), current.generation)
+  ) async throws -> (response: Response, application: SendbirdApplication) {
+    try route.validate()
+    let application = try requireApplication()
+    let endpoint = UsersRouter(route, application: application)
+    return (try await client.send(APIRequest(endpoint, decode: decode)), application)
   }
 
-  private func requireApplication() throws -> Current {
-    guard let current = current.withLock({ $0 }) else { throw UserManagerError.notInitialized }
-    return current
+  private func requireApplication() throws -> SendbirdApplication {
+    guard let application = current.withLock({ $0 }) else { throw UserManagerError.notInitialized }
+    return application
   }
 
-  /// Caches `users` unless the application changed since their request was sent.
-  private func cache(_ users: [User], generation: Int) {
-    current.withLock { current in
-      guard current?.generation == generation else { return }
-      store.upsert(contentsOf: users)
-    }
+  /// Caches `users` unless the cache went to another application since their request was sent.
+  private func cache(_ users: [User], for application: SendbirdApplication) {
+    store.upsert(contentsOf: users, ifOwnedBy: application.applicationId)
   }
 
   private static let decodeUser: @Sendable (RawResponse) throws -> User = { response in

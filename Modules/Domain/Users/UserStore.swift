@@ -19,6 +19,7 @@ import Logging
 /// ```
 public final class UserStore: Sendable {
   private struct Snapshot {
+    var applicationId: String?
     var users: [String: Entry] = [:]
     var nextOrder = 0
     var version = 0
@@ -47,8 +48,9 @@ public final class UserStore: Sendable {
   public init(file: URL?, logger: Logger = Logger(label: "keel.users", factory: { _ in SwiftLogNoOpLogHandler() })) {
     self.file = file
     self.logger = logger
-    var snapshot = Snapshot()
-    for user in Self.load(file, logger: logger) {
+    let stored = Self.load(file, logger: logger)
+    var snapshot = Snapshot(applicationId: stored.applicationId)
+    for user in stored.users {
       snapshot.users[user.userId] = Entry(user: user, order: snapshot.nextOrder)
       snapshot.nextOrder += 1
     }
@@ -62,20 +64,51 @@ public final class UserStore: Sendable {
 
   /// Stores `users` in one write, each replacing the stored user with the same id.
   public func upsert(contentsOf users: [User]) {
-    guard !users.isEmpty else { return }
-    persist(
-      state.write { snapshot in
-        for user in users {
-          if let existing = snapshot.users[user.userId] {
-            snapshot.users[user.userId] = Entry(user: user, order: existing.order)
-          } else {
-            snapshot.users[user.userId] = Entry(user: user, order: snapshot.nextOrder)
-            snapshot.nextOrder += 1
-          }
+    upsert(contentsOf: users, ifOwnedBy: nil)
+  }
+
+  /// Stores `users` in one write if the store belongs to `applicationId` (any application when `nil`); returns
+  /// whether it did. Checked and written under one lock, so a ``claim(for:)`` cannot slip in between.
+  @discardableResult
+  public func upsert(contentsOf users: [User], ifOwnedBy applicationId: String?) -> Bool {
+    guard !users.isEmpty else { return true }
+    let written = state.write { snapshot -> Snapshot? in
+      if let applicationId, snapshot.applicationId != applicationId { return nil }
+      for user in users {
+        if let existing = snapshot.users[user.userId] {
+          snapshot.users[user.userId] = Entry(user: user, order: existing.order)
+        } else {
+          snapshot.users[user.userId] = Entry(user: user, order: snapshot.nextOrder)
+          snapshot.nextOrder += 1
         }
-        snapshot.version += 1
-        return snapshot
-      })
+      }
+      snapshot.version += 1
+      return snapshot
+    }
+    guard let written else { return false }
+    persist(written)
+    return true
+  }
+
+  /// The application whose users the store holds, as last claimed (and kept in the file); `nil` before any claim.
+  public var applicationId: String? { state.read { $0.applicationId } }
+
+  /// Makes the store `applicationId`'s (REQUIREMENTS U2): if it held another application's users, they are deleted
+  /// first, from memory and from the file. Users stored before any claim are adopted.
+  ///
+  /// - Returns: whether another application's users were deleted.
+  @discardableResult
+  public func claim(for applicationId: String) -> Bool {
+    let (snapshot, wiped) = state.write { snapshot -> (Snapshot?, Bool) in
+      guard snapshot.applicationId != applicationId else { return (nil, false) }
+      let wiped = snapshot.applicationId != nil && !snapshot.users.isEmpty
+      if snapshot.applicationId != nil { snapshot.users = [:] }
+      snapshot.applicationId = applicationId
+      snapshot.version += 1
+      return (snapshot, wiped)
+    }
+    if let snapshot { persist(snapshot) }
+    return wiped
   }
 
   /// The user with id `id`, if stored.
@@ -96,7 +129,7 @@ public final class UserStore: Sendable {
   /// How many users are stored.
   public var count: Int { state.read { $0.users.count } }
 
-  /// Removes every user, from memory and from the file.
+  /// Removes every user, from memory and from the file; the store still belongs to its application.
   public func removeAll() {
     persist(
       state.write { snapshot in
@@ -116,13 +149,10 @@ public final class UserStore: Sendable {
     written.withLock { onDisk in
       guard snapshot.version > onDisk else { return }
       do {
-        if snapshot.users.isEmpty {
-          if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
-        } else {
-          try FileManager.default.createDirectory(
-            at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-          try JSONEncoder().encode(Self.ordered(snapshot.users.values)).write(to: file, options: .atomic)
-        }
+        // The owner is written with the users, so a file can never pass for another application's (U2).
+        let contents = StoredUsers(applicationId: snapshot.applicationId, users: Self.ordered(snapshot.users.values))
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try JSONEncoder().encode(contents).write(to: file, options: .atomic)
         onDisk = snapshot.version
       } catch {
         logger.warning("The user cache could not be written to \(file.path): \(error)")
@@ -130,13 +160,21 @@ public final class UserStore: Sendable {
     }
   }
 
-  private static func load(_ file: URL?, logger: Logger) -> [User] {
-    guard let file, FileManager.default.fileExists(atPath: file.path) else { return [] }
+  /// The file's contents: the application the users belong to, and the users in first-stored order.
+  private struct StoredUsers: Codable {
+    var applicationId: String?
+    var users: [User]
+  }
+
+  private static func load(_ file: URL?, logger: Logger) -> StoredUsers {
+    let empty = StoredUsers(applicationId: nil, users: [])
+    guard let file, FileManager.default.fileExists(atPath: file.path) else { return empty }
     do {
-      return try JSONDecoder().decode([User].self, from: Data(contentsOf: file))
+      return try JSONDecoder().decode(StoredUsers.self, from: Data(contentsOf: file))
     } catch {
+      // Unknown contents belong to no known application: starting empty is what U2 would do with them anyway.
       logger.warning("The user cache at \(file.path) is unreadable and starts empty: \(error)")
-      return []
+      return empty
     }
   }
 }

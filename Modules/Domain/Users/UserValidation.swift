@@ -62,6 +62,12 @@ enum UserValidation {
     }
   }
 
+  static func searchLimit(_ limit: Int) throws {
+    guard (1...searchLimit).contains(limit) else {
+      throw UserManagerError.validation(field: "limit", "A search answers 1 to \(searchLimit) users, not \(limit).")
+    }
+  }
+
   static func searchNickname(_ nickname: String) throws {
     guard !nickname.allSatisfy(\.isWhitespace) else {
       throw UserManagerError.validation(field: "nicknameMatches", "A nickname to search for cannot be empty or blank.")
@@ -85,6 +91,20 @@ enum UserValidation {
   static func apiToken(_ token: String) throws {
     guard !token.isEmpty, !token.contains(where: \.isWhitespace) else {
       throw UserManagerError.validation(field: "apiToken", "An API token cannot be empty or hold spaces.")
+    }
+  }
+}
+
+extension UsersRouter.Route {
+  /// Checks the route's input as the user manager's methods do (U13), so that requests sent by route are checked too.
+  func validate() throws {
+    switch self {
+    case .create(let params): try UserValidation.creation(params)
+    case .update(let params): try UserValidation.update(params)
+    case .get(let userId): try UserValidation.userId(userId)
+    case .list(let nickname, let limit):
+      try UserValidation.searchNickname(nickname)
+      try UserValidation.searchLimit(limit)
     }
   }
 }

@@ -13,7 +13,7 @@ import Testing
   private func fakes(directory: URL?) -> (Dependencies.Environment, FakeSendbird) {
     let server = FakeSendbird()
     let environment = Dependencies.Environment(
-      transport: server, settings: InMemoryKeyValueStore(), secureStore: InMemorySecureStore(),
+      transport: server, secureStore: InMemorySecureStore(),
       dataDirectory: directory, clock: TestClock(), now: { Date(timeIntervalSince1970: 1_000_000) },
       logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
     return (environment, server)
@@ -27,13 +27,13 @@ import Testing
       environment: environment)
     #expect(dependencies.users === dependencies.users)
     #expect(dependencies.sessions === dependencies.sessions)
-    #expect(dependencies.images === dependencies.images)
+    #expect(try dependencies.images === dependencies.images)
 
     try dependencies.users.initApplication(applicationId: "app", apiToken: "token")
     _ = try await dependencies.users.createUser(params: UserCreationParams(userId: "alice", nickname: "A"))
     #expect(server.sent.map(\.path) == ["/v3/users"])
     #expect(dependencies.sessions.state == .loggedOut)
-    #expect(dependencies.images.statistics.networkLoads == 0)
+    #expect(try dependencies.images.statistics.networkLoads == 0)
   }
 
   @Test("The configuration reaches the services: the users' rate and queue, the Sendbird base URL")
@@ -59,9 +59,9 @@ import Testing
     let dependencies = Dependencies.live(configuration: KeelConfiguration(dataDirectory: directory))
     try dependencies.users.initApplication(applicationId: "app", apiToken: "token")
     dependencies.users.store.upsert(User(userId: "alice"))
-    _ = dependencies.images
+    _ = try dependencies.images
     let files = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
-    #expect(files.isSuperset(of: ["settings.json", "users.json", "images"]))
+    #expect(files.isSuperset(of: ["users.json", "images"]))
     #if !canImport(Security)
       #expect(files.contains("secure"))
     #endif
@@ -77,6 +77,26 @@ import Testing
     dependencies.users.store.upsert(User(userId: "alice"))
     #expect(try await dependencies.users.getUser(userId: "alice").userId == "alice")
     #expect(dependencies.environment.dataDirectory == nil)
+  }
+
+  @Test("A damaged token store is set aside and started afresh, so sessions still survive restarts")
+  func damagedSecureStore() throws {
+    #if !canImport(Security)
+      let directory = try temporaryDirectory()
+      let secure = directory.appendingPathComponent("secure", isDirectory: true)
+      try FileManager.default.createDirectory(at: secure, withIntermediateDirectories: true)
+      _ = try EncryptedFileSecureStore(directory: secure)
+      // The key is lost while sealed data stays: the store cannot open.
+      for name in try FileManager.default.contentsOfDirectory(atPath: secure.path) where name.contains("key") {
+        try FileManager.default.removeItem(at: secure.appendingPathComponent(name))
+      }
+      try Data("sealed".utf8).write(to: secure.appendingPathComponent("secrets.sealed"))
+      let dependencies = Dependencies.live(configuration: KeelConfiguration(dataDirectory: directory))
+      try dependencies.environment.secureStore.set(Data("t".utf8), forKey: "k")
+      #expect(try EncryptedFileSecureStore(directory: secure).data(forKey: "k") == Data("t".utf8))
+      let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+      #expect(names.contains { $0.hasPrefix("secure.damaged-") })
+    #endif
   }
 
   @Test("Only the composition root names concrete transports, stores and clocks (acceptance 3)")

@@ -75,6 +75,7 @@ struct ImageLoaderCoalescingTests {
     // AND when the server answers, the second caller gets the image
     await server.advance(by: .seconds(1))
     #expect(await second.value() == Data("png-1".utf8))
+    #expect(cancellations.count == 0, "the shared request ran to its answer")
     #expect(harness.transport.requests.count == 1)
     #expect(
       loader.statistics

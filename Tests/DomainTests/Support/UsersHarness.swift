@@ -1,7 +1,6 @@
 import Clocks
 import Foundation
 import Logging
-import Persistence
 import RateLimiting
 import TestSupport
 
@@ -11,28 +10,25 @@ import TestSupport
 struct UsersHarness {
   let clock = TestClock()
   let server: FakeSendbird
-  let settings: any KeyValueStore
   let store: UserStore
   let manager: UserManager
 
   init(
-    store: UserStore = UserStore(), settings: any KeyValueStore = InMemoryKeyValueStore(),
-    logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+    store: UserStore = UserStore(), logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
   ) {
     server = FakeSendbird(clock: clock)
-    self.settings = settings
     self.store = store
     manager = UserManager(
-      transport: server, limiter: LeakyBucket.userManager(clock: clock), store: store, settings: settings,
+      transport: server, limiter: LeakyBucket.userManager(clock: clock), store: store,
       baseURL: URL(string: "https://sendbird.test")!, retryPolicy: nil, clock: clock, logger: logger)
   }
 
   /// A harness whose manager is already pointed at application `app`.
   static func initialized(
-    _ app: String = "app-1", store: UserStore = UserStore(), settings: any KeyValueStore = InMemoryKeyValueStore(),
+    _ app: String = "app-1", store: UserStore = UserStore(),
     logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
   ) throws -> UsersHarness {
-    let harness = UsersHarness(store: store, settings: settings, logger: logger)
+    let harness = UsersHarness(store: store, logger: logger)
     try harness.manager.initApplication(applicationId: app, apiToken: "token-\(app)")
     return harness
   }
@@ -41,7 +37,7 @@ struct UsersHarness {
   func advance(until done: () -> Bool) async -> Bool {
     for _ in 0..<100 {
       if done() { return true }
-      if await clock.sleeperArrived(maxChecks: 200) { await clock.advance(by: .seconds(1)) }
+      if await clock.sleeperArrived(maxChecks: 2_000) { await clock.advance(by: .seconds(1)) }
     }
     return done()
   }

@@ -1,5 +1,4 @@
 import Foundation
-import Persistence
 import TestSupport
 import Testing
 
@@ -7,11 +6,9 @@ import Testing
 
 /// REQUIREMENTS U2: another application than last time wipes the cache first, across restarts too.
 @Suite struct ApplicationSwitchTests {
-  /// A manager as a fresh process would build it: a store and settings read back from `directory`.
+  /// A manager as a fresh process would build it: its cache read back from `directory`.
   private func restart(in directory: URL, app: String) throws -> UsersHarness {
-    try UsersHarness.initialized(
-      app, store: UserStore(file: directory.appendingPathComponent("users.json")),
-      settings: FileKeyValueStore(url: directory.appendingPathComponent("settings.json")))
+    try UsersHarness.initialized(app, store: UserStore(file: directory.appendingPathComponent("users.json")))
   }
 
   @Test("The same application after a restart keeps its cache: getUser is a cache hit")
@@ -33,7 +30,7 @@ import Testing
 
     let second = try restart(in: directory, app: "app-B")
     #expect(second.store.count == 0)
-    #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("users.json").path))
+    #expect(UserStore(file: directory.appendingPathComponent("users.json")).count == 0, "deleted from the file too")
 
     let third = try restart(in: directory, app: "app-A")
     #expect(third.store.count == 0, "app-A's data was deleted when app-B came")
@@ -62,6 +59,29 @@ import Testing
     harness.server.gate.open()
     #expect(await probe.value()?.userId == "alice")
     #expect(harness.store.count == 0)
+  }
+
+  @Test("Two managers on one directory: the file never passes one application's users off as another's")
+  func twoManagersOneDirectory() async throws {
+    // GIVEN two managers on the same directory, the first on app-A, then the second on app-B
+    let directory = try temporaryDirectory()
+    let first = try restart(in: directory, app: "app-A")
+    _ = try restart(in: directory, app: "app-B")
+    // WHEN the first, still on app-A, caches a user (and so rewrites the file last)
+    _ = try await first.manager.createUser(params: UserCreationParams(userId: "alice", nickname: "Alice"))
+    // THEN the next start on app-B does not see app-A's user
+    let next = try restart(in: directory, app: "app-B")
+    #expect(next.store.count == 0)
+    #expect(next.store.applicationId == "app-B")
+  }
+
+  @Test("Users stored before the first initApplication are adopted, not deleted")
+  func adoptedBeforeFirstClaim() throws {
+    let store = UserStore()
+    store.upsert(User(userId: "alice"))
+    _ = try UsersHarness.initialized("app-A", store: store)
+    #expect(store.count == 1)
+    #expect(store.applicationId == "app-A")
   }
 
   @Test("An invalid application keeps the previous one in place")

@@ -104,6 +104,39 @@ import Testing
     #expect(try created.get().userId == "a")
   }
 
+  @Test("After a failed initApplication the network client does not reach the previous application either")
+  func failedInitNetworkClient() async throws {
+    let (facade, harness) = try facade()
+    facade.initApplication(applicationId: "", apiToken: "token")
+    let result = await withCheckedContinuation { continuation in
+      facade.networkClient.request(request: GetUserRequest(userId: "bob")) { continuation.resume(returning: $0) }
+    }
+    #expect((try? result.get()) == nil)
+    #expect(harness.server.sent.isEmpty)
+  }
+
+  @Test("Requests sent through the network client are checked like the manager's own calls (U13)")
+  func networkClientValidates() async throws {
+    let (facade, harness) = try facade()
+    let requests: [any SendbirdRequest] = [
+      GetUserRequest(userId: ""), GetUsersRequest(nickname: " "), GetUsersRequest(nickname: "Ann", limit: 500),
+      CreateUserRequest(params: UserCreationParams(userId: String(repeating: "x", count: 81), nickname: "n")),
+    ]
+    for request in requests {
+      let outcome = await Self.send(request, through: facade.networkClient)
+      #expect(throws: UserManagerError.self) { try outcome.get() }
+    }
+    #expect(harness.server.sent.isEmpty)
+  }
+
+  private static func send<R: SendbirdRequest>(
+    _ request: R, through client: any SBNetworkClient
+  ) async -> Result<Void, any Error> {
+    await withCheckedContinuation { continuation in
+      client.request(request: request) { continuation.resume(returning: $0.map { _ in () }) }
+    }
+  }
+
   @Test("The surface has the exact shape users code against (U12)")
   func surface() {
     let manager: any SBUserManager = SendbirdUserManager(manager: UsersHarness().manager)

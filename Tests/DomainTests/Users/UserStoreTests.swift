@@ -42,17 +42,33 @@ import Testing
     #expect(store.count == 8 * 50)
   }
 
-  @Test("A store on a file survives a restart; removing all deletes the file")
+  @Test("A store on a file survives a restart with its owner; removing all empties the file")
   func persistence() throws {
     let file = try temporaryDirectory().appendingPathComponent("users.json")
     let first = UserStore(file: file)
+    first.claim(for: "app-A")
     first.upsert(contentsOf: [User(userId: "a", nickname: "A", profileURL: "p"), User(userId: "b")])
 
     let second = UserStore(file: file)
     #expect(second.users() == [User(userId: "a", nickname: "A", profileURL: "p"), User(userId: "b")])
+    #expect(second.applicationId == "app-A")
     second.removeAll()
-    #expect(!FileManager.default.fileExists(atPath: file.path))
     #expect(UserStore(file: file).count == 0)
+    #expect(UserStore(file: file).applicationId == "app-A")
+  }
+
+  @Test("claim(for:) deletes another application's users; an upsert for the previous owner is refused")
+  func claim() {
+    let store = UserStore()
+    #expect(!store.claim(for: "app-A"))
+    store.upsert(User(userId: "a"))
+    #expect(!store.claim(for: "app-A"), "the same application keeps its users")
+    #expect(store.count == 1)
+    #expect(store.claim(for: "app-B"))
+    #expect(store.count == 0)
+    #expect(!store.upsert(contentsOf: [User(userId: "late")], ifOwnedBy: "app-A"))
+    #expect(store.upsert(contentsOf: [User(userId: "b")], ifOwnedBy: "app-B"))
+    #expect(store.users().map(\.userId) == ["b"])
   }
 
   @Test("An unreadable file starts the store empty, and the next write replaces it")
