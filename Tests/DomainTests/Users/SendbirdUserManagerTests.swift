@@ -24,16 +24,20 @@ import Testing
       Thread.detachNewThread {
         Thread.current.name = "u9-caller"
         let done = DispatchSemaphore(value: 0)
-        let overlap = Locked((running: 0, most: 0, onCaller: 0))
+        let overlap = Locked((running: 0, most: 0, onCaller: 0, started: 0))
+        let secondStarted = DispatchSemaphore(value: 0)
         for index in 0..<20 {
           facade.getUser(userId: "u\(index)") { _ in
             let onCaller = Thread.current.name == "u9-caller"
-            overlap.withLock {
+            let isFirst = overlap.withLock {
               $0.running += 1
+              $0.started += 1
               $0.most = max($0.most, $0.running)
               if onCaller { $0.onCaller += 1 }
+              return $0.started == 1
             }
-            Thread.sleep(forTimeInterval: 0.001)  // widen the window in which a second callback could overlap
+            // The first callback holds on until another one starts, or 0.5 s pass: on a serial queue none can.
+            if isFirst { _ = secondStarted.wait(timeout: .now() + 0.5) } else { secondStarted.signal() }
             overlap.withLock { $0.running -= 1 }
             done.signal()
           }
