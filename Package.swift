@@ -130,8 +130,17 @@ let package = Package(
 
     .testTarget(
       name: "IntegrationTests",
-      dependencies: ["Networking", "Persistence", "Domain", "Sandbox", "TestSupport", logging, clocks],
+      dependencies: [
+        "Networking", "Persistence", "Domain", "Sandbox", "TestSupport", logging, clocks, "DomainCrashHelper",
+      ],
       path: "Tests/IntegrationTests",
+      swiftSettings: swiftSettings
+    ),
+    // A child process for the event tracker's crash test: it tracks and uploads until the test kills it (SIGKILL).
+    .executableTarget(
+      name: "DomainCrashHelper",
+      dependencies: ["Domain", "Networking"],
+      path: "Tests/DomainCrashHelper",
       swiftSettings: swiftSettings
     ),
 

@@ -1,10 +1,11 @@
 import Foundation
 
 /// Reads how long a server asked the client to wait: `Retry-After` in seconds or as an HTTP date (RFC 9110 §10.2.3),
-/// or Sendbird's `X-RateLimit-RetryAfter` in (fractional) seconds.
-enum RetryAfter {
+/// or Sendbird's `X-RateLimit-RetryAfter` in (fractional) seconds. Public for deliverers that schedule their own
+/// retries, such as an analytics uploader.
+public enum RetryAfter {
   /// The longest wait the headers ask for, measured from `now`; `nil` if they ask for none.
-  static func delay(in failure: NetworkError, now: Date = Date()) -> Duration? {
+  public static func delay(in failure: NetworkError, now: Date = Date()) -> Duration? {
     guard let headers = failure.headers else { return nil }
     func header(_ name: String) -> String? {
       headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value.trimmingCharacters(in: .whitespaces)

@@ -1,0 +1,37 @@
+import Foundation
+
+/// Where delivery stands (REQUIREMENTS E8): what waits, what went, what was given up on, and why it stalls if it
+/// does.
+public struct DeliveryStatus: Sendable, Hashable {
+  /// Events on disk waiting for upload.
+  public var pending: Int
+  /// Events the server acknowledged since the tracker started.
+  public var delivered: Int
+  /// Of those, events the server said it had already (a redelivery after a lost acknowledgement; E9).
+  public var duplicates: Int
+  /// Events taken out of delivery for good (the server refused them as malformed or too large), as kept on disk.
+  public var deadLettered: Int
+  /// Events dropped to keep the queue within its capacity, ever, as kept on disk.
+  public var dropped: Int
+  /// The last upload failure, or `nil` once an upload succeeds again.
+  public var lastError: String?
+  /// Whether the network monitor says the device is online; no upload is tried while it is not (E6).
+  public var isOnline: Bool
+  /// When the next retry is due after a failure, or `nil` when none is waiting.
+  public var nextRetry: Date?
+
+  /// A status.
+  public init(
+    pending: Int = 0, delivered: Int = 0, duplicates: Int = 0, deadLettered: Int = 0, dropped: Int = 0,
+    lastError: String? = nil, isOnline: Bool = true, nextRetry: Date? = nil
+  ) {
+    self.pending = pending
+    self.delivered = delivered
+    self.duplicates = duplicates
+    self.deadLettered = deadLettered
+    self.dropped = dropped
+    self.lastError = lastError
+    self.isOnline = isOnline
+    self.nextRetry = nextRetry
+  }
+}

@@ -1,0 +1,220 @@
+import Foundation
+import Locking
+import Logging
+import Networking
+import Persistence
+
+extension EventTracker {
+  /// What a delivery round ended with.
+  enum RoundOutcome {
+    /// Nothing due is left.
+    case drained
+    /// An upload failed, or the next events are not due yet: wait until then.
+    case retry(at: Date)
+    /// Offline, or shutting down: stop the round.
+    case stopped
+  }
+
+  /// The uploader: waits for a reason to upload (enough events, the interval, a flush, a retry falling due, events
+  /// left by an earlier run), then uploads every due event, one batch at a time.
+  func deliver() async {
+    var recovering = await loadCounts() > 0
+    var retrying = false
+    var pausedUntil: Date?
+    var nextInterval = elapsed() + configuration.flushInterval
+    while !Task.isCancelled {
+      guard status.isOnline else {
+        finishFlushes()
+        await waitForWake(orAfter: nil)
+        continue
+      }
+      if let paused = pausedUntil, now() < paused {
+        finishFlushes()
+        await waitForWake(orAfter: .milliseconds(Int64((paused.timeIntervalSince(now()) * 1_000).rounded(.up))))
+        continue
+      }
+      if pausedUntil != nil {
+        pausedUntil = nil
+        retrying = true
+      }
+      let (flushing, tracked) = control.withLock { ($0.flushRequested, $0.trackedSinceUpload) }
+      let intervalDue = elapsed() >= nextInterval
+      guard flushing || recovering || retrying || intervalDue || tracked >= configuration.flushCount else {
+        await waitForWake(orAfter: nextInterval - elapsed())
+        continue
+      }
+      let waiters = control.withLock { control in
+        control.flushRequested = false
+        control.trackedSinceUpload = 0
+        defer { control.flushWaiters = [] }
+        return control.flushWaiters
+      }
+      let outcome = await round()
+      nextInterval = elapsed() + configuration.flushInterval
+      switch outcome {
+      case .drained:
+        recovering = false
+        retrying = false
+      case .retry(let date):
+        pausedUntil = date
+      case .stopped:
+        break
+      }
+      for waiter in waiters { waiter.resume() }
+    }
+    finishFlushes()
+  }
+
+  /// Uploads every due event, oldest first, one batch at a time, until none is due or an upload fails.
+  private func round() async -> RoundOutcome {
+    while !Task.isCancelled {
+      guard status.isOnline else { return .stopped }
+      let items: [QueuedItem<AnalyticsEvent>]
+      do {
+        items = try await queue.peek(limit: configuration.maxBatchCount, now: now())
+        if items.isEmpty {
+          // Events released by an earlier failure (maybe in an earlier run) wait for their retry date.
+          guard let next = try await queue.nextNotBefore(), next > now() else { return .drained }
+          return .retry(at: next)
+        }
+      } catch {
+        return storageFailure(error)
+      }
+      let outcome = await upload(batch(of: items))
+      guard case .drained = outcome else { return outcome }
+    }
+    return .stopped
+  }
+
+  /// The longest prefix of `items` whose upload fits in the byte limit, each with its encoded form; at least one.
+  private func batch(of items: [QueuedItem<AnalyticsEvent>]) -> [(item: QueuedItem<AnalyticsEvent>, json: Data)] {
+    var batch: [(item: QueuedItem<AnalyticsEvent>, json: Data)] = []
+    var bytes = EventsRouter.envelopeBytes(events: items.count)
+    for item in items {
+      // An event encodes: its properties were checked when it was tracked.
+      let json = (try? EventsRouter.encode(item.element)) ?? Data("{}".utf8)
+      if !batch.isEmpty && bytes + json.count > configuration.maxBatchBytes { break }
+      bytes += json.count
+      batch.append((item, json))
+    }
+    return batch
+  }
+
+  /// Uploads `batch`; a batch refused as too large or malformed is split until the culprits are alone, and they are
+  /// dead-lettered.
+  private func upload(_ batch: [(item: QueuedItem<AnalyticsEvent>, json: Data)]) async -> RoundOutcome {
+    let ids = batch.map(\.item.id)
+    let endpoint = EventsRouter(
+      baseURL: baseURL, apiToken: apiToken, batch: EventsRouter.batchBody(batch.map(\.json), sentAt: now()))
+    do {
+      let receipt = try await client.send(
+        APIRequest(endpoint) { try? JSONDecoder().decode(EventsRouter.Receipt.self, from: $0.body) })
+      do {
+        try await queue.acknowledge(ids)
+      } catch {
+        // Delivered but still on disk: they go again later and the server counts them as duplicates (E9).
+        logger.warning("Delivered \(ids.count) events but could not delete them; they will be resent: \(error)")
+      }
+      broadcast.update {
+        $0.pending -= ids.count
+        $0.delivered += ids.count
+        $0.duplicates += receipt?.duplicates ?? 0
+        $0.lastError = nil
+        $0.nextRetry = nil
+      }
+      return .drained
+    } catch let error as NetworkError {
+      if error.kind == .cancelled { return .stopped }
+      if let status = error.statusCode, status == 413 || status == 400 {
+        return await refused(batch, status: status, error: error)
+      }
+      return await failed(batch, error: error)
+    } catch {
+      return await failed(batch, error: error)
+    }
+  }
+
+  /// A batch the server refused whole: halves are sent on their own; a single event is dead-lettered.
+  private func refused(
+    _ batch: [(item: QueuedItem<AnalyticsEvent>, json: Data)], status: Int, error: NetworkError
+  ) async -> RoundOutcome {
+    guard batch.count == 1, let only = batch.first else {
+      let middle = batch.count / 2
+      for half in [Array(batch[..<middle]), Array(batch[middle...])] {
+        let outcome = await upload(half)
+        guard case .drained = outcome else { return outcome }
+      }
+      return .drained
+    }
+    let reason = "HTTP \(status): \(error.serverError?.message ?? error.description)"
+    do {
+      try await queue.deadLetter([only.item.id], reason: reason)
+    } catch {
+      return storageFailure(error)
+    }
+    logger.error("Event \(only.item.element.name) (\(only.item.element.eventId)) was dead-lettered: \(reason)")
+    broadcast.update {
+      $0.pending -= 1
+      $0.deadLettered += 1
+    }
+    return .drained
+  }
+
+  /// A failed upload: the batch waits for its retry date, stored with its events.
+  private func failed(_ batch: [(item: QueuedItem<AnalyticsEvent>, json: Data)], error: any Error) async -> RoundOutcome
+  {
+    let attempt = (batch.map(\.item.attempts).max() ?? 0) + 1
+    let retryAfter = (error as? NetworkError).flatMap { RetryAfter.delay(in: $0, now: now()) }
+    let delay = DeliveryBackoff.delay(
+      attempt: attempt, base: configuration.baseRetryDelay, max: configuration.maxRetryDelay, retryAfter: retryAfter,
+      random: random())
+    let retryAt = now().addingTimeInterval(DeliveryBackoff.seconds(delay))
+    do {
+      try await queue.release(batch.map(\.item.id), retryAt: retryAt)
+    } catch {
+      logger.warning("Could not store the retry date of \(batch.count) events: \(error)")
+    }
+    logger.warning("Upload of \(batch.count) events failed (attempt \(attempt)); retry at \(retryAt): \(error)")
+    broadcast.update {
+      $0.lastError = "\(error)"
+      $0.nextRetry = retryAt
+    }
+    return .retry(at: retryAt)
+  }
+
+  private func storageFailure(_ error: any Error) -> RoundOutcome {
+    logger.error("The event queue failed: \(error)")
+    let retryAt = now().addingTimeInterval(DeliveryBackoff.seconds(configuration.maxRetryDelay))
+    broadcast.update {
+      $0.lastError = "The event queue failed: \(error)"
+      $0.nextRetry = retryAt
+    }
+    return .retry(at: retryAt)
+  }
+
+  /// Reads the counts kept on disk into the status; returns how many events are pending.
+  private func loadCounts() async -> Int {
+    do {
+      let statistics = try await queue.statistics()
+      broadcast.update {
+        $0.pending = statistics.pending
+        $0.deadLettered = statistics.deadLetters
+        $0.dropped = statistics.dropped
+      }
+      return statistics.pending
+    } catch {
+      logger.error("Cannot read the event queue's counts: \(error)")
+      return 1
+    }
+  }
+
+  /// Answers every waiting ``flush()``: delivery cannot go on for now.
+  func finishFlushes() {
+    let waiters = control.withLock { control in
+      control.flushRequested = false
+      defer { control.flushWaiters = [] }
+      return control.flushWaiters
+    }
+    for waiter in waiters { waiter.resume() }
+  }
+}

@@ -1,0 +1,222 @@
+import Foundation
+import Locking
+import Logging
+import Networking
+import Persistence
+
+/// Delivers analytics events so that none is lost: through crashes, outages and bad networks (REQUIREMENTS E1–E9).
+///
+/// - **Durable first (E2):** ``track(_:)`` returns once the event is committed to a SQLite queue on disk (WAL,
+///   `synchronous = FULL`); it never waits for the network. An event is deleted only after the server acknowledged
+///   it.
+/// - **Automatic (E3, E7):** one uploader runs from the moment the tracker exists. Events left by an earlier run, even
+///   one that was killed, are delivered at start; the host app adds no code and need not wait before exiting.
+/// - **Batched and bounded (E5):** events leave oldest first, up to ``EventTrackerConfiguration/maxBatchCount`` and
+///   ``EventTrackerConfiguration/maxBatchBytes`` per upload, one upload at a time; an upload starts once
+///   ``EventTrackerConfiguration/flushCount`` events were tracked, every ``EventTrackerConfiguration/flushInterval``,
+///   or on ``flush()``. The queue is capped, its overflow policy explicit and its drops counted.
+/// - **Retried (E4):** a 408, 429, 5xx, other non-2xx or transport failure is retried after an exponential delay with
+///   full jitter (or the server's `Retry-After`), and the delay is stored with the events, so a restart neither
+///   forgets nor hammers. A batch refused as too large (413) or malformed (400) is split to isolate the culprit; a
+///   single event still refused is dead-lettered with the reason, never silently gone.
+/// - **Connectivity-aware (E6):** no upload is tried while the ``Networking/NetworkMonitor`` says offline; delivery
+///   resumes as soon as it says online.
+/// - **Observable (E8):** ``status`` and ``deliveryStatus``. **Idempotent (E9):** every event carries its
+///   ``AnalyticsEvent/eventId``, so a redelivery is counted once by the server.
+///
+/// ```swift
+/// let tracker = try EventTracker(
+///   baseURL: eventsURL, apiToken: token, queueURL: dataDirectory.appending(path: "events.sqlite"),
+///   transport: transport, monitor: monitor, clock: ContinuousClock())
+/// try await tracker.track(AnalyticsEvent(name: "app_open"))
+/// ```
+public final class EventTracker: Sendable {
+  /// The limits and policies.
+  public let configuration: EventTrackerConfiguration
+  /// The events waiting for upload, and the dead letters.
+  public let queue: DurableQueue<AnalyticsEvent>
+
+  let client: HTTPClient
+  let baseURL: URL
+  let apiToken: String
+  let monitor: any NetworkMonitor
+  let elapsed: @Sendable () -> Duration
+  let sleep: @Sendable (Duration) async throws -> Void
+  let now: @Sendable () -> Date
+  let random: @Sendable () -> Double
+  let logger: Logger
+  let broadcast: Broadcast<DeliveryStatus>
+  let control = Locked(Control())
+  private let tasks = Locked<[Task<Void, Never>]>([])
+
+  /// What the tracking side tells the uploader, and how the uploader waits.
+  struct Control {
+    var trackedSinceUpload = 0
+    var flushRequested = false
+    var flushWaiters: [CheckedContinuation<Void, Never>] = []
+    var wakeup: CheckedContinuation<Void, Never>?
+    var woken = false
+    var isShutDown = false
+  }
+
+  /// A tracker that delivers to `baseURL`, keeping its queue in the SQLite file `queueURL`. Its uploader starts at
+  /// once, with whatever an earlier run left in the file.
+  ///
+  /// - Parameters:
+  ///   - baseURL: The ingestion API (`/v1/events/batch` below it).
+  ///   - apiToken: The token sent in the `Api-Token` header; not empty.
+  ///   - queueURL: The queue's database file; one tracker per file.
+  ///   - transport: How uploads travel.
+  ///   - monitor: Whether the device is online; uploads wait while it says offline.
+  ///   - configuration: Batching, retries and limits.
+  ///   - clock: The clock of flush intervals and retry delays.
+  ///   - now: This device's time: event retry dates are stored in it.
+  ///   - random: A number in `0..<1` for the jitter.
+  ///   - logger: Where failures and dead letters are reported; never the token.
+  /// - Throws: ``EventTrackerError`` for a configuration out of range or an empty token, or of kind
+  ///   ``EventTrackerError/Kind/storage`` when the queue's file cannot be opened.
+  public init(
+    baseURL: URL, apiToken: String, queueURL: URL, transport: any HTTPTransport, monitor: any NetworkMonitor,
+    configuration: EventTrackerConfiguration = EventTrackerConfiguration(), clock: any Clock<Duration>,
+    now: @escaping @Sendable () -> Date = { Date() },
+    random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+    logger: Logger = Logger(label: "keel.events", factory: { _ in SwiftLogNoOpLogHandler() })
+  ) throws {
+    try configuration.validate()
+    guard !apiToken.isEmpty else { throw EventTrackerError(.invalidConfiguration, "The API token is empty.") }
+    do {
+      queue = try DurableQueue(
+        url: queueURL, capacity: configuration.capacity, overflow: configuration.overflow,
+        deadLetterCapacity: configuration.deadLetterCapacity, now: now)
+    } catch {
+      throw EventTrackerError(.storage, "Cannot open the event queue at \(queueURL.path): \(error)", underlying: error)
+    }
+    self.configuration = configuration
+    self.baseURL = baseURL
+    self.apiToken = apiToken
+    self.monitor = monitor
+    self.now = now
+    self.random = random
+    self.logger = logger
+    client = HTTPClient(transport: transport, serverErrorDecoders: [.sendbird], clock: clock, logger: logger)
+    (elapsed, sleep) = Self.timekeeping(clock)
+    broadcast = Broadcast(DeliveryStatus(isOnline: monitor.status == .online), buffering: .bufferingNewest(1))
+    start()
+  }
+
+  /// Where delivery stands now.
+  public var status: DeliveryStatus { broadcast.current }
+
+  /// A new stream of the delivery status: the current one, then every change. A slow reader gets the latest.
+  public var deliveryStatus: AsyncStream<DeliveryStatus> { broadcast.updates() }
+
+  /// Stores `event` for delivery and returns once it is on disk; never waits for the network.
+  ///
+  /// The event is stored even if the calling task is cancelled meanwhile: a tracked event is not taken back.
+  ///
+  /// - Throws: ``EventTrackerError``: ``EventTrackerError/Kind/invalidEvent`` (an empty or overlong name, properties
+  ///   past the size cap or holding a non-finite number) with nothing stored; ``EventTrackerError/Kind/queueFull``
+  ///   under the reject-new policy; ``EventTrackerError/Kind/storage``; ``EventTrackerError/Kind/shutDown``.
+  public func track(_ event: AnalyticsEvent) async throws {
+    try validate(event)
+    guard !control.withLock({ $0.isShutDown }) else {
+      throw EventTrackerError(.shutDown, "The tracker was shut down; \(event.name) was not stored.")
+    }
+    let queue = queue
+    let result: EnqueueResult
+    do {
+      // An unstructured task: the caller's cancellation must not roll the commit back halfway through `track`.
+      result = try await Task { try await queue.enqueue(event) }.value
+    } catch let error as PersistenceError where error.kind == .capacityExceeded {
+      throw EventTrackerError(.queueFull, "The event queue is full; \(event.name) was not stored.", underlying: error)
+    } catch {
+      throw EventTrackerError(.storage, "Cannot store \(event.name): \(error)", underlying: error)
+    }
+    broadcast.update {
+      $0.pending += result.ids.count - result.dropped
+      $0.dropped += result.dropped
+    }
+    let reachedFlushCount = control.withLock { control in
+      control.trackedSinceUpload += 1
+      return control.trackedSinceUpload == configuration.flushCount
+    }
+    if reachedFlushCount { wake() }
+  }
+
+  /// Uploads what is due now, and returns when it has been delivered, or when delivery cannot go on for now
+  /// (offline, or the server failing: ``status`` says why and when it tries again).
+  public func flush() async {
+    await withCheckedContinuation { continuation in
+      let accepted = control.withLock { control in
+        guard !control.isShutDown else { return false }
+        control.flushRequested = true
+        control.flushWaiters.append(continuation)
+        return true
+      }
+      if accepted { wake() } else { continuation.resume() }
+    }
+  }
+
+  /// Stops the uploader and waits for it (the tracker runs until then); an upload in flight is abandoned and its events stay pending, to be
+  /// delivered by the next tracker on the same file. Later ``track(_:)`` calls fail.
+  public func shutDown() async {
+    let running = tasks.withLock { tasks in
+      defer { tasks = [] }
+      return tasks
+    }
+    let waiters = control.withLock { control in
+      control.isShutDown = true
+      defer { control.flushWaiters = [] }
+      return control.flushWaiters
+    }
+    for waiter in waiters { waiter.resume() }
+    for task in running { task.cancel() }
+    for task in running { await task.value }
+  }
+
+  deinit {
+    for task in tasks.withLock({ $0 }) { task.cancel() }
+    broadcast.finish()
+  }
+
+  private func start() {
+    let monitor = monitor
+    // The delivery loop keeps the tracker alive until `shutDown()`: an app keeps one tracker for its lifetime.
+    let delivery = Task { [weak self] in _ = await self?.deliver() }
+    let connectivity = Task { [weak self] in
+      for await status in monitor.statusUpdates() {
+        guard let self else { return }
+        broadcast.update { $0.isOnline = status == .online }
+        wake()
+      }
+    }
+    tasks.withLock { $0 = [delivery, connectivity] }
+  }
+
+  private func validate(_ event: AnalyticsEvent) throws {
+    let name = event.name.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !name.isEmpty else { throw EventTrackerError(.invalidEvent, "An event name cannot be empty or blank.") }
+    guard event.name.count <= configuration.maxNameLength else {
+      throw EventTrackerError(
+        .invalidEvent,
+        "An event name has at most \(configuration.maxNameLength) characters; this one has "
+          + "\(event.name.count).")
+    }
+    guard event.properties.values.allSatisfy(\.isFinite) else {
+      throw EventTrackerError(.invalidEvent, "The properties of \(event.name) hold a number JSON cannot carry.")
+    }
+    let size = (try? JSONEncoder().encode(event.properties).count) ?? .max
+    guard size <= configuration.maxPropertiesBytes else {
+      throw EventTrackerError(
+        .invalidEvent,
+        "The properties of \(event.name) take \(size) bytes; at most \(configuration.maxPropertiesBytes).")
+    }
+  }
+
+  private static func timekeeping<C: Clock<Duration>>(
+    _ clock: C
+  ) -> (@Sendable () -> Duration, @Sendable (Duration) async throws -> Void) {
+    let origin = clock.now
+    return ({ origin.duration(to: clock.now) }, { try await clock.sleep(for: $0) })
+  }
+}

@@ -1,0 +1,64 @@
+import Persistence
+
+/// How an ``EventTracker`` batches, retries and bounds its work (REQUIREMENTS E4, E5).
+public struct EventTrackerConfiguration: Sendable, Hashable {
+  /// The most events in one upload: 1–500 (the server's limit). Default 100.
+  public var maxBatchCount: Int
+  /// The most bytes in one upload's body, under the server's 1 MiB. Default 1,000,000.
+  public var maxBatchBytes: Int
+  /// Upload as soon as this many events were tracked since the last upload. Default 20.
+  public var flushCount: Int
+  /// Upload what is pending at least this often. Default 30 seconds.
+  public var flushInterval: Duration
+  /// The first retry delay's ceiling; each further failure doubles it, up to ``maxRetryDelay``. Default 1 second.
+  public var baseRetryDelay: Duration
+  /// The longest retry delay. Default 5 minutes.
+  public var maxRetryDelay: Duration
+  /// The most events pending on disk. Default 100,000.
+  public var capacity: Int
+  /// What tracking beyond ``capacity`` does: by default the oldest pending events are dropped, and counted.
+  public var overflow: OverflowPolicy
+  /// The most dead-lettered events kept for inspection. Default 1,000.
+  public var deadLetterCapacity: Int
+  /// The longest event name, in characters. Default 256.
+  public var maxNameLength: Int
+  /// The most bytes an event's properties may take as JSON. Default 32 KiB.
+  public var maxPropertiesBytes: Int
+
+  /// A configuration; each default is the property's.
+  public init(
+    maxBatchCount: Int = 100, maxBatchBytes: Int = 1_000_000, flushCount: Int = 20,
+    flushInterval: Duration = .seconds(30), baseRetryDelay: Duration = .seconds(1),
+    maxRetryDelay: Duration = .seconds(300), capacity: Int = 100_000, overflow: OverflowPolicy = .dropOldest,
+    deadLetterCapacity: Int = 1_000, maxNameLength: Int = 256, maxPropertiesBytes: Int = 32 * 1_024
+  ) {
+    self.maxBatchCount = maxBatchCount
+    self.maxBatchBytes = maxBatchBytes
+    self.flushCount = flushCount
+    self.flushInterval = flushInterval
+    self.baseRetryDelay = baseRetryDelay
+    self.maxRetryDelay = maxRetryDelay
+    self.capacity = capacity
+    self.overflow = overflow
+    self.deadLetterCapacity = deadLetterCapacity
+    self.maxNameLength = maxNameLength
+    self.maxPropertiesBytes = maxPropertiesBytes
+  }
+
+  /// Throws unless every value is in range.
+  func validate() throws {
+    func require(_ condition: Bool, _ message: String) throws {
+      guard condition else { throw EventTrackerError(.invalidConfiguration, message) }
+    }
+    try require((1...500).contains(maxBatchCount), "maxBatchCount must be 1–500, not \(maxBatchCount).")
+    try require(
+      maxBatchBytes >= maxPropertiesBytes + maxNameLength * 4 + 1_024 && maxBatchBytes <= 1_048_576,
+      "maxBatchBytes must hold one largest event and stay within 1 MiB, not \(maxBatchBytes).")
+    try require(flushCount >= 1, "flushCount must be at least 1, not \(flushCount).")
+    try require(flushInterval > .zero, "flushInterval must be positive.")
+    try require(
+      baseRetryDelay > .zero && maxRetryDelay >= baseRetryDelay, "The retry delays must be positive and ordered.")
+    try require(capacity >= 1 && deadLetterCapacity >= 1, "The capacities must be at least 1.")
+    try require(maxNameLength >= 1 && maxPropertiesBytes >= 2, "The event limits must be positive.")
+  }
+}

@@ -1,0 +1,84 @@
+/// A JSON value: what an analytics event's properties may hold, so that every tracked event can be encoded.
+///
+/// ```swift
+/// let properties: [String: JSONValue] = ["screen": "home", "items": 3, "premium": true, "tags": ["a", "b"]]
+/// ```
+///
+/// Numbers are `Double`s, as in JSON: integers beyond ±2^53 lose precision. Infinities and NaN have no JSON form and
+/// are refused when an event is tracked.
+public enum JSONValue: Sendable, Hashable, Codable {
+  /// `null`.
+  case null
+  /// `true` or `false`.
+  case bool(Bool)
+  /// A number.
+  case number(Double)
+  /// A string.
+  case string(String)
+  /// An array.
+  case array([JSONValue])
+  /// An object.
+  case object([String: JSONValue])
+
+  /// Reads any JSON value.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    if container.decodeNil() {
+      self = .null
+    } else if let value = try? container.decode(Bool.self) {
+      self = .bool(value)
+    } else if let value = try? container.decode(Double.self) {
+      self = .number(value)
+    } else if let value = try? container.decode(String.self) {
+      self = .string(value)
+    } else if let value = try? container.decode([JSONValue].self) {
+      self = .array(value)
+    } else {
+      self = .object(try container.decode([String: JSONValue].self))
+    }
+  }
+
+  /// Writes the value as JSON.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    switch self {
+    case .null: try container.encodeNil()
+    case .bool(let value): try container.encode(value)
+    case .number(let value): try container.encode(value)
+    case .string(let value): try container.encode(value)
+    case .array(let value): try container.encode(value)
+    case .object(let value): try container.encode(value)
+    }
+  }
+
+  /// Whether every number in the value is finite, so that it has a JSON form.
+  var isFinite: Bool {
+    switch self {
+    case .null, .bool, .string: true
+    case .number(let value): value.isFinite
+    case .array(let values): values.allSatisfy(\.isFinite)
+    case .object(let values): values.values.allSatisfy(\.isFinite)
+    }
+  }
+}
+
+extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+  ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
+  /// `null`.
+  public init(nilLiteral: ()) { self = .null }
+  /// A boolean.
+  public init(booleanLiteral value: Bool) { self = .bool(value) }
+  /// An integer, as a number.
+  public init(integerLiteral value: Int) { self = .number(Double(value)) }
+  /// A number.
+  public init(floatLiteral value: Double) { self = .number(value) }
+  /// A string.
+  public init(stringLiteral value: String) { self = .string(value) }
+  /// An array.
+  public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+  /// An object; a repeated key keeps its last value.
+  public init(dictionaryLiteral elements: (String, JSONValue)...) {
+    self = .object(Dictionary(elements, uniquingKeysWith: { $1 }))
+  }
+}
