@@ -18,12 +18,14 @@ extension EventTracker {
   /// The uploader: waits for a reason to upload (enough events, the interval, a flush, a retry falling due, events
   /// left by an earlier run), then uploads every due event, one batch at a time.
   func deliver() async {
-    var recovering = await loadCounts() > 0
+    var recovering = await startup.value > 0
     var retrying = false
     var pausedUntil: Date?
     var nextInterval = elapsed() + configuration.flushInterval
     while !Task.isCancelled {
       guard status.isOnline else {
+        // Back online, everything pending goes at once (E6), whatever the triggers say.
+        recovering = true
         finishFlushes()
         await waitForWake(orAfter: nil)
         continue
@@ -193,7 +195,9 @@ extension EventTracker {
   }
 
   /// Reads the counts kept on disk into the status; returns how many events are pending.
-  private func loadCounts() async -> Int {
+  static func loadCounts(
+    of queue: DurableQueue<AnalyticsEvent>, into broadcast: Broadcast<DeliveryStatus>, logger: Logger
+  ) async -> Int {
     do {
       let statistics = try await queue.statistics()
       broadcast.update {

@@ -48,6 +48,9 @@ public final class EventTracker: Sendable {
   let broadcast: Broadcast<DeliveryStatus>
   let control = Locked(Control())
   private let tasks = Locked<[Task<Void, Never>]>([])
+  /// Reads the counts kept on disk into the status, once, before any `track` changes them; answers how many events
+  /// an earlier run left pending.
+  let startup: Task<Int, Never>
 
   /// What the tracking side tells the uploader, and how the uploader waits.
   struct Control {
@@ -100,7 +103,9 @@ public final class EventTracker: Sendable {
     self.logger = logger
     client = HTTPClient(transport: transport, serverErrorDecoders: [.sendbird], clock: clock, logger: logger)
     (elapsed, sleep) = Self.timekeeping(clock)
-    broadcast = Broadcast(DeliveryStatus(isOnline: monitor.status == .online), buffering: .bufferingNewest(1))
+    let broadcast = Broadcast(DeliveryStatus(isOnline: monitor.status == .online), buffering: .bufferingNewest(1))
+    self.broadcast = broadcast
+    startup = Task { [queue, logger] in await Self.loadCounts(of: queue, into: broadcast, logger: logger) }
     start()
   }
 
@@ -122,6 +127,8 @@ public final class EventTracker: Sendable {
     guard !control.withLock({ $0.isShutDown }) else {
       throw EventTrackerError(.shutDown, "The tracker was shut down; \(event.name) was not stored.")
     }
+    // The status counts what the file held at start first, then each change.
+    _ = await startup.value
     let queue = queue
     let result: EnqueueResult
     do {

@@ -1,0 +1,150 @@
+import Clocks
+import Foundation
+import Persistence
+import TestSupport
+import Testing
+
+@testable import Domain
+
+/// REQUIREMENTS E2, E3, E5: what goes up when, in which batches.
+@Suite struct EventTrackerBatchingTests {
+  @Test("track returns with the event on disk: a second tracker on the file sees it pending")
+  func durableBeforeReturn() async throws {
+    let harness = try EventsHarness()
+    try await harness.track(2)
+    #expect(try await harness.tracker.queue.count() == 2)
+    #expect(harness.tracker.status.pending == 2)
+    #expect(harness.server.uploads.isEmpty, "tracking never waits for the network")
+    await harness.tracker.shutDown()
+  }
+
+  @Test("Reaching flushCount uploads at once, without a flush; fewer wait")
+  func flushCountTrigger() async throws {
+    let harness = try EventsHarness(configuration: EventTrackerConfiguration(flushCount: 5))
+    try await harness.track(4)
+    await settle()
+    #expect(harness.server.uploads.isEmpty)
+    try await harness.tracker.track(AnalyticsEvent(name: "e4"))
+    #expect(await eventually { harness.tracker.status.delivered == 5 })
+    #expect(harness.server.uploads == [["e0", "e1", "e2", "e3", "e4"]])
+    await harness.tracker.shutDown()
+  }
+
+  @Test("Every flushInterval, whatever is pending goes up")
+  func intervalTrigger() async throws {
+    let harness = try EventsHarness(configuration: EventTrackerConfiguration(flushInterval: .seconds(30)))
+    try await harness.track(2)
+    #expect(await harness.clock.sleeperArrived())
+    await harness.clock.advance(by: .seconds(29))
+    await settle()
+    #expect(harness.server.uploads.isEmpty)
+    await harness.clock.advance(by: .seconds(1))
+    #expect(await eventually { harness.tracker.status.delivered == 2 })
+    await harness.tracker.shutDown()
+  }
+
+  @Test("flush() returns once everything due is delivered, in batches of maxBatchCount, oldest first")
+  func flushInBatches() async throws {
+    let harness = try EventsHarness(configuration: EventTrackerConfiguration(maxBatchCount: 3))
+    try await harness.track(7)
+    await harness.tracker.flush()
+    #expect(harness.server.uploads.map(\.count) == [3, 3, 1])
+    #expect(harness.server.uploaded == (0..<7).map { "e\($0)" })
+    #expect(harness.tracker.status.pending == 0)
+    #expect(harness.tracker.status.delivered == 7)
+    #expect(try await harness.tracker.queue.count() == 0, "acknowledged events are deleted")
+    await harness.tracker.shutDown()
+  }
+
+  @Test("A batch stays under maxBatchBytes")
+  func byteLimit() async throws {
+    let configuration = EventTrackerConfiguration(maxBatchBytes: 1_300, maxNameLength: 10, maxPropertiesBytes: 100)
+    let harness = try EventsHarness(configuration: configuration)
+    for index in 0..<12 {
+      try await harness.tracker.track(
+        AnalyticsEvent(name: "e\(index)", properties: ["text": .string(String(repeating: "x", count: 80))]))
+    }
+    await harness.tracker.flush()
+    #expect(harness.server.uploads.count > 1)
+    #expect(harness.server.sizes.allSatisfy { $0 <= 1_300 })
+    #expect(harness.server.uploaded == (0..<12).map { "e\($0)" })
+    await harness.tracker.shutDown()
+  }
+
+  @Test("Events left by an earlier run are delivered at start, with no flush (E3, E7)")
+  func leftoversAtStart() async throws {
+    let first = try EventsHarness(configuration: EventTrackerConfiguration(flushCount: 100))
+    try await first.track(3)
+    await first.tracker.shutDown()
+    #expect(first.server.uploads.isEmpty)
+
+    let second = try EventsHarness(queueURL: first.queueURL)
+    #expect(await eventually { second.tracker.status.delivered == 3 })
+    #expect(second.server.uploaded == ["e0", "e1", "e2"])
+    await second.tracker.shutDown()
+  }
+
+  @Test("Past the capacity the oldest are dropped, counted in the status and on disk (E5)")
+  func capacity() async throws {
+    let harness = try EventsHarness(configuration: EventTrackerConfiguration(capacity: 3))
+    try await harness.track(5)
+    #expect(harness.tracker.status.dropped == 2)
+    #expect(harness.tracker.status.pending == 3)
+    await harness.tracker.flush()
+    #expect(harness.server.uploaded == ["e2", "e3", "e4"])
+    #expect(try await harness.tracker.queue.statistics().dropped == 2)
+    await harness.tracker.shutDown()
+  }
+
+  @Test("Under the reject-new policy a full queue refuses the event with a typed error")
+  func rejectNew() async throws {
+    let harness = try EventsHarness(configuration: EventTrackerConfiguration(capacity: 2, overflow: .rejectNew))
+    try await harness.track(2)
+    let error = await #expect(throws: EventTrackerError.self) {
+      try await harness.tracker.track(AnalyticsEvent(name: "late"))
+    }
+    #expect(error?.kind == .queueFull)
+    await harness.tracker.shutDown()
+  }
+
+  @Test("Bad events are refused before anything is stored")
+  func validation() async throws {
+    let harness = try EventsHarness(configuration: EventTrackerConfiguration(maxNameLength: 10, maxPropertiesBytes: 50))
+    let bad = [
+      AnalyticsEvent(name: ""), AnalyticsEvent(name: "  "), AnalyticsEvent(name: String(repeating: "n", count: 11)),
+      AnalyticsEvent(name: "nan", properties: ["x": .number(.nan)]),
+      AnalyticsEvent(name: "big", properties: ["x": .string(String(repeating: "b", count: 60))]),
+    ]
+    for event in bad {
+      let error = await #expect(throws: EventTrackerError.self) { try await harness.tracker.track(event) }
+      #expect(error?.kind == .invalidEvent)
+    }
+    #expect(try await harness.tracker.queue.count() == 0)
+    await harness.tracker.shutDown()
+  }
+
+  @Test("A track whose task is cancelled still stores its event")
+  func cancelledTrackStores() async throws {
+    let harness = try EventsHarness()
+    let tracker = harness.tracker
+    let task = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      try await tracker.track(AnalyticsEvent(name: "kept"))
+    }
+    try await task.value
+    #expect(try await tracker.queue.count() == 1)
+    await tracker.shutDown()
+  }
+
+  @Test("Sent events carry their eventId, in the API's shape (E9)")
+  func wireFormat() throws {
+    let id = UUID(uuidString: "00000000-0000-4000-8000-000000000007")!
+    let event = AnalyticsEvent(
+      name: "open", properties: ["n": 1, "ok": true, "tags": ["a"], "none": nil],
+      timestamp: Date(timeIntervalSince1970: 1.5), eventId: id)
+    let json = String(decoding: try EventsRouter.encode(event), as: UTF8.self)
+    #expect(
+      json == #"{"eventId":"00000000-0000-4000-8000-000000000007","name":"open","#
+        + #""properties":{"n":1,"none":null,"ok":true,"tags":["a"]},"timestamp":1500}"#)
+  }
+}

@@ -1,0 +1,121 @@
+import Clocks
+import Foundation
+import Locking
+import Networking
+import Persistence
+import TestSupport
+
+@testable import Domain
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// An event tracker on a real queue file, a scripted ingestion API and a test clock whose time is also the wall
+/// clock the queue's retry dates are stored in.
+struct EventsHarness {
+  static let epoch = Date(timeIntervalSince1970: 1_800_000_000)
+
+  let clock: TestClock<Duration>
+  let server: FakeIngestion
+  let monitor: ManualNetworkMonitor
+  let queueURL: URL
+  let tracker: EventTracker
+  let start: TestClock<Duration>.Instant
+
+  init(
+    configuration: EventTrackerConfiguration = EventTrackerConfiguration(), queueURL: URL? = nil,
+    clock: TestClock<Duration> = TestClock(), server: FakeIngestion = FakeIngestion(),
+    monitor: ManualNetworkMonitor = ManualNetworkMonitor(.online), random: Double = 0.5,
+    origin: TestClock<Duration>.Instant? = nil
+  ) throws {
+    self.clock = clock
+    self.server = server
+    self.monitor = monitor
+    self.queueURL = try queueURL ?? temporaryDirectory().appendingPathComponent("events.sqlite")
+    // The wall clock is `epoch` at `origin`: a restarted tracker on the same test clock passes the first one's.
+    let start = origin ?? clock.now
+    self.start = start
+    tracker = try EventTracker(
+      baseURL: URL(string: "http://events.test")!, apiToken: "token", queueURL: self.queueURL, transport: server,
+      monitor: monitor, configuration: configuration, clock: clock,
+      now: { Self.epoch.addingTimeInterval(DeliveryBackoff.seconds(start.duration(to: clock.now))) },
+      random: { random })
+  }
+
+  /// The harness's wall-clock time now.
+  var now: Date { EventsHarness.epoch.addingTimeInterval(DeliveryBackoff.seconds(start.duration(to: clock.now))) }
+
+  /// Tracks events named `prefix0`, `prefix1`, …
+  func track(_ count: Int, prefix: String = "e") async throws {
+    for index in 0..<count { try await tracker.track(AnalyticsEvent(name: "\(prefix)\(index)")) }
+  }
+}
+
+/// A scripted `/v1/events/batch`: answers each upload with the next scripted status (200 once the script is used
+/// up), and records the event names of every upload.
+final class FakeIngestion: HTTPTransport {
+  enum Answer: Sendable {
+    case status(Int, headers: [String: String] = [:], message: String = "")
+    case offline
+    /// 413 when the batch has more than `n` events, 200 otherwise.
+    case tooLargeAbove(Int)
+    /// 400 when the batch holds an event named `name`, 200 otherwise.
+    case malformed(String)
+  }
+
+  private struct State {
+    var script: [Answer] = []
+    var standing: Answer?
+    var uploads: [[String]] = []
+    var sizes: [Int] = []
+  }
+
+  private let state = Locked(State())
+
+  /// Answers the next uploads with `answers`, in order.
+  func script(_ answers: Answer...) { state.withLock { $0.script += answers } }
+
+  /// Answers every upload with `answer` until `nil`, once the script is used up.
+  func always(_ answer: Answer?) { state.withLock { $0.standing = answer } }
+
+  /// The names in each upload, in order.
+  var uploads: [[String]] { state.withLock { $0.uploads } }
+
+  /// The byte size of each upload's body.
+  var sizes: [Int] { state.withLock { $0.sizes } }
+
+  /// Every name uploaded, in order.
+  var uploaded: [String] { uploads.flatMap { $0 } }
+
+  func send(_ request: URLRequest) async throws -> RawResponse {
+    let body = request.httpBody ?? Data()
+    let json = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
+    let names = (json?["events"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
+    let answer = state.withLock { state -> Answer in
+      state.uploads.append(names)
+      state.sizes.append(body.count)
+      return state.script.isEmpty ? (state.standing ?? .status(200)) : state.script.removeFirst()
+    }
+    switch answer {
+    case .offline:
+      throw URLError(.notConnectedToInternet)
+    case .status(let status, let headers, let message):
+      return Self.response(status, names.count, headers: headers, message: message)
+    case .tooLargeAbove(let limit):
+      return Self.response(names.count > limit ? 413 : 200, names.count, message: "Too large.")
+    case .malformed(let poison):
+      return Self.response(names.contains(poison) ? 400 : 200, names.count, message: "Bad event \(poison).")
+    }
+  }
+
+  private static func response(
+    _ status: Int, _ count: Int, headers: [String: String] = [:], message: String = ""
+  ) -> RawResponse {
+    let body =
+      (200..<300).contains(status)
+      ? #"{"accepted":\#(count),"duplicates":0}"# : #"{"error":true,"code":\#(status)000,"message":"\#(message)"}"#
+    return RawResponse(
+      status: status, headers: headers.merging(["Content-Type": "application/json"]) { $1 }, body: Data(body.utf8))
+  }
+}
