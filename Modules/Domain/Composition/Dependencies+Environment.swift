@@ -9,10 +9,13 @@ extension Dependencies {
   public struct Environment: Sendable {
     /// How every request travels.
     public var transport: any HTTPTransport
+    /// Whether the device is online: the event tracker waits while it is not (E6).
+    public var monitor: any NetworkMonitor
     /// Where the session's tokens are kept (A6).
     public var secureStore: any SecureStore
-    /// Where the user cache (`users.json`) and the image cache (`images/`) are kept; `nil` keeps the user cache in
-    /// memory and the image cache in a fresh temporary directory.
+    /// Where the user cache (`users.json`), the event queue (`events.sqlite`) and the image cache (`images/`) are
+    /// kept; `nil` keeps the user cache in memory, and the event queue and image cache in a fresh temporary
+    /// directory.
     public var dataDirectory: URL?
     /// The clock every limiter, retry and refresh guard is measured on.
     public var clock: any Clock<Duration>
@@ -23,10 +26,11 @@ extension Dependencies {
 
     /// An environment.
     public init(
-      transport: any HTTPTransport, secureStore: any SecureStore, dataDirectory: URL?,
+      transport: any HTTPTransport, monitor: any NetworkMonitor, secureStore: any SecureStore, dataDirectory: URL?,
       clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, logger: Logger
     ) {
       self.transport = transport
+      self.monitor = monitor
       self.secureStore = secureStore
       self.dataDirectory = dataDirectory
       self.clock = clock

@@ -41,6 +41,19 @@ extension Dependencies {
       logger: environment.logger)
   }
 
+  static func makeEvents(_ configuration: KeelConfiguration, _ environment: Environment) throws -> EventTracker {
+    guard let apiToken = configuration.eventsAPIToken else {
+      throw EventTrackerError(.invalidConfiguration, "Event tracking needs KeelConfiguration.eventsAPIToken.")
+    }
+    let queueURL =
+      environment.dataDirectory?.appendingPathComponent("events.sqlite")
+      ?? FileManager.default.temporaryDirectory.appendingPathComponent("keel-events-\(UUID().uuidString).sqlite")
+    return try EventTracker(
+      baseURL: configuration.eventsBaseURL ?? configuration.backendBaseURL, apiToken: apiToken, queueURL: queueURL,
+      transport: environment.transport, monitor: environment.monitor, configuration: configuration.events,
+      clock: environment.clock, now: environment.now, logger: environment.logger)
+  }
+
   private static func usersLimiter<C: Clock<Duration>>(
     _ configuration: KeelConfiguration, clock: C
   ) -> any RateLimiter {

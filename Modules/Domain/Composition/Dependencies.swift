@@ -30,8 +30,9 @@ public final class Dependencies: Sendable {
 
   private let usersService: Lazy<UserManager>
   private let sessionsService: Lazy<SessionManager>
-  /// Built on first use like the others, but its build can fail, and a failed one is tried again on the next use.
+  /// Built on first use like the others, but their builds can fail, and a failed one is tried again on the next use.
   private let imagesService = Locked<ImageLoader?>(nil)
+  private let eventsService = Locked<EventTracker?>(nil)
 
   private init(configuration: KeelConfiguration, environment: Environment) {
     self.configuration = configuration
@@ -59,6 +60,22 @@ public final class Dependencies: Sendable {
       }
     }
   }
+  /// The event tracker (E1–E9): built on first use, when its uploader starts and delivers what an earlier run left.
+  ///
+  /// - Throws: ``EventTrackerError`` of kind ``EventTrackerError/Kind/invalidConfiguration`` when the configuration
+  ///   has no ``KeelConfiguration/eventsAPIToken`` or invalid limits, or ``EventTrackerError/Kind/storage`` when no
+  ///   directory can hold its queue. The next use tries again.
+  public var events: EventTracker {
+    get throws {
+      try eventsService.withLock { tracker in
+        if let tracker { return tracker }
+        let made = try Self.makeEvents(configuration, environment)
+        tracker = made
+        return made
+      }
+    }
+  }
+
   /// The logger every service logs through.
   public var logger: Logger { environment.logger }
 
@@ -77,8 +94,9 @@ public final class Dependencies: Sendable {
       logger.error("\(configuration.resolvedDataDirectory.path) cannot hold Keel's files; memory it is: \(error)")
       directory = nil
     }
+    let (transport, monitor) = liveNetwork(configuration, logger: logger)
     let environment = Environment(
-      transport: URLSessionTransport(), secureStore: liveSecureStore(in: directory, logger: logger),
+      transport: transport, monitor: monitor, secureStore: liveSecureStore(in: directory, logger: logger),
       dataDirectory: directory, clock: ContinuousClock(), now: { Date() }, logger: logger)
     return wired(configuration: configuration, environment: environment)
   }
@@ -86,6 +104,21 @@ public final class Dependencies: Sendable {
   /// Every service, built from `configuration` around the collaborators in `environment`.
   public static func wired(configuration: KeelConfiguration, environment: Environment) -> Dependencies {
     Dependencies(configuration: configuration, environment: environment)
+  }
+
+  /// URLSession, and the platform's path monitor on Apple platforms; elsewhere a monitor that infers connectivity
+  /// from the transport's failures and probes the backend until it answers again.
+  private static func liveNetwork(
+    _ configuration: KeelConfiguration, logger: Logger
+  ) -> (any HTTPTransport, any NetworkMonitor) {
+    #if canImport(Network)
+      return (URLSessionTransport(), PathNetworkMonitor())
+    #else
+      let base = URLSessionTransport()
+      let probe = InferredNetworkMonitor.probe(configuration.eventsBaseURL ?? configuration.backendBaseURL, over: base)
+      let monitor = InferredNetworkMonitor(probe: probe, clock: ContinuousClock(), logger: logger)
+      return (MonitoredTransport(base, reportingTo: monitor), monitor)
+    #endif
   }
 
   /// The Keychain on Apple platforms; elsewhere an encrypted owner-only file in `directory`, set aside and started

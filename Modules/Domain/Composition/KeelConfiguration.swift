@@ -17,7 +17,7 @@ public struct KeelConfiguration: Sendable {
   public var sendbirdBaseURL: URL?
   /// The chat backend: sign-in, token refresh, `/v1/me`. By default a local Sandbox, `http://127.0.0.1:8080`.
   public var backendBaseURL: URL
-  /// Where Keel keeps its files (user cache, tokens, images); `nil` means the platform's
+  /// Where Keel keeps its files (user cache, tokens, events, images); `nil` means the platform's
   /// application-support location, in a `Keel` folder.
   public var dataDirectory: URL?
   /// The client-side pace of user-manager requests (REQUIREMENTS U8); by default one per second.
@@ -25,6 +25,12 @@ public struct KeelConfiguration: Sendable {
   /// How many user-manager requests the limiter holds, the one leaving now included; one more fails at once. By
   /// default 10: eleven calls at once are sent over 9 seconds but one, which fails.
   public var usersQueueCapacity: Int
+  /// The event ingestion API; `nil` means the backend's, ``backendBaseURL``.
+  public var eventsBaseURL: URL?
+  /// The token the event tracker sends in `Api-Token`; `nil` leaves event tracking off.
+  public var eventsAPIToken: String?
+  /// The event tracker's batching, retries and limits.
+  public var events: EventTrackerConfiguration
   /// The image cache's limits and the freshness of images whose server does not say.
   public var imageCache: ImageCacheLimits
   /// The least severe log level Keel's loggers pass on.
@@ -34,6 +40,7 @@ public struct KeelConfiguration: Sendable {
   public init(
     sendbirdBaseURL: URL? = nil, backendBaseURL: URL = URL(string: "http://127.0.0.1:8080")!,
     dataDirectory: URL? = nil, usersRate: Rate = .perSecond(1), usersQueueCapacity: Int = 10,
+    eventsBaseURL: URL? = nil, eventsAPIToken: String? = nil, events: EventTrackerConfiguration = .init(),
     imageCache: ImageCacheLimits = ImageCacheLimits(), logLevel: Logger.Level = .info
   ) {
     self.sendbirdBaseURL = sendbirdBaseURL
@@ -41,6 +48,9 @@ public struct KeelConfiguration: Sendable {
     self.dataDirectory = dataDirectory
     self.usersRate = usersRate
     self.usersQueueCapacity = usersQueueCapacity
+    self.eventsBaseURL = eventsBaseURL
+    self.eventsAPIToken = eventsAPIToken
+    self.events = events
     self.imageCache = imageCache
     self.logLevel = logLevel
   }

@@ -19,7 +19,7 @@ import Persistence
 ///   full jitter (or the server's `Retry-After`), and the delay is stored with the events, so a restart neither
 ///   forgets nor hammers. A batch refused as too large (413) or malformed (400) is split to isolate the culprit; a
 ///   single event still refused is dead-lettered with the reason, never silently gone.
-/// - **Connectivity-aware (E6):** no upload is tried while the ``Networking/NetworkMonitor`` says offline; delivery
+/// - **Connectivity-aware (E6):** no upload is tried while the `NetworkMonitor` says offline; delivery
 ///   resumes as soon as it says online.
 /// - **Observable (E8):** ``status`` and ``deliveryStatus``. **Idempotent (E9):** every event carries its
 ///   ``AnalyticsEvent/eventId``, so a redelivery is counted once by the server.

@@ -13,7 +13,7 @@ import Testing
   private func fakes(directory: URL?) -> (Dependencies.Environment, FakeSendbird) {
     let server = FakeSendbird()
     let environment = Dependencies.Environment(
-      transport: server, secureStore: InMemorySecureStore(),
+      transport: server, monitor: ManualNetworkMonitor(.online), secureStore: InMemorySecureStore(),
       dataDirectory: directory, clock: TestClock(), now: { Date(timeIntervalSince1970: 1_000_000) },
       logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
     return (environment, server)
@@ -34,6 +34,25 @@ import Testing
     #expect(server.sent.map(\.path) == ["/v3/users"])
     #expect(dependencies.sessions.state == .loggedOut)
     #expect(try dependencies.images.statistics.networkLoads == 0)
+  }
+
+  @Test("Events need an API token; with one, the tracker delivers over the environment's transport")
+  func events() async throws {
+    let ingestion = FakeIngestion()
+    var (environment, _) = fakes(directory: try temporaryDirectory())
+    environment.transport = ingestion
+    let without = Dependencies.wired(configuration: KeelConfiguration(), environment: environment)
+    let error = #expect(throws: EventTrackerError.self) { _ = try without.events }
+    #expect(error?.kind == .invalidConfiguration)
+
+    let dependencies = Dependencies.wired(
+      configuration: KeelConfiguration(eventsAPIToken: "token"), environment: environment)
+    let tracker = try dependencies.events
+    #expect(try dependencies.events === tracker)
+    try await tracker.track(AnalyticsEvent(name: "opened"))
+    await tracker.flush()
+    #expect(ingestion.uploaded == ["opened"])
+    await tracker.shutDown()
   }
 
   @Test("The configuration reaches the services: the users' rate and queue, the Sendbird base URL")
@@ -107,6 +126,7 @@ import Testing
     let concrete = [
       "URLSessionTransport(", "FileKeyValueStore(", "UserDefaultsKeyValueStore(", "EncryptedFileSecureStore(",
       "KeychainSecureStore(", "InMemorySecureStore(", "InMemoryKeyValueStore(", "ContinuousClock(", "SuspendingClock(",
+      "PathNetworkMonitor(", "InferredNetworkMonitor(", "MonitoredTransport(", "ManualNetworkMonitor(",
     ]
     var offenders: [String] = []
     let files = try #require(FileManager.default.enumerator(at: domain, includingPropertiesForKeys: nil))
