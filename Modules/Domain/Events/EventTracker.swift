@@ -48,6 +48,8 @@ public final class EventTracker: Sendable {
   let broadcast: Broadcast<DeliveryStatus>
   let control = Locked(Control())
   private let tasks = Locked<[Task<Void, Never>]>([])
+  /// Commits tracked events, many per transaction when many are tracked at once.
+  let committer: TrackCommitter
   /// Reads the counts kept on disk into the status, once, before any `track` changes them; answers how many events
   /// an earlier run left pending.
   let startup: Task<Int, Never>
@@ -105,6 +107,12 @@ public final class EventTracker: Sendable {
     (elapsed, sleep) = Self.timekeeping(clock)
     let broadcast = Broadcast(DeliveryStatus(isOnline: monitor.status == .online), buffering: .bufferingNewest(1))
     self.broadcast = broadcast
+    committer = TrackCommitter(queue: queue, coalesces: configuration.overflow == .dropOldest) { stored, dropped in
+      broadcast.update {
+        $0.pending += stored - dropped
+        $0.dropped += dropped
+      }
+    }
     startup = Task { [queue, logger] in await Self.loadCounts(of: queue, into: broadcast, logger: logger) }
     start()
   }
@@ -117,7 +125,8 @@ public final class EventTracker: Sendable {
 
   /// Stores `event` for delivery and returns once it is on disk; never waits for the network.
   ///
-  /// The event is stored even if the calling task is cancelled meanwhile: a tracked event is not taken back.
+  /// The event is stored even if the calling task is cancelled meanwhile: a tracked event is not taken back. Events
+  /// tracked at the same time from several tasks share one transaction (one `fsync`), in the order they arrived.
   ///
   /// - Throws: ``EventTrackerError``: ``EventTrackerError/Kind/invalidEvent`` (an empty or overlong name, properties
   ///   past the size cap or holding a non-finite number) with nothing stored; ``EventTrackerError/Kind/queueFull``
@@ -129,19 +138,12 @@ public final class EventTracker: Sendable {
     }
     // The status counts what the file held at start first, then each change.
     _ = await startup.value
-    let queue = queue
-    let result: EnqueueResult
     do {
-      // An unstructured task: the caller's cancellation must not roll the commit back halfway through `track`.
-      result = try await Task { try await queue.enqueue(event) }.value
+      try await committer.commit(event)
     } catch let error as PersistenceError where error.kind == .capacityExceeded {
       throw EventTrackerError(.queueFull, "The event queue is full; \(event.name) was not stored.", underlying: error)
     } catch {
       throw EventTrackerError(.storage, "Cannot store \(event.name): \(error)", underlying: error)
-    }
-    broadcast.update {
-      $0.pending += result.ids.count - result.dropped
-      $0.dropped += result.dropped
     }
     let reachedFlushCount = control.withLock { control in
       control.trackedSinceUpload += 1

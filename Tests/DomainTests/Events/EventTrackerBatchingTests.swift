@@ -107,6 +107,36 @@ import Testing
     await harness.tracker.shutDown()
   }
 
+  @Test("Concurrent tracks share transactions and every one of them is stored, counted once")
+  func concurrentTracks() async throws {
+    let harness = try EventsHarness(configuration: EventTrackerConfiguration(flushCount: 1_000))
+    let tracker = harness.tracker
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for index in 0..<200 { group.addTask { try await tracker.track(AnalyticsEvent(name: "c\(index)")) } }
+      try await group.waitForAll()
+    }
+    #expect(try await tracker.queue.count() == 200)
+    #expect(tracker.status.pending == 200)
+    await tracker.flush()
+    #expect(Set(harness.server.uploaded) == Set((0..<200).map { "c\($0)" }))
+    await tracker.shutDown()
+  }
+
+  @Test("Under reject-new, concurrent tracks past the capacity: exactly the capacity is stored")
+  func concurrentRejectNew() async throws {
+    let harness = try EventsHarness(configuration: EventTrackerConfiguration(capacity: 3, overflow: .rejectNew))
+    let tracker = harness.tracker
+    let outcomes = await withTaskGroup(of: Bool.self) { group in
+      for index in 0..<5 {
+        group.addTask { (try? await tracker.track(AnalyticsEvent(name: "r\(index)"))) != nil }
+      }
+      return await group.reduce(into: [Bool]()) { $0.append($1) }
+    }
+    #expect(outcomes.filter { $0 }.count == 3)
+    #expect(try await tracker.queue.count() == 3)
+    await tracker.shutDown()
+  }
+
   @Test("Bad events are refused before anything is stored")
   func validation() async throws {
     let harness = try EventsHarness(configuration: EventTrackerConfiguration(maxNameLength: 10, maxPropertiesBytes: 50))
