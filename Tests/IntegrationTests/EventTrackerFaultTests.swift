@@ -25,7 +25,7 @@ struct EventTrackerFaultTests {
     defer { try? FileManager.default.removeItem(at: directory) }
     let tracker = try EventTracker(
       baseURL: sandbox.baseURL, apiToken: EventsSandbox.apiToken,
-      queueURL: directory.appendingPathComponent("events.sqlite"), transport: EventsSandbox.shortTimeoutTransport(),
+      queueURL: directory.appendingPathComponent("events.sqlite"), transport: URLSessionTransport(),
       monitor: ManualNetworkMonitor(.online), configuration: EventsSandbox.fastDelivery, clock: ContinuousClock())
 
     // WHEN 5,000 events are tracked from 8 tasks while the tracker uploads, and then it is left to deliver

@@ -107,7 +107,8 @@ extension EventTracker {
   private func upload(_ batch: [(item: QueuedItem<AnalyticsEvent>, json: Data)]) async -> RoundOutcome {
     let ids = batch.map(\.item.id)
     let endpoint = EventsRouter(
-      baseURL: baseURL, apiToken: apiToken, batch: EventsRouter.batchBody(batch.map(\.json), sentAt: now()))
+      baseURL: baseURL, apiToken: apiToken, batch: EventsRouter.batchBody(batch.map(\.json), sentAt: now()),
+      timeout: configuration.uploadTimeout)
     do {
       let receipt = try await client.send(
         APIRequest(endpoint) { try? JSONDecoder().decode(EventsRouter.Receipt.self, from: $0.body) })

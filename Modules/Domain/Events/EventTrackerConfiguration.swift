@@ -14,6 +14,10 @@ public struct EventTrackerConfiguration: Sendable, Hashable {
   public var baseRetryDelay: Duration
   /// The longest retry delay. Default 5 minutes.
   public var maxRetryDelay: Duration
+  /// How long one upload may take before it counts as failed and is retried. Default 30 seconds: a connection the
+  /// server dropped can otherwise hold delivery up for the transport's own timeout (on Linux, URLSession may not
+  /// notice a dropped reused connection until then).
+  public var uploadTimeout: Duration
   /// The most events pending on disk. Default 100,000.
   public var capacity: Int
   /// What tracking beyond ``capacity`` does: by default the oldest pending events are dropped, and counted.
@@ -29,7 +33,7 @@ public struct EventTrackerConfiguration: Sendable, Hashable {
   public init(
     maxBatchCount: Int = 100, maxBatchBytes: Int = 1_000_000, flushCount: Int = 20,
     flushInterval: Duration = .seconds(30), baseRetryDelay: Duration = .seconds(1),
-    maxRetryDelay: Duration = .seconds(300), capacity: Int = 100_000, overflow: OverflowPolicy = .dropOldest,
+    maxRetryDelay: Duration = .seconds(300), uploadTimeout: Duration = .seconds(30), capacity: Int = 100_000, overflow: OverflowPolicy = .dropOldest,
     deadLetterCapacity: Int = 1_000, maxNameLength: Int = 256, maxPropertiesBytes: Int = 32 * 1_024
   ) {
     self.maxBatchCount = maxBatchCount
@@ -38,6 +42,7 @@ public struct EventTrackerConfiguration: Sendable, Hashable {
     self.flushInterval = flushInterval
     self.baseRetryDelay = baseRetryDelay
     self.maxRetryDelay = maxRetryDelay
+    self.uploadTimeout = uploadTimeout
     self.capacity = capacity
     self.overflow = overflow
     self.deadLetterCapacity = deadLetterCapacity
@@ -58,6 +63,7 @@ public struct EventTrackerConfiguration: Sendable, Hashable {
     try require(flushInterval > .zero, "flushInterval must be positive.")
     try require(
       baseRetryDelay > .zero && maxRetryDelay >= baseRetryDelay, "The retry delays must be positive and ordered.")
+    try require(uploadTimeout > .zero, "uploadTimeout must be positive.")
     try require(capacity >= 1 && deadLetterCapacity >= 1, "The capacities must be at least 1.")
     try require(maxNameLength >= 1 && maxPropertiesBytes >= 2, "The event limits must be positive.")
   }

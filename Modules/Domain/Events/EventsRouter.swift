@@ -13,12 +13,15 @@ public struct EventsRouter: Endpoint {
   public let apiToken: String
   /// The batch's JSON body.
   public let batch: Data
+  /// How long the upload may take.
+  public let timeout: Duration?
 
-  /// `POST /v1/events/batch` with `batch` as its body.
-  public init(baseURL: URL, apiToken: String, batch: Data) {
+  /// `POST /v1/events/batch` with `batch` as its body, within `timeout` if one is given.
+  public init(baseURL: URL, apiToken: String, batch: Data, timeout: Duration? = nil) {
     self.baseURL = baseURL
     self.apiToken = apiToken
     self.batch = batch
+    self.timeout = timeout
   }
 
   /// `/v1/events/batch`.

@@ -12,21 +12,13 @@ enum EventsSandbox {
   /// The tenant the tests deliver to (the Sandbox runs in open mode: any non-empty token is a tenant).
   static let apiToken = "events-it"
 
-  /// Short delays, so that retries through faults and outages take milliseconds rather than minutes.
+  /// Short delays, so that retries through faults and outages take milliseconds rather than minutes, and a 2-second
+  /// upload timeout: on Linux, when the Sandbox drops a reused keep-alive connection, FoundationNetworking does not
+  /// fail the request but waits until the Sandbox's 30-second idle timeout (curl notices at once); the tracker's own
+  /// timeout turns that stall into a failed upload that it retries.
   static let fastDelivery = EventTrackerConfiguration(
-    flushInterval: .milliseconds(100), baseRetryDelay: .milliseconds(20), maxRetryDelay: .milliseconds(200))
-
-  /// A `URLSessionTransport` whose requests time out after 2 seconds without data, rather than the default 60.
-  ///
-  /// On Linux, when the Sandbox drops a reused keep-alive connection, FoundationNetworking does not fail the request:
-  /// it waits, burning CPU, until the Sandbox's 30-second idle timeout closes the connection it retried on (curl itself
-  /// notices the dead connection at once and retries on a new one). A short timeout turns that stall into a failed
-  /// upload that the tracker retries.
-  static func shortTimeoutTransport() -> URLSessionTransport {
-    let configuration = URLSessionConfiguration.ephemeral
-    configuration.timeoutIntervalForRequest = 2
-    return URLSessionTransport(session: URLSession(configuration: configuration))
-  }
+    flushInterval: .milliseconds(100), baseRetryDelay: .milliseconds(20), maxRetryDelay: .milliseconds(200),
+    uploadTimeout: .seconds(2))
 
   /// The event id of event number `number`: the parent of a crash test knows which events must have arrived.
   /// `DomainCrashHelper` derives its ids the same way.
