@@ -33,7 +33,8 @@ public struct EventTrackerConfiguration: Sendable, Hashable {
   public init(
     maxBatchCount: Int = 100, maxBatchBytes: Int = 1_000_000, flushCount: Int = 20,
     flushInterval: Duration = .seconds(30), baseRetryDelay: Duration = .seconds(1),
-    maxRetryDelay: Duration = .seconds(300), uploadTimeout: Duration = .seconds(30), capacity: Int = 100_000, overflow: OverflowPolicy = .dropOldest,
+    maxRetryDelay: Duration = .seconds(300), uploadTimeout: Duration = .seconds(30), capacity: Int = 100_000,
+    overflow: OverflowPolicy = .dropOldest,
     deadLetterCapacity: Int = 1_000, maxNameLength: Int = 256, maxPropertiesBytes: Int = 32 * 1_024
   ) {
     self.maxBatchCount = maxBatchCount
