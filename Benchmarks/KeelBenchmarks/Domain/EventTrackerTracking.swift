@@ -1,0 +1,105 @@
+import Domain
+import Foundation
+
+/// The tracking measurements: `EventTracker.track` on a tracker holding ``EventTrackerBenchFixture/pendingBefore``
+/// events, and ``EventTrackerNaivePeer/track(_:)`` on a file holding as many.
+enum EventTrackerTracking {
+  /// The microseconds each of `samples` sequential `track` calls took, in call order.
+  static func keelLatencies(samples: Int) async throws -> [Double] {
+    try await EventTrackerBenchFixture.withPrefilledTracker { tracker in
+      let clock = ContinuousClock()
+      var latencies: [Double] = []
+      latencies.reserveCapacity(samples)
+      for index in 0..<samples {
+        let event = EventTrackerBenchFixture.event(EventTrackerBenchFixture.pendingBefore + index)
+        let start = clock.now
+        try await tracker.track(event)
+        latencies.append(nanoseconds(start.duration(to: clock.now)) / 1_000)
+      }
+      try check(tracker, tracked: samples)
+      return latencies
+    }
+  }
+
+  /// The microseconds each of `samples` sequential naive `track` calls took, in call order.
+  static func peerLatencies(samples: Int) async throws -> [Double] {
+    try await withPrefilledPeer { peer in
+      let clock = ContinuousClock()
+      return try (0..<samples).map { index in
+        let event = EventTrackerBenchFixture.event(EventTrackerBenchFixture.pendingBefore + index)
+        let start = clock.now
+        try peer.track(event)
+        return nanoseconds(start.duration(to: clock.now)) / 1_000
+      }
+    }
+  }
+
+  /// Events per second that `tasks` tasks tracking `events` events between them, each one event at a time, store.
+  static func keelThroughput(events: Int, tasks: Int) async throws -> Double {
+    try await EventTrackerBenchFixture.withPrefilledTracker { tracker in
+      let clock = ContinuousClock()
+      let start = clock.now
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        for task in 0..<tasks {
+          group.addTask {
+            for index in stride(from: task, to: events, by: tasks) {
+              try await tracker.track(EventTrackerBenchFixture.event(EventTrackerBenchFixture.pendingBefore + index))
+            }
+          }
+        }
+        try await group.waitForAll()
+      }
+      let elapsed = nanoseconds(start.duration(to: clock.now))
+      try check(tracker, tracked: events)
+      return Double(events) / (elapsed / 1e9)
+    }
+  }
+
+  /// Events per second that `tasks` tasks tracking `events` events between them store in the naive file.
+  static func peerThroughput(events: Int, tasks: Int) async throws -> Double {
+    try await withPrefilledPeer { peer in
+      let clock = ContinuousClock()
+      let start = clock.now
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        for task in 0..<tasks {
+          group.addTask {
+            for index in stride(from: task, to: events, by: tasks) {
+              try peer.track(EventTrackerBenchFixture.event(EventTrackerBenchFixture.pendingBefore + index))
+            }
+          }
+        }
+        try await group.waitForAll()
+      }
+      let elapsed = nanoseconds(start.duration(to: clock.now))
+      guard peer.count == EventTrackerBenchFixture.pendingBefore + events else {
+        throw BenchmarkError(description: "peer: \(peer.count) pending")
+      }
+      return Double(events) / (elapsed / 1e9)
+    }
+  }
+
+  /// The `fraction` percentile (in `0...1`) of `values` by nearest rank: the smallest value that at least
+  /// `fraction` of them do not exceed. The harness keeps one number per round, so the latency rows compute their
+  /// percentiles here, from each round's sorted samples.
+  static func percentile(_ fraction: Double, of values: [Double]) -> Double {
+    let sorted = values.sorted()
+    let rank = Int((fraction * Double(sorted.count)).rounded(.up))
+    return sorted[min(max(rank, 1), sorted.count) - 1]
+  }
+
+  private static func check(_ tracker: EventTracker, tracked: Int) throws {
+    let status = tracker.status
+    guard status.pending == EventTrackerBenchFixture.pendingBefore + tracked, status.dropped == 0,
+      status.delivered == 0
+    else { throw BenchmarkError(description: "keel: \(status) after tracking \(tracked)") }
+  }
+
+  private static func withPrefilledPeer<T>(_ body: (EventTrackerNaivePeer) async throws -> T) async throws -> T {
+    let directory = try EventTrackerBenchFixture.scratchDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let peer = try EventTrackerNaivePeer(
+      url: directory.appendingPathComponent("events.json"),
+      pending: (0..<EventTrackerBenchFixture.pendingBefore).map(EventTrackerBenchFixture.event))
+    return try await body(peer)
+  }
+}
