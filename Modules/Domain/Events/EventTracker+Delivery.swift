@@ -77,6 +77,7 @@ extension EventTracker {
         if items.isEmpty {
           // Events released by an earlier failure (maybe in an earlier run) wait for their retry date.
           guard let next = try await queue.nextNotBefore(), next > now() else { return .drained }
+          broadcast.update { $0.nextRetry = next }
           return .retry(at: next)
         }
       } catch {
@@ -112,14 +113,17 @@ extension EventTracker {
     do {
       let receipt = try await client.send(
         APIRequest(endpoint) { try? JSONDecoder().decode(EventsRouter.Receipt.self, from: $0.body) })
+      // Events the overflow policy dropped while they were in flight are no longer on disk: only those deleted here
+      // leave `pending` now (the drop already took the others off).
+      var deleted = 0
       do {
-        try await queue.acknowledge(ids)
+        deleted = try await queue.acknowledge(ids)
       } catch {
         // Delivered but still on disk: they go again later and the server counts them as duplicates (E9).
         logger.warning("Delivered \(ids.count) events but could not delete them; they will be resent: \(error)")
       }
       broadcast.update {
-        $0.pending -= ids.count
+        $0.pending -= deleted
         $0.delivered += ids.count
         $0.duplicates += receipt?.duplicates ?? 0
         $0.lastError = nil
@@ -150,15 +154,16 @@ extension EventTracker {
       return .drained
     }
     let reason = "HTTP \(status): \(error.serverError?.message ?? error.description)"
+    let moved: Int
     do {
-      try await queue.deadLetter([only.item.id], reason: reason)
+      moved = try await queue.deadLetter([only.item.id], reason: reason)
     } catch {
       return storageFailure(error)
     }
     logger.error("Event \(only.item.element.name) (\(only.item.element.eventId)) was dead-lettered: \(reason)")
     broadcast.update {
-      $0.pending -= 1
-      $0.deadLettered += 1
+      $0.pending -= moved
+      $0.deadLettered += moved
     }
     return .drained
   }

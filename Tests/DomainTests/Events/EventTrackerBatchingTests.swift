@@ -96,6 +96,30 @@ import Testing
     await harness.tracker.shutDown()
   }
 
+  @Test("Events dropped by the overflow while their upload is in flight are not taken off pending twice")
+  func overflowDuringUpload() async throws {
+    // GIVEN an upload of three events held at the server
+    let harness = try EventsHarness(configuration: EventTrackerConfiguration(capacity: 5))
+    harness.server.gate.close()
+    try await harness.track(3, prefix: "old")
+    let flushing = Task { await harness.tracker.flush() }
+    #expect(await eventually { harness.server.gate.waitingCount == 1 })
+
+    // WHEN five more are tracked, dropping the three in flight, and the upload is then acknowledged
+    try await harness.track(5, prefix: "new")
+    #expect(harness.tracker.status.dropped == 3)
+    #expect(harness.tracker.status.pending == 5)
+    harness.server.gate.open()
+    await flushing.value
+
+    // THEN pending still counts the five on disk, and they go next
+    #expect(await eventually { harness.tracker.status.delivered >= 3 })
+    await harness.tracker.flush()
+    #expect(harness.tracker.status.pending == 0)
+    #expect(try await harness.tracker.queue.count() == 0)
+    await harness.tracker.shutDown()
+  }
+
   @Test("Under the reject-new policy a full queue refuses the event with a typed error")
   func rejectNew() async throws {
     let harness = try EventsHarness(configuration: EventTrackerConfiguration(capacity: 2, overflow: .rejectNew))

@@ -72,6 +72,8 @@ final class FakeIngestion: HTTPTransport {
   }
 
   private let state = Locked(State())
+  /// Every upload waits here before it is answered; open by default.
+  let gate = Gate()
 
   /// Answers the next uploads with `answers`, in order.
   func script(_ answers: Answer...) { state.withLock { $0.script += answers } }
@@ -92,6 +94,7 @@ final class FakeIngestion: HTTPTransport {
     let body = request.httpBody ?? Data()
     let json = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
     let names = (json?["events"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
+    await gate.pass()
     let answer = state.withLock { state -> Answer in
       state.uploads.append(names)
       state.sizes.append(body.count)
