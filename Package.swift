@@ -121,7 +121,7 @@ let package = Package(
     ),
     .testTarget(
       name: "DomainTests",
-      dependencies: ["Domain", "Networking", "Persistence", "RateLimiting", "TestSupport", clocks, logging],
+      dependencies: ["Domain", "Networking", "Persistence", "RateLimiting", "TestSupport", locking, clocks, logging],
       path: "Tests/DomainTests",
       swiftSettings: swiftSettings
     ),

@@ -8,11 +8,9 @@ import Testing
 /// REQUIREMENTS E3, E8: a tracker opened on a file that holds events from an earlier run, and tracked to at once,
 /// reports as pending what is on disk.
 ///
-/// Fails today (intermittently per attempt, almost always over 200 attempts): at start the uploader sets
-/// `status.pending` to the count it read from disk (`loadCounts`, EventTracker+Delivery.swift:200), while each `track`
-/// adds 1 after its commit (EventTracker.swift:136). A track that commits after the read but adds before the
-/// assignment is lost (pending one low, then -1 once all is delivered); one that commits before the read and adds after
-/// the assignment is counted twice (pending never returns to 0).
+/// A regression test: the counts on disk used to be read while tracks were already adding to them, so a track could
+/// be lost from `status.pending` or counted twice (intermittently per attempt, almost always over 200 attempts). Now
+/// every `track` waits for that first read.
 @Suite("EventTracker counts what an earlier run left", .timeLimit(.minutes(1)))
 struct EventTrackerRestartCountTests {
   static let attempts = 200

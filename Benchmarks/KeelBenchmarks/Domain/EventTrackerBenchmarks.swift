@@ -33,7 +33,7 @@ enum EventTrackerBenchmarks {
     let latencySamples = (keel: quick ? 200 : 2_000, peer: quick ? 5 : 20)
     let tracked = (keel: quick ? 200 : 1_000, peer: quick ? 5 : 20)
     let delivered = (keel: quick ? 5_000 : 20_000, peer: quick ? 200 : 1_000)
-    let sandbox = EventTrackerBenchSandbox()
+    let sandbox = DomainBenchSandbox()
     let rounds = EventTrackerLatencyRounds()
     return [
       latencyRow(0.5, "p50", samples: latencySamples, rounds),

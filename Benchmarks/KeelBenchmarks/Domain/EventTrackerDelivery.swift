@@ -13,7 +13,7 @@ enum EventTrackerDelivery {
   /// Events per second from the tracker's creation on a file holding `events` pending events until it has
   /// delivered them all: opening the file, loading the counts, then uploads of the default batch size (100), each
   /// acknowledged by a committed delete, through `URLSessionTransport`.
-  static func keelThroughput(events: Int, _ shared: EventTrackerBenchSandbox) async throws -> Double {
+  static func keelThroughput(events: Int, _ shared: DomainBenchSandbox) async throws -> Double {
     let running = try await shared.start()
     let token = await shared.nextToken()
     let directory = try EventTrackerBenchFixture.scratchDirectory()
@@ -45,7 +45,7 @@ enum EventTrackerDelivery {
 
   /// Events per second the naive peer delivers from a file holding `events` pending events: one POST per event,
   /// the file rewritten after each 200.
-  static func peerThroughput(events: Int, _ shared: EventTrackerBenchSandbox) async throws -> Double {
+  static func peerThroughput(events: Int, _ shared: DomainBenchSandbox) async throws -> Double {
     let running = try await shared.start()
     let token = await shared.nextToken()
     let directory = try EventTrackerBenchFixture.scratchDirectory()

@@ -22,7 +22,7 @@ enum ImageLoaderBenchmarks {
 
   static func comparisons(quick: Bool) -> [Comparison] {
     let samples = quick ? 100 : 1_000
-    let shared = ImageLoaderBenchSandbox()
+    let shared = DomainBenchSandbox()
     return [
       Comparison(
         name: "domain.imageLoader.memoryHit", unit: "µs/load", better: .lower, target: nil,
@@ -83,7 +83,7 @@ enum ImageLoaderBenchmarks {
   // MARK: - 100 concurrent loads of one URL
 
   /// A new `ImageLoader` with an empty cache; 100 tasks load one URL at once. Returns the Sandbox's image requests.
-  private static func keelConcurrent(_ shared: ImageLoaderBenchSandbox) async throws -> Double {
+  private static func keelConcurrent(_ shared: DomainBenchSandbox) async throws -> Double {
     let running = try await shared.start()
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keel-bench-images-\(UUID())")
     defer { try? FileManager.default.removeItem(at: directory) }
@@ -94,7 +94,7 @@ enum ImageLoaderBenchmarks {
   }
 
   /// A new ``NaiveImageLoader`` with an empty dictionary; 100 tasks load one URL at once.
-  private static func peerConcurrent(_ shared: ImageLoaderBenchSandbox) async throws -> Double {
+  private static func peerConcurrent(_ shared: DomainBenchSandbox) async throws -> Double {
     let running = try await shared.start()
     let loader = NaiveImageLoader(session: running.peerSession)
     return try await serverHits(shared) { url in try await loader.data(for: url) }
@@ -103,7 +103,7 @@ enum ImageLoaderBenchmarks {
   /// The image requests the Sandbox answered while ``concurrentLoads`` tasks ran `load` on a fresh URL; throws
   /// unless every task got the same PNG.
   private static func serverHits(
-    _ shared: ImageLoaderBenchSandbox, _ load: @escaping @Sendable (URL) async throws -> Data
+    _ shared: DomainBenchSandbox, _ load: @escaping @Sendable (URL) async throws -> Data
   ) async throws -> Double {
     let url = try await shared.nextImageURL()
     let before = try await shared.imageHits()

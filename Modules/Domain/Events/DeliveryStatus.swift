@@ -9,7 +9,8 @@ public struct DeliveryStatus: Sendable, Hashable {
   public var delivered: Int
   /// Of those, events the server said it had already (a redelivery after a lost acknowledgement; E9).
   public var duplicates: Int
-  /// Events taken out of delivery for good (the server refused them as malformed or too large), as kept on disk.
+  /// Events taken out of delivery for good (the server refused them as malformed or too large), counted since the
+  /// queue file was created; the file keeps the newest of them, up to its dead-letter capacity.
   public var deadLettered: Int
   /// Events dropped to keep the queue within its capacity, ever, as kept on disk.
   public var dropped: Int

@@ -57,6 +57,7 @@ extension EventTracker {
       case .drained:
         recovering = false
         retrying = false
+        broadcast.update { $0.nextRetry = nil }
       case .retry(let date):
         pausedUntil = date
       case .stopped:
@@ -73,13 +74,20 @@ extension EventTracker {
       guard status.isOnline else { return .stopped }
       let items: [QueuedItem<AnalyticsEvent>]
       do {
-        items = try await queue.peek(limit: configuration.maxBatchCount, now: now())
-        if items.isEmpty {
+        var due = try await queue.peek(limit: configuration.maxBatchCount, now: now())
+        if due.isEmpty {
           // Events released by an earlier failure (maybe in an earlier run) wait for their retry date.
           guard let next = try await queue.nextNotBefore(), next > now() else { return .drained }
-          broadcast.update { $0.nextRetry = next }
-          return .retry(at: next)
+          if next > now().addingTimeInterval(DeliveryBackoff.seconds(longestWait)) {
+            // Further away than any delay this tracker sets: the device's clock went back since. Due now.
+            logger.warning("Events were due at \(next), further than any retry delay: the clock moved; sending now.")
+            due = try await queue.peek(limit: configuration.maxBatchCount, now: next)
+          } else {
+            broadcast.update { $0.nextRetry = next }
+            return .retry(at: next)
+          }
         }
+        items = due
       } catch {
         return storageFailure(error)
       }
@@ -90,8 +98,8 @@ extension EventTracker {
   }
 
   /// The longest prefix of `items` whose upload fits in the byte limit, each with its encoded form; at least one.
-  private func batch(of items: [QueuedItem<AnalyticsEvent>]) -> [(item: QueuedItem<AnalyticsEvent>, json: Data)] {
-    var batch: [(item: QueuedItem<AnalyticsEvent>, json: Data)] = []
+  private func batch(of items: [QueuedItem<AnalyticsEvent>]) -> Batch {
+    var batch: Batch = []
     var bytes = EventsRouter.envelopeBytes(events: items.count)
     for item in items {
       // An event encodes: its properties were checked when it was tracked.
@@ -103,16 +111,83 @@ extension EventTracker {
     return batch
   }
 
-  /// Uploads `batch`; a batch refused as too large or malformed is split until the culprits are alone, and they are
-  /// dead-lettered.
-  private func upload(_ batch: [(item: QueuedItem<AnalyticsEvent>, json: Data)]) async -> RoundOutcome {
+  /// What one upload got.
+  private enum Sent {
+    /// The server acknowledged every event; they are deleted.
+    case accepted
+    /// The server refused the batch whole as too large (413) or malformed (400).
+    case refused(status: Int, error: NetworkError)
+    /// The round ends with this.
+    case ended(RoundOutcome)
+  }
+
+  /// One batch as the uploader keeps it: each queued event with its encoded form.
+  typealias Batch = [(item: QueuedItem<AnalyticsEvent>, json: Data)]
+
+  /// Uploads `batch`. A batch refused as too large or malformed is split until the culprits are alone; they are
+  /// dead-lettered when another part of the same batch was accepted (so the refusal is about them), and retried
+  /// later otherwise: a proxy or a bad deploy that refuses everything must not dead-letter the queue.
+  private func upload(_ batch: Batch) async -> RoundOutcome {
+    switch await send(batch) {
+    case .accepted:
+      return .drained
+    case .ended(let outcome):
+      return outcome
+    case .refused(let status, let error):
+      var culprits: [(entry: Batch.Element, reason: String)] = []
+      var accepted = false
+      let outcome = await isolate(batch, status: status, error: error, culprits: &culprits, accepted: &accepted)
+      guard !culprits.isEmpty else { return outcome }
+      guard accepted else { return await failed(culprits.map(\.entry), error: error) }
+      for (entry, reason) in culprits {
+        if let stop = await deadLetter(entry, reason: reason) { return stop }
+      }
+      return outcome
+    }
+  }
+
+  /// Sends the halves of a refused `batch` on their own, recursively; collects the events still refused alone.
+  private func isolate(
+    _ batch: Batch, status: Int, error: NetworkError, culprits: inout [(entry: Batch.Element, reason: String)],
+    accepted: inout Bool
+  ) async -> RoundOutcome {
+    guard batch.count > 1 else {
+      if let only = batch.first {
+        culprits.append((only, "HTTP \(status): \(error.serverError?.message ?? error.description)"))
+      }
+      return .drained
+    }
+    let middle = batch.count / 2
+    for half in [Array(batch[..<middle]), Array(batch[middle...])] {
+      switch await send(half) {
+      case .accepted:
+        accepted = true
+      case .ended(let outcome):
+        return outcome
+      case .refused(let status, let error):
+        let outcome = await isolate(half, status: status, error: error, culprits: &culprits, accepted: &accepted)
+        guard case .drained = outcome else { return outcome }
+      }
+    }
+    return .drained
+  }
+
+  /// One upload of `batch`, acknowledged and counted when the server took it.
+  private func send(_ batch: Batch) async -> Sent {
     let ids = batch.map(\.item.id)
     let endpoint = EventsRouter(
       baseURL: baseURL, apiToken: apiToken, batch: EventsRouter.batchBody(batch.map(\.json), sentAt: now()),
       timeout: configuration.uploadTimeout)
     do {
       let receipt = try await client.send(
-        APIRequest(endpoint) { try? JSONDecoder().decode(EventsRouter.Receipt.self, from: $0.body) })
+        APIRequest(endpoint) { try JSONDecoder().decode(EventsRouter.Receipt.self, from: $0.body) })
+      // Only the ingestion API's own receipt for every event counts: a 200 from a captive portal or a catch-all page
+      // must not delete events that never reached it (E2).
+      guard receipt.accepted + receipt.duplicates == ids.count else {
+        let error = NetworkError(
+          .decoding, "The server acknowledged \(receipt.accepted + receipt.duplicates) of \(ids.count) events.")
+        return .ended(await failed(batch, error: error))
+      }
       // Events the overflow policy dropped while they were in flight are no longer on disk: only those deleted here
       // leave `pending` now (the drop already took the others off).
       var deleted = 0
@@ -125,52 +200,39 @@ extension EventTracker {
       broadcast.update {
         $0.pending -= deleted
         $0.delivered += ids.count
-        $0.duplicates += receipt?.duplicates ?? 0
+        $0.duplicates += receipt.duplicates
         $0.lastError = nil
         $0.nextRetry = nil
       }
-      return .drained
+      return .accepted
     } catch let error as NetworkError {
-      if error.kind == .cancelled { return .stopped }
-      if let status = error.statusCode, status == 413 || status == 400 {
-        return await refused(batch, status: status, error: error)
-      }
-      return await failed(batch, error: error)
+      // A transport's own "cancelled" (a rejected certificate, say) is a failure to retry; only shutting down stops.
+      if Task.isCancelled { return .ended(.stopped) }
+      if let status = error.statusCode, status == 413 || status == 400 { return .refused(status: status, error: error) }
+      return .ended(await failed(batch, error: error))
     } catch {
-      return await failed(batch, error: error)
+      return .ended(Task.isCancelled ? .stopped : await failed(batch, error: error))
     }
   }
 
-  /// A batch the server refused whole: halves are sent on their own; a single event is dead-lettered.
-  private func refused(
-    _ batch: [(item: QueuedItem<AnalyticsEvent>, json: Data)], status: Int, error: NetworkError
-  ) async -> RoundOutcome {
-    guard batch.count == 1, let only = batch.first else {
-      let middle = batch.count / 2
-      for half in [Array(batch[..<middle]), Array(batch[middle...])] {
-        let outcome = await upload(half)
-        guard case .drained = outcome else { return outcome }
-      }
-      return .drained
-    }
-    let reason = "HTTP \(status): \(error.serverError?.message ?? error.description)"
+  /// Takes a refused event out of delivery for good, with the reason; `nil` unless the queue failed.
+  private func deadLetter(_ entry: Batch.Element, reason: String) async -> RoundOutcome? {
     let moved: Int
     do {
-      moved = try await queue.deadLetter([only.item.id], reason: reason)
+      moved = try await queue.deadLetter([entry.item.id], reason: reason)
     } catch {
       return storageFailure(error)
     }
-    logger.error("Event \(only.item.element.name) (\(only.item.element.eventId)) was dead-lettered: \(reason)")
+    logger.error("Event \(entry.item.element.name) (\(entry.item.element.eventId)) was dead-lettered: \(reason)")
     broadcast.update {
       $0.pending -= moved
       $0.deadLettered += moved
     }
-    return .drained
+    return nil
   }
 
   /// A failed upload: the batch waits for its retry date, stored with its events.
-  private func failed(_ batch: [(item: QueuedItem<AnalyticsEvent>, json: Data)], error: any Error) async -> RoundOutcome
-  {
+  private func failed(_ batch: Batch, error: any Error) async -> RoundOutcome {
     let attempt = (batch.map(\.item.attempts).max() ?? 0) + 1
     let retryAfter = (error as? NetworkError).flatMap { RetryAfter.delay(in: $0, now: now()) }
     let delay = DeliveryBackoff.delay(

@@ -47,6 +47,8 @@ public final class EventTracker: Sendable {
   let logger: Logger
   let broadcast: Broadcast<DeliveryStatus>
   let control = Locked(Control())
+  /// The furthest a retry date this tracker sets can be: anything later was set by a clock that moved since.
+  var longestWait: Duration { max(configuration.maxRetryDelay, DeliveryBackoff.longestRetryAfter) + .seconds(60) }
   private let tasks = Locked<[Task<Void, Never>]>([])
   /// Commits tracked events, many per transaction when many are tracked at once.
   let committer: TrackCommitter
@@ -210,6 +212,11 @@ public final class EventTracker: Sendable {
         .invalidEvent,
         "An event name has at most \(configuration.maxNameLength) characters; this one has "
           + "\(event.name.count).")
+    }
+    // Year 0 to 9999: a timestamp in nanoseconds by mistake would not fit the wire's milliseconds.
+    let seconds = event.timestamp.timeIntervalSince1970
+    guard seconds.isFinite, (-62_135_596_800...253_402_300_799).contains(seconds) else {
+      throw EventTrackerError(.invalidEvent, "The timestamp of \(event.name) is not a date between years 1 and 9999.")
     }
     guard event.properties.values.allSatisfy(\.isFinite) else {
       throw EventTrackerError(.invalidEvent, "The properties of \(event.name) hold a number JSON cannot carry.")

@@ -14,9 +14,10 @@ public struct EventTrackerConfiguration: Sendable, Hashable {
   public var baseRetryDelay: Duration
   /// The longest retry delay. Default 5 minutes.
   public var maxRetryDelay: Duration
-  /// How long one upload may take before it counts as failed and is retried. Default 30 seconds: a connection the
-  /// server dropped can otherwise hold delivery up for the transport's own timeout (on Linux, URLSession may not
-  /// notice a dropped reused connection until then).
+  /// How long an upload may wait for data before it counts as failed and is retried (the request's
+  /// `timeoutInterval`, an idle timeout; a transport that ignores it is not bounded by it). Default 30 seconds: a
+  /// connection the server dropped can otherwise hold delivery up for the transport's own timeout (on Linux,
+  /// URLSession may not notice a dropped reused connection until then).
   public var uploadTimeout: Duration
   /// The most events pending on disk. Default 100,000.
   public var capacity: Int

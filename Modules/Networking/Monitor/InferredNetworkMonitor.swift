@@ -84,7 +84,7 @@ public final class InferredNetworkMonitor: NetworkMonitor {
   }
 
   /// The status now.
-  public var status: NetworkStatus { broadcast.status }
+  public var status: NetworkStatus { broadcast.current }
 
   /// A new stream of the status: the status now, then every change. See ``NetworkMonitor/statusUpdates()``.
   public func statusUpdates() -> AsyncStream<NetworkStatus> { broadcast.updates() }

@@ -1,3 +1,5 @@
+import Locking
+
 /// A ``NetworkMonitor`` whose status is whatever it was last told: for an app that has its own source of
 /// connectivity (an "offline mode" switch, another reachability library), and for tests that flip between online
 /// and offline.
@@ -20,7 +22,7 @@ public final class ManualNetworkMonitor: NetworkMonitor {
 
   /// The status now; setting a different one sends it to every stream, setting the same one does nothing.
   public var status: NetworkStatus {
-    get { broadcast.status }
+    get { broadcast.current }
     set { broadcast.publish(newValue) }
   }
 

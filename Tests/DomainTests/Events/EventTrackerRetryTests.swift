@@ -8,7 +8,7 @@ import Testing
 @testable import Domain
 
 /// REQUIREMENTS E4, E6: failures, backoff, dead letters, connectivity.
-@Suite struct EventTrackerRetryTests {
+@Suite(.timeLimit(.minutes(1))) struct EventTrackerRetryTests {
   @Test("A 503 is retried after a jittered, doubling delay; success clears the error")
   func backoffSchedule() async throws {
     // GIVEN three failures in a row, and the jitter drawing 0.5 every time
@@ -91,18 +91,72 @@ import Testing
     await harness.tracker.shutDown()
   }
 
-  @Test("A single event still refused as too large is dead-lettered with the reason, never silently gone")
+  @Test("An event still refused as too large alone, while the rest of its batch goes, is dead-lettered with the reason")
   func single413() async throws {
     let harness = try EventsHarness()
-    harness.server.always(.tooLargeAbove(0))
-    try await harness.track(2)
+    harness.server.always(.tooLarge("e1"))
+    try await harness.track(3)
     await harness.tracker.flush()
-    #expect(harness.tracker.status.deadLettered == 2)
+    #expect(harness.tracker.status.deadLettered == 1)
+    #expect(harness.tracker.status.delivered == 2)
     #expect(harness.tracker.status.pending == 0)
     let letters = try await harness.tracker.queue.deadLetters(limit: 10)
-    #expect(letters.count == 2)
-    #expect(letters.allSatisfy { $0.reason.contains("413") })
+    #expect(letters.map { $0.element?.name } == ["e1"])
+    #expect(letters.allSatisfy { $0.reason.contains("413") && $0.reason.contains("e1 is too large") })
     await harness.tracker.shutDown()
+  }
+
+  @Test("A server that refuses every upload (a proxy's 400) gets retries, not the queue dead-lettered")
+  func refusingEverything() async throws {
+    let harness = try EventsHarness()
+    harness.server.always(.status(400, message: "Bad request."))
+    try await harness.track(4)
+    await harness.tracker.flush()
+    #expect(harness.tracker.status.deadLettered == 0)
+    #expect(harness.tracker.status.pending == 4)
+    #expect(harness.tracker.status.lastError != nil)
+    #expect(harness.tracker.status.nextRetry != nil)
+    #expect(try await harness.tracker.queue.deadLetterCount() == 0)
+    await harness.tracker.shutDown()
+  }
+
+  @Test("A 200 that is not the API's receipt for every event deletes nothing: it is retried")
+  func foreignSuccess() async throws {
+    let harness = try EventsHarness()
+    harness.server.script(.html200)
+    try await harness.track(2)
+    await harness.tracker.flush()
+    #expect(harness.tracker.status.delivered == 0)
+    #expect(try await harness.tracker.queue.count() == 2)
+    #expect(harness.tracker.status.nextRetry != nil)
+    await harness.tracker.shutDown()
+  }
+
+  @Test("A transport's own cancellation is a failure to retry, not a stop")
+  func transportCancellation() async throws {
+    let harness = try EventsHarness()
+    harness.server.script(.cancelled)
+    try await harness.track(1)
+    await harness.tracker.flush()
+    #expect(harness.tracker.status.nextRetry != nil)
+    #expect(await harness.clock.sleeperArrived())
+    await harness.clock.advance(by: .seconds(1))
+    #expect(await eventually { harness.tracker.status.delivered == 1 })
+    await harness.tracker.shutDown()
+  }
+
+  @Test("Retry dates further than any delay (the clock went back) are due at once, not in a year")
+  func clockWentBack() async throws {
+    let clock = TestClock()
+    let first = try EventsHarness(clock: clock)
+    try await first.track(1)
+    await first.tracker.shutDown()
+    let ids = try await first.tracker.queue.peek(limit: 1).map(\.id)
+    try await first.tracker.queue.release(ids, retryAt: first.now.addingTimeInterval(365 * 24 * 3_600))
+
+    let second = try EventsHarness(queueURL: first.queueURL, clock: clock, origin: first.start)
+    #expect(await eventually { second.tracker.status.delivered == 1 })
+    await second.tracker.shutDown()
   }
 
   @Test("A malformed event (400) is isolated and dead-lettered with the server's message; the rest go")

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Persistence
 import TestSupport
 import Testing

@@ -58,10 +58,16 @@ final class FakeIngestion: HTTPTransport {
   enum Answer: Sendable {
     case status(Int, headers: [String: String] = [:], message: String = "")
     case offline
+    /// The transport's own cancellation, as URLSession reports a rejected certificate.
+    case cancelled
+    /// A 200 with an HTML page, as a captive portal answers.
+    case html200
     /// 413 when the batch has more than `n` events, 200 otherwise.
     case tooLargeAbove(Int)
     /// 400 when the batch holds an event named `name`, 200 otherwise.
     case malformed(String)
+    /// 413 when the batch holds an event named `name`, 200 otherwise.
+    case tooLarge(String)
   }
 
   private struct State {
@@ -103,12 +109,18 @@ final class FakeIngestion: HTTPTransport {
     switch answer {
     case .offline:
       throw URLError(.notConnectedToInternet)
+    case .cancelled:
+      throw URLError(.cancelled)
+    case .html200:
+      return RawResponse(status: 200, headers: ["Content-Type": "text/html"], body: Data("<html>Hi</html>".utf8))
     case .status(let status, let headers, let message):
       return Self.response(status, names.count, headers: headers, message: message)
     case .tooLargeAbove(let limit):
       return Self.response(names.count > limit ? 413 : 200, names.count, message: "Too large.")
     case .malformed(let poison):
       return Self.response(names.contains(poison) ? 400 : 200, names.count, message: "Bad event \(poison).")
+    case .tooLarge(let poison):
+      return Self.response(names.contains(poison) ? 413 : 200, names.count, message: "\(poison) is too large.")
     }
   }
 

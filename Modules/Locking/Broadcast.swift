@@ -1,14 +1,12 @@
-import Locking
-
-/// The session's states: every transition matters to an observer.
-typealias SessionStateBroadcast = Broadcast<SessionState>
-
-/// A value last published and the streams listening to it: the session state, the delivery status.
+/// A value last published and the streams listening to it: a network monitor's status, a session's state, an event
+/// tracker's delivery status.
 ///
 /// Each new stream gets the value first, then every change; ``publish(_:)`` ignores a value equal to the current one,
 /// so no stream sees the same value twice in a row. Both happen under one lock, so that a change is never lost or
 /// doubled for a stream that subscribes at the same moment.
-final class Broadcast<Value: Equatable & Sendable>: Sendable {
+///
+/// Package-internal: every Keel module may use it; no client sees it.
+package final class Broadcast<Value: Equatable & Sendable>: Sendable {
   private struct State {
     var current: Value
     var subscribers: [Int: AsyncStream<Value>.Continuation] = [:]
@@ -22,22 +20,22 @@ final class Broadcast<Value: Equatable & Sendable>: Sendable {
   ///
   /// - Parameter buffering: What each stream keeps for a slow reader: every value by default; `.bufferingNewest(1)`
   ///   for a status that only its latest value matters of.
-  init(_ current: Value, buffering: AsyncStream<Value>.Continuation.BufferingPolicy = .unbounded) {
+  package init(_ current: Value, buffering: AsyncStream<Value>.Continuation.BufferingPolicy = .unbounded) {
     state = Locked(State(current: current))
     self.buffering = buffering
   }
 
   /// The value last published.
-  var current: Value { state.withLock { $0.current } }
+  package var current: Value { state.withLock { $0.current } }
 
   /// How many streams are listening.
-  var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+  package var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
   /// Makes `new` current and sends it to every stream, unless it is current already.
   ///
   /// - Returns: whether the value changed.
   @discardableResult
-  func publish(_ new: Value) -> Bool {
+  package func publish(_ new: Value) -> Bool {
     state.withLock { state in
       guard state.current != new else { return false }
       state.current = new
@@ -48,7 +46,7 @@ final class Broadcast<Value: Equatable & Sendable>: Sendable {
 
   /// Changes the current value in place and publishes the result, under one lock.
   @discardableResult
-  func update(_ change: (inout Value) -> Void) -> Value {
+  package func update(_ change: (inout Value) -> Void) -> Value {
     state.withLock { state in
       var new = state.current
       change(&new)
@@ -61,7 +59,7 @@ final class Broadcast<Value: Equatable & Sendable>: Sendable {
   }
 
   /// A new stream: the current value, then every change.
-  func updates() -> AsyncStream<Value> {
+  package func updates() -> AsyncStream<Value> {
     let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: buffering)
     state.withLock { state in
       let id = state.nextID
@@ -76,7 +74,7 @@ final class Broadcast<Value: Equatable & Sendable>: Sendable {
   }
 
   /// Ends every stream; for the owner's `deinit`.
-  func finish() {
+  package func finish() {
     let subscribers = state.withLock { state in
       defer { state.subscribers.removeAll() }
       return Array(state.subscribers.values)

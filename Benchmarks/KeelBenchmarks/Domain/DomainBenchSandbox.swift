@@ -6,10 +6,11 @@ import Sandbox
   import FoundationNetworking
 #endif
 
-/// What every round of the delivery row shares: one Sandbox (open mode: any token is a tenant) and one `URLSession`
-/// per side, so that the measured rounds see warm connections, as an app's long-lived session does. The first round
-/// starts them; ``stop()`` ends them.
-actor EventTrackerBenchSandbox {
+/// What every round of a Domain row against a Sandbox shares (the event tracker's delivery, the image loader's
+/// concurrent loads): one Sandbox (open mode: any token is a tenant) and one `URLSession` per side, so that the
+/// measured rounds see warm connections, as an app's long-lived session does. The first round starts them;
+/// ``stop()`` ends them. Each round asks for a tenant or an image of its own.
+actor DomainBenchSandbox {
   /// What a round uses.
   struct Running: Sendable {
     let baseURL: URL
@@ -53,6 +54,25 @@ actor EventTrackerBenchSandbox {
     guard unique == received, duplicates == 0 else {
       throw BenchmarkError(description: "the Sandbox holds \(json ?? [:]) for \(received) events sent")
     }
+  }
+
+  /// A URL no earlier round has loaded.
+  func nextImageURL() throws -> URL {
+    guard let running else { throw BenchmarkError(description: "the Sandbox is not running") }
+    rounds += 1
+    guard let url = URL(string: "\(running.baseURL.absoluteString)/images/round-\(rounds).png?size=64") else {
+      throw BenchmarkError(description: "cannot form an image URL on \(running.baseURL)")
+    }
+    return url
+  }
+
+  /// The Sandbox's `imageHits` counter: image requests it has answered.
+  func imageHits() async throws -> Int {
+    guard let running else { throw BenchmarkError(description: "the Sandbox is not running") }
+    let stats = running.baseURL.appendingPathComponent("_sandbox").appendingPathComponent("stats")
+    let (body, _) = try await running.peerSession.data(from: stats)
+    let json = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+    return (json?["imageHits"] as? NSNumber)?.intValue ?? 0
   }
 
   /// Closes both sessions and stops the Sandbox.

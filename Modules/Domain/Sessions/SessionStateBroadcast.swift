@@ -1,0 +1,4 @@
+import Locking
+
+/// The session's states, each sent to every observer: every transition matters to one.
+typealias SessionStateBroadcast = Broadcast<SessionState>
