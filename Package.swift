@@ -36,6 +36,7 @@ let package = Package(
     .library(name: "Networking", targets: ["Networking"]),
     .library(name: "Persistence", targets: ["Persistence"]),
     .library(name: "Domain", targets: ["Domain"]),
+    .library(name: "Features", targets: ["Features"]),
     .library(name: "Sandbox", targets: ["Sandbox"]),
     .executable(name: "keel", targets: ["KeelCLI"]),
     .executable(name: "keel-bench", targets: ["KeelBenchmarks"]),
@@ -126,6 +127,20 @@ let package = Package(
       swiftSettings: swiftSettings
     ),
 
+    // A reducer runtime on Swift concurrency alone (no Combine, no SwiftUI), and the features built on Domain.
+    .target(
+      name: "Features",
+      dependencies: ["Domain", "RateLimiting", logging, locking],
+      path: "Modules/Features",
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "FeaturesTests",
+      dependencies: ["Features", "TestSupport", clocks],
+      path: "Tests/FeaturesTests",
+      swiftSettings: swiftSettings
+    ),
+
     // MARK: - Integration tests (real HTTP against a Sandbox on 127.0.0.1)
 
     .testTarget(
@@ -188,7 +203,7 @@ let package = Package(
     .executableTarget(
       name: "KeelBenchmarks",
       dependencies: [
-        "RateLimiting", "Networking", "Persistence", "Domain", "Sandbox", hummingbird, nioCore, logging,
+        "RateLimiting", "Networking", "Persistence", "Domain", "Features", "Sandbox", hummingbird, nioCore, logging,
       ],
       path: "Benchmarks/KeelBenchmarks",
       swiftSettings: swiftSettings

@@ -11,7 +11,8 @@ enum KeelBench {
         + SandboxBenchmarks.comparisons(quick: options.quick)
         + NetworkingBenchmarks.comparisons(quick: options.quick)
         + PersistenceBenchmarks.comparisons(quick: options.quick)
-        + DomainBenchmarks.comparisons(quick: options.quick)).filter { options.includes($0.name) }
+        + DomainBenchmarks.comparisons(quick: options.quick)
+        + StoreBenchmarks.comparisons(quick: options.quick)).filter { options.includes($0.name) }
       guard !comparisons.isEmpty else { throw BenchmarkError(description: "no row matches the filter") }
       if !ResultRow.judgesTargets {
         log("keel-bench: a debug build; its numbers are not representative. Use `swift run -c release keel-bench`.")

@@ -1,0 +1,174 @@
+/// The engine behind a ``Store``: a root store reduces; a scoped one reads and sends through its parent.
+@MainActor
+final class StoreCore<State, Action: Sendable> {
+  private enum Kind {
+    case root(reduce: (inout State, Action) -> Effect<Action>)
+    case scoped(
+      read: () -> State, forward: (Action) -> StoreTask, observe: (@escaping (State) -> Void) -> Int,
+      stopObserving: (Int) -> Void)
+  }
+
+  private let kind: Kind
+  private var rootState: State
+  let isDuplicate: ((State, State) -> Bool)?
+  private var buffer: [Action] = []
+  private var isReducing = false
+  private var observers: [Int: (State) -> Void] = [:]
+  private var nextObserver = 0
+  let effects = EffectTasks()
+
+  init(state: State, reduce: @escaping (inout State, Action) -> Effect<Action>, isDuplicate: ((State, State) -> Bool)?)
+  {
+    kind = .root(reduce: reduce)
+    rootState = state
+    self.isDuplicate = isDuplicate
+  }
+
+  init<Parent, ParentAction>(
+    parent: StoreCore<Parent, ParentAction>, toChild: @escaping (Parent) -> State,
+    embed: @escaping (Action) -> ParentAction, isDuplicate: ((State, State) -> Bool)?
+  ) {
+    // Reading and sending go straight to the root, through composed closures, not through every level's store: a
+    // send through five levels costs five small calls more than one at the root, not five sends.
+    kind = .scoped(
+      read: parent.reader(toChild), forward: parent.forwarder(embed),
+      observe: { observer in parent.observe { observer(toChild($0)) } },
+      stopObserving: { parent.stopObserving($0) })
+    rootState = toChild(parent.state)
+    self.isDuplicate = isDuplicate
+  }
+
+  /// A function that reads `toChild` of this store's state from the root.
+  func reader<Child>(_ toChild: @escaping (State) -> Child) -> () -> Child {
+    switch kind {
+    case .root: { toChild(self.rootState) }
+    case .scoped(let read, _, _, _): { toChild(read()) }
+    }
+  }
+
+  /// A function that sends a child action, embedded, to the root.
+  func forwarder<Child>(_ embed: @escaping (Child) -> Action) -> (Child) -> StoreTask {
+    switch kind {
+    case .root: { self.send(embed($0)) }
+    case .scoped(_, let forward, _, _): { forward(embed($0)) }
+    }
+  }
+
+  isolated deinit {
+    effects.cancelAll()
+  }
+
+  var state: State {
+    switch kind {
+    case .root: rootState
+    case .scoped(let read, _, _, _): read()
+    }
+  }
+
+  func send(_ action: Action) -> StoreTask {
+    switch kind {
+    case .scoped(_, let forward, _, _):
+      return forward(action)
+    case .root(let reduce):
+      buffer.append(action)
+      // A send from inside a reduction is reduced by the loop below, after the current action.
+      guard !isReducing else { return StoreTask([]) }
+      isReducing = true
+      let before = observers.isEmpty ? nil : rootState
+      var started: [Task<Void, Never>] = []
+      var index = 0
+      while index < buffer.count {
+        let effect = reduce(&rootState, buffer[index])
+        index += 1
+        run(effect, ids: [], into: &started)
+      }
+      buffer.removeAll(keepingCapacity: true)
+      isReducing = false
+      if let before, !(isDuplicate?(before, rootState) ?? false) {
+        for observer in observers.values { observer(rootState) }
+      }
+      return StoreTask(started)
+    }
+  }
+
+  /// Calls `observer` with every new state; returns the id to stop it with.
+  func observe(_ observer: @escaping (State) -> Void) -> Int {
+    switch kind {
+    case .scoped(_, _, let observe, _):
+      return observe(observer)
+    case .root:
+      nextObserver += 1
+      observers[nextObserver] = observer
+      return nextObserver
+    }
+  }
+
+  func stopObserving(_ id: Int) {
+    switch kind {
+    case .scoped(_, _, _, let stop): stop(id)
+    case .root: observers[id] = nil
+    }
+  }
+
+  private func run(_ effect: Effect<Action>, ids: [CancelID], into started: inout [Task<Void, Never>]) {
+    switch effect.operation {
+    case .none:
+      return
+    case .send(let action):
+      buffer.append(action)
+    case .merge(let effects):
+      for effect in effects { run(effect, ids: ids, into: &started) }
+    case .cancel(let id):
+      effects.cancel(id)
+    case .cancellable(let id, let cancelInFlight, let inner):
+      if cancelInFlight { effects.cancel(id) }
+      run(inner, ids: ids + [id], into: &started)
+    case .run(let work):
+      let number = effects.reserve()
+      let send = Send<Action> { @MainActor [weak self] action in
+        self?.sendFromEffect(action)
+      }
+      let task = Task { [weak self] in
+        await work(send)
+        self?.effectFinished(number)
+      }
+      effects.add(task, number: number, ids: ids)
+      started.append(task)
+    }
+  }
+
+  private func sendFromEffect(_ action: Action) {
+    _ = send(action)
+  }
+
+  private func effectFinished(_ number: Int) {
+    effects.remove(number)
+  }
+}
+
+extension StoreCore where State: Sendable {
+  /// The current state, then every change; a state equal to the last one sent is skipped when there is a way to
+  /// tell.
+  func states() -> AsyncStream<State> {
+    let (stream, continuation) = AsyncStream.makeStream(of: State.self)
+    let last = LastSent(state)
+    let isDuplicate = isDuplicate
+    let id = observe { state in
+      if let isDuplicate, isDuplicate(last.value, state) { return }
+      last.value = state
+      continuation.yield(state)
+    }
+    continuation.onTermination = { [weak self] _ in
+      Task { @MainActor in self?.stopObserving(id) }
+    }
+    continuation.yield(last.value)
+    return stream
+  }
+}
+
+/// The state a stream sent last, to skip an equal one.
+@MainActor
+private final class LastSent<State> {
+  var value: State
+  init(_ value: State) { self.value = value }
+}

@@ -1,0 +1,10 @@
+extension Collection {
+  /// The element at `index`, or `nil` when the index is out of bounds (REQUIREMENTS F5).
+  ///
+  /// ```swift
+  /// let third = results[safe: 2]   // nil for fewer than three results, never a crash
+  /// ```
+  public subscript(safe index: Index) -> Element? {
+    indices.contains(index) ? self[index] : nil
+  }
+}
