@@ -54,7 +54,8 @@ final class StoreCore<State, Action: Sendable> {
     }
   }
 
-  isolated deinit {
+  // Not `isolated`: that needs a newer runtime than the package's Apple deployment targets; `effects` is Sendable.
+  deinit {
     effects.cancelAll()
   }
 
