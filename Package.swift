@@ -27,6 +27,8 @@ let unixSignals: Target.Dependency = .product(name: "UnixSignals", package: "swi
 let clocks: Target.Dependency = .product(name: "Clocks", package: "swift-clocks")
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+let customDump: Target.Dependency = .product(name: "CustomDump", package: "swift-custom-dump")
+let issueReporting: Target.Dependency = .product(name: "IssueReporting", package: "xctest-dynamic-overlay")
 
 let package = Package(
   name: "Keel",
@@ -37,6 +39,7 @@ let package = Package(
     .library(name: "Persistence", targets: ["Persistence"]),
     .library(name: "Domain", targets: ["Domain"]),
     .library(name: "Features", targets: ["Features"]),
+    .library(name: "FeaturesTesting", targets: ["FeaturesTesting"]),
     .library(name: "Sandbox", targets: ["Sandbox"]),
     .executable(name: "keel", targets: ["KeelCLI"]),
     .executable(name: "keel-bench", targets: ["KeelBenchmarks"]),
@@ -53,6 +56,8 @@ let package = Package(
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+    .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
+    .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
   ],
   targets: [
     // MARK: - Modules
@@ -134,9 +139,16 @@ let package = Package(
       path: "Modules/Features",
       swiftSettings: swiftSettings
     ),
+    // TestStore: exhaustive assertions with readable diffs, reported through Swift Testing or XCTest.
+    .target(
+      name: "FeaturesTesting",
+      dependencies: ["Features", customDump, issueReporting],
+      path: "Modules/FeaturesTesting",
+      swiftSettings: swiftSettings
+    ),
     .testTarget(
       name: "FeaturesTests",
-      dependencies: ["Features", "TestSupport", clocks],
+      dependencies: ["Features", "FeaturesTesting", "Domain", "TestSupport", clocks],
       path: "Tests/FeaturesTests",
       swiftSettings: swiftSettings
     ),
