@@ -29,6 +29,9 @@ let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
 let customDump: Target.Dependency = .product(name: "CustomDump", package: "swift-custom-dump")
 let issueReporting: Target.Dependency = .product(name: "IssueReporting", package: "xctest-dynamic-overlay")
+/// Lets IssueReporting find Swift Testing at run time, so that a TestStore failure fails the test it happens in.
+let issueReportingTestSupport: Target.Dependency = .product(
+  name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay")
 
 let package = Package(
   name: "Keel",
@@ -142,7 +145,7 @@ let package = Package(
     // TestStore: exhaustive assertions with readable diffs, reported through Swift Testing or XCTest.
     .target(
       name: "FeaturesTesting",
-      dependencies: ["Features", customDump, issueReporting],
+      dependencies: ["Features", customDump, issueReporting, issueReportingTestSupport],
       path: "Modules/FeaturesTesting",
       swiftSettings: swiftSettings
     ),

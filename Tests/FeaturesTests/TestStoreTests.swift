@@ -51,7 +51,7 @@ private struct Ticker: Reducer {
   }
 }
 
-@Suite(.timeLimit(.minutes(1)), .testStoreIssues)
+@Suite(.timeLimit(.minutes(1)))
 @MainActor
 struct TestStoreTests {
   private let clock = TestClock()
