@@ -35,6 +35,13 @@ private func makeStore(
   Store(initialState: UserSearchFeature.State(), reducer: UserSearchFeature(search: search.closure, clock: clock))
 }
 
+/// Whether the effects of `task` finish within a bounded number of yields: a bug that leaves one running fails the
+/// test instead of hanging it (awaiting a task ignores the test's time limit).
+private func finishes(_ task: StoreTask?) async -> Bool {
+  guard let task else { return true }
+  return await TaskProbe { await task.finish() }.finished() != nil
+}
+
 @Suite(.timeLimit(.minutes(1))) struct UserSearchFeatureTests {
   @Test("Typing debounces 300 ms: no request before, one after, then the results (D1, U7)")
   @MainActor
@@ -52,7 +59,7 @@ private func makeStore(
     // THEN
     #expect(search.calls.elements.isEmpty)
     await clock.advance(by: .milliseconds(1))
-    await task.finish()
+    #expect(await finishes(task))
     #expect(search.calls.elements == ["alice"])
     #expect(store.state == UserSearchFeature.State(query: "alice", results: [FakeSearch.users[0]]))
   }
@@ -67,12 +74,12 @@ private func makeStore(
     for query in ["a", "al", "ali", "alice"] {
       let previous = last
       last = store.send(.view(.queryChanged(query)))
-      await previous?.finish()
+      #expect(await finishes(previous))
       #expect(await clock.sleeperArrived())
       await clock.advance(by: .milliseconds(200))
     }
     await clock.advance(by: .milliseconds(100))
-    await last?.finish()
+    #expect(await finishes(last))
     #expect(search.calls.elements == ["alice"])
     #expect(store.state.results == [FakeSearch.users[0]])
     #expect(!store.state.isLoading)
@@ -87,7 +94,7 @@ private func makeStore(
     let first = store.send(.view(.queryChanged("alice")))
     #expect(await clock.sleeperArrived())
     await clock.advance(by: .milliseconds(300))
-    await first.finish()
+    #expect(await finishes(first))
     #expect(store.state.results.count == 1)
     // WHEN the query is emptied, and later a blank one is typed while a search waits
     let emptied = store.send(.view(.queryChanged("")))
@@ -95,7 +102,7 @@ private func makeStore(
     #expect(store.state == UserSearchFeature.State())
     let pending = store.send(.view(.queryChanged("al")))
     store.send(.view(.queryChanged("   ")))
-    await pending.finish()
+    #expect(await finishes(pending))
     await clock.advance(by: .seconds(1))
     await settle()
     // THEN
@@ -123,9 +130,9 @@ private func makeStore(
     let newer = store.send(.view(.queryChanged("alice")))
     #expect(await clock.sleeperArrived())
     await clock.advance(by: .milliseconds(300))
-    await newer.finish()
+    #expect(await finishes(newer))
     gate.open()
-    await older.finish()
+    #expect(await finishes(older))
     // THEN the newer results stay
     #expect(search.calls.elements == ["al", "alice"])
     #expect(store.state == UserSearchFeature.State(query: "alice", results: [FakeSearch.users[0]]))
@@ -145,7 +152,7 @@ private func makeStore(
     let task = store.send(.view(.queryChanged("alice")))
     #expect(await clock.sleeperArrived())
     await clock.advance(by: .milliseconds(300))
-    await task.finish()
+    #expect(await finishes(task))
     #expect(
       store.state == UserSearchFeature.State(query: "alice", isLoading: false, errorMessage: "The server is down"))
     store.send(.view(.queryChanged("alic")))
