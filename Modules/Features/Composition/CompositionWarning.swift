@@ -1,0 +1,11 @@
+import Logging
+
+/// Warnings about actions a composed reducer could not deliver: a programming error in the app (a child action sent
+/// for a child that is gone), logged like an effect's unhandled error, never a crash.
+enum CompositionWarning {
+  static func missingChild(_ action: some Any, in place: String) {
+    EffectFailure.logger.warning(
+      "\(action) reached \(place) while that child was absent, and was ignored: send a child's actions only while it exists."
+    )
+  }
+}
