@@ -5,7 +5,7 @@
 /// ```swift
 /// let app = CombineReducers<AppState, AppAction> {
 ///   Scope(state: \.search, action: { if case .search(let a) = $0 { a } else { nil } }, embed: AppAction.search) {
-///     UserSearchFeature.live(users: dependencies.users)
+///     UserSearchFeature.live(users: dependencies.users, clock: ContinuousClock())
 ///   }
 ///   Reduce { state, action in
 ///     guard case .search(.delegate(.userSelected(let user))) = action else { return .none }

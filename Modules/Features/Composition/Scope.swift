@@ -4,7 +4,7 @@
 /// ```swift
 /// var body: some Reducer<State, Action> {
 ///   Scope(state: \.search, action: { if case .search(let a) = $0 { a } else { nil } }, embed: Action.search) {
-///     UserSearchFeature(users: users, clock: clock)
+///     UserSearchFeature.live(users: users, clock: clock)
 ///   }
 /// }
 /// ```

@@ -13,7 +13,7 @@ import Domain
 ///
 /// ```swift
 /// let store = Store(initialState: UserSearchFeature.State(),
-///                   reducer: UserSearchFeature.live(users: dependencies.users))
+///                   reducer: UserSearchFeature.live(users: dependencies.users, clock: ContinuousClock()))
 /// store.send(.view(.queryChanged("alice")))      // searches 300 ms later
 /// store.send(.view(.userTapped(alice)))           // the parent receives .delegate(.userSelected(alice))
 /// ```
@@ -89,7 +89,7 @@ public struct UserSearchFeature: Reducer {
   }
 
   /// A search feature that asks `users` for exact nickname matches (U7), debouncing on `clock`.
-  public static func live(users: UserManager, clock: any Clock<Duration> = ContinuousClock()) -> UserSearchFeature {
+  public static func live(users: UserManager, clock: any Clock<Duration>) -> UserSearchFeature {
     UserSearchFeature(search: { try await users.getUsers(nicknameMatches: $0) }, clock: clock)
   }
 

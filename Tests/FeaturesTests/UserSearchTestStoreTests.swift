@@ -1,0 +1,38 @@
+import Clocks
+import Domain
+import Features
+import FeaturesTesting
+import TestSupport
+import Testing
+
+/// The example of the "Testing a feature" article, run: the search feature through an exhaustive TestStore.
+@Suite(.timeLimit(.minutes(1))) struct UserSearchTestStoreTests {
+  @Test("Typing debounces 300 ms, then searches once, and the results arrive as the only change")
+  @MainActor
+  func debouncesThenSearches() async {
+    let alice = User(userId: "alice", nickname: "Alice")
+    let clock = TestClock()
+    let searches = Recorder<String>()
+    let store = TestStore(
+      initialState: UserSearchFeature.State(),
+      reducer: UserSearchFeature(
+        search: { query in
+          searches.record(query)
+          return [alice]
+        }, clock: clock))
+
+    await store.send(.view(.queryChanged("ali"))) {
+      $0.query = "ali"
+      $0.isLoading = true
+    }
+    await clock.advance(by: .milliseconds(299))
+    #expect(searches.elements.isEmpty)
+    await clock.advance(by: .milliseconds(1))
+    await store.receive({ if case .response = $0 { true } else { false } }) {
+      $0.results = [alice]
+      $0.isLoading = false
+    }
+    await store.finish()
+    #expect(searches.elements == ["ali"])
+  }
+}
