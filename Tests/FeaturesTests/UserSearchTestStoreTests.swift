@@ -28,10 +28,12 @@ import Testing
     await clock.advance(by: .milliseconds(299))
     #expect(searches.elements.isEmpty)
     await clock.advance(by: .milliseconds(1))
-    await store.receive({ if case .response = $0 { true } else { false } }) {
-      $0.results = [alice]
-      $0.isLoading = false
-    }
+    await store.receive(
+      { if case .response = $0 { true } else { false } },
+      assert: {
+        $0.results = [alice]
+        $0.isLoading = false
+      })
     await store.finish()
     #expect(searches.elements == ["ali"])
   }
