@@ -17,4 +17,14 @@ public enum ChildProcess {
     }
     return nil
   }
+
+  /// Returns when `process` has exited, without blocking a task's thread: the wait runs on a thread of its own.
+  public static func waitForExit(_ process: Process) async {
+    await withCheckedContinuation { continuation in
+      Thread.detachNewThread {
+        process.waitUntilExit()
+        continuation.resume()
+      }
+    }
+  }
 }

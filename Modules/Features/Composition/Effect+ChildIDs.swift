@@ -26,7 +26,7 @@ private struct ScopedCancelID: Hashable, Sendable {
 
 /// The id under which every effect of one child runs, so that its parent can cancel them all when the child goes
 /// away: the child's place (its key path) and, in a collection, its id.
-struct ChildEffectsID: Hashable, @unchecked Sendable {
+struct ChildEffectsID: Hashable, @unchecked Sendable {  // Safe: see the first line below.
   // @unchecked: a key path is an immutable value; `element` wraps only a `Hashable & Sendable` value.
   private let place: AnyKeyPath
   private let element: AnyHashable?

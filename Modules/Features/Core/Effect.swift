@@ -97,7 +97,7 @@ public struct Effect<Action: Sendable>: Sendable {
 }
 
 /// An effect id, whatever its type: two ids are the same when their types and values are.
-struct CancelID: Hashable, @unchecked Sendable {
+struct CancelID: Hashable, @unchecked Sendable {  // Safe: see the first line below.
   // @unchecked: `value` wraps only a `Hashable & Sendable` value (the initializer's constraint), and is never mutated.
   private let value: AnyHashable
   private let type: ObjectIdentifier

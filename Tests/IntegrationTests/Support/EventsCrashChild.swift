@@ -58,7 +58,7 @@ struct EventsCrashChild {
     let text = String(decoding: await printed, as: UTF8.self)
     let errorText = String(decoding: await complained, as: UTF8.self)
     timer?.cancel()
-    await Self.waitForExit(process)
+    await ChildProcess.waitForExit(process)
     // Only complete lines: the kill may cut the last write short.
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
     return Outcome(
@@ -89,15 +89,6 @@ struct EventsCrashChild {
           }
         }
         continuation.resume(returning: data)
-      }
-    }
-  }
-
-  private static func waitForExit(_ process: Process) async {
-    await withCheckedContinuation { continuation in
-      Thread.detachNewThread {
-        process.waitUntilExit()
-        continuation.resume()
       }
     }
   }

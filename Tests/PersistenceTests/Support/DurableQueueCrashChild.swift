@@ -69,7 +69,7 @@ struct DurableQueueCrashChild {
     let text = String(decoding: await printed, as: UTF8.self)
     let errorText = String(decoding: await complained, as: UTF8.self)
     timer?.cancel()
-    await Self.waitForExit(process)
+    await ChildProcess.waitForExit(process)
     // Only complete lines: the kill may cut the last write short.
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
     return Outcome(
@@ -102,15 +102,6 @@ struct DurableQueueCrashChild {
           }
         }
         continuation.resume(returning: data)
-      }
-    }
-  }
-
-  private static func waitForExit(_ process: Process) async {
-    await withCheckedContinuation { continuation in
-      Thread.detachNewThread {
-        process.waitUntilExit()
-        continuation.resume()
       }
     }
   }
