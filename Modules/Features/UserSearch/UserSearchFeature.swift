@@ -39,7 +39,7 @@ public struct UserSearchFeature: Reducer {
   }
 
   /// What can happen to the search, grouped by where it comes from (F3).
-  public enum Action: Sendable {
+  public enum Action: Equatable, Sendable {
     /// The user did something on screen.
     case view(View)
     /// A search finished.
@@ -48,7 +48,7 @@ public struct UserSearchFeature: Reducer {
     case delegate(Delegate)
 
     /// What the user does on screen.
-    public enum View: Sendable {
+    public enum View: Equatable, Sendable {
       /// The query text changed.
       case queryChanged(String)
       /// The user chose one of the results.
@@ -56,7 +56,7 @@ public struct UserSearchFeature: Reducer {
     }
 
     /// The outcome of a search, with the query it was for.
-    public enum Response: Sendable {
+    public enum Response: Equatable, Sendable {
       /// The users whose nickname matches `query`.
       case results(query: String, users: [User])
       /// The search for `query` failed, for the reason in `message`.
@@ -64,7 +64,7 @@ public struct UserSearchFeature: Reducer {
     }
 
     /// What the search tells its parent.
-    public enum Delegate: Sendable {
+    public enum Delegate: Equatable, Sendable {
       /// The user chose `user`.
       case userSelected(User)
     }

@@ -1,0 +1,33 @@
+import Domain
+
+extension AppFeature {
+  /// The whole app: the session, and the screens of a signed-in user.
+  public struct State: Equatable, Sendable {
+    /// Signing in and out.
+    public var session: SessionFeature.State
+    /// The user search, while someone is signed in.
+    public var search: UserSearchFeature.State?
+    /// The import on screen, while someone is signed in and has started one.
+    public var userImport: UserImportFeature.State?
+    /// The user last chosen in the search.
+    public var selectedUser: User?
+    /// What the last import did, finished, cancelled, or cut short when the session ended.
+    public var lastImportReport: UserImportFeature.Report?
+
+    /// An app with nobody signed in.
+    public init(session: SessionFeature.State = SessionFeature.State()) {
+      self.session = session
+    }
+
+    /// Which screen shows.
+    public var screen: Screen { search == nil ? .login : .home }
+  }
+
+  /// The app's screens.
+  public enum Screen: Hashable, Sendable {
+    /// The sign-in form.
+    case login
+    /// The signed-in user's screens: search and import.
+    case home
+  }
+}

@@ -1,0 +1,28 @@
+import Domain
+
+/// What ``SessionFeature`` needs of a session manager, as closures: `live(_:)` for a `SessionManager`, fakes in tests.
+public struct SessionClient: Sendable {
+  /// Signs in with an email and a password; throws a `SessionError` when it cannot.
+  public var login: @Sendable (_ email: String, _ password: String) async throws -> SessionUser
+  /// Signs out; the session ends on this device even when it throws.
+  public var logout: @Sendable () async throws -> Void
+  /// The session's state now, then each change.
+  public var states: @Sendable () -> AsyncStream<SessionState>
+
+  /// A client made of closures.
+  public init(
+    login: @escaping @Sendable (_ email: String, _ password: String) async throws -> SessionUser,
+    logout: @escaping @Sendable () async throws -> Void, states: @escaping @Sendable () -> AsyncStream<SessionState>
+  ) {
+    self.login = login
+    self.logout = logout
+    self.states = states
+  }
+
+  /// The client of `sessions`.
+  public static func live(_ sessions: SessionManager) -> SessionClient {
+    SessionClient(
+      login: { try await sessions.login(email: $0, password: $1) }, logout: { try await sessions.logout() },
+      states: { sessions.states() })
+  }
+}

@@ -1,0 +1,46 @@
+import Domain
+
+extension UserImportFeature {
+  /// What an import did, sent to the parent as ``Action/Delegate/finished(_:)`` when it ends, finished or cancelled.
+  public struct Report: Equatable, Sendable {
+    /// The users created, in the order of the input.
+    public var created: [User] = []
+    /// The users that were not created, with why, in the order of the input.
+    public var failures: [Failure] = []
+    /// The users whose request was in flight when the import was cancelled: the server may or may not have created
+    /// them (a `getUser` tells).
+    public var interrupted: [UserCreationParams] = []
+    /// The users never sent, because the import was cancelled first.
+    public var notStarted: [UserCreationParams] = []
+    /// Whether the import was cancelled before every user was tried.
+    public var wasCancelled: Bool
+    /// How long the import took, on the feature's clock, until its last user finished.
+    public var elapsed: Duration
+
+    /// A report.
+    public init(wasCancelled: Bool, elapsed: Duration) {
+      self.wasCancelled = wasCancelled
+      self.elapsed = elapsed
+    }
+  }
+
+  /// A user that was not created, and why.
+  public struct Failure: Equatable, Sendable, CustomStringConvertible {
+    /// The user's position in the input.
+    public var index: Int
+    /// The input.
+    public var params: UserCreationParams
+    /// Why it failed, in a sentence.
+    public var reason: String
+
+    /// A failure.
+    public init(index: Int, params: UserCreationParams, reason: String) {
+      self.index = index
+      self.params = params
+      self.reason = reason
+    }
+
+    /// The user's position and id, and the reason.
+    public var description: String { "#\(index + 1) (\(params.userId)): \(reason)" }
+  }
+}

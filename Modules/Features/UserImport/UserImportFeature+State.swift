@@ -1,0 +1,97 @@
+import Domain
+
+extension UserImportFeature {
+  /// What the import screen shows: the users to create, what became of each one, and the progress.
+  public struct State: Equatable, Sendable {
+    /// The users to create, in the order given.
+    public let users: [UserCreationParams]
+    /// Where the import is.
+    public var phase: Phase
+    /// How many of ``users``, from the first, have been handed to a batch so far.
+    public var started: Int
+    /// What became of each user handed to a batch, by its position in ``users``; a user started but not in here is
+    /// in flight.
+    public var outcomes: [Int: Outcome]
+    /// The time since the import started, on the feature's clock, when the last user finished.
+    public var elapsed: Duration
+    /// How long the rest should take at the pace so far, or `nil` before the first user finished and once the import
+    /// is over.
+    public var estimatedTimeLeft: Duration?
+
+    /// An import of `users` that has not started.
+    public init(users: [UserCreationParams]) {
+      self.users = users
+      phase = .ready
+      started = 0
+      outcomes = [:]
+      elapsed = .zero
+      estimatedTimeLeft = nil
+    }
+
+    /// How far the import is, for a progress bar.
+    public var progress: Progress {
+      let failed = outcomes.values.count(where: { if case .failed = $0 { true } else { false } })
+      return Progress(
+        done: outcomes.count, failed: failed, total: users.count, estimatedTimeLeft: estimatedTimeLeft)
+    }
+
+    /// What the import did so far, as ``UserImportFeature/Report``: every user created or failed, and those not
+    /// finished.
+    public var report: Report {
+      var report = Report(wasCancelled: phase == .cancelled, elapsed: elapsed)
+      for (index, params) in users.enumerated() {
+        switch outcomes[index] {
+        case .created(let user): report.created.append(user)
+        case .failed(let reason): report.failures.append(Failure(index: index, params: params, reason: reason))
+        case nil where index < started: report.interrupted.append(params)
+        case nil: report.notStarted.append(params)
+        }
+      }
+      return report
+    }
+  }
+
+  /// Where an import is.
+  public enum Phase: Hashable, Sendable {
+    /// Not started yet.
+    case ready
+    /// Creating users.
+    case importing
+    /// Every user was tried.
+    case finished
+    /// Stopped before every user was tried.
+    case cancelled
+  }
+
+  /// What became of one user.
+  public enum Outcome: Equatable, Sendable {
+    /// The server created the user.
+    case created(User)
+    /// The user was not created, for `reason`: a bad input (nothing sent), the user existing already, a network or
+    /// server failure.
+    case failed(reason: String)
+  }
+
+  /// How far an import is.
+  public struct Progress: Equatable, Sendable {
+    /// Users finished, created or failed.
+    public var done: Int
+    /// Users that failed, among ``done``.
+    public var failed: Int
+    /// Users to create in all.
+    public var total: Int
+    /// How long the rest should take at the pace so far, or `nil` when unknown.
+    public var estimatedTimeLeft: Duration?
+
+    /// A progress.
+    public init(done: Int, failed: Int, total: Int, estimatedTimeLeft: Duration?) {
+      self.done = done
+      self.failed = failed
+      self.total = total
+      self.estimatedTimeLeft = estimatedTimeLeft
+    }
+
+    /// The part done, from 0 to 1; 1 for an empty import.
+    public var fractionDone: Double { total == 0 ? 1 : Double(done) / Double(total) }
+  }
+}

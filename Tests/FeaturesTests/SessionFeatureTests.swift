@@ -1,0 +1,122 @@
+import Domain
+import Features
+import FeaturesTesting
+import TestSupport
+import Testing
+
+/// SessionFeature through an exhaustive TestStore, on a session manager fake whose states the test publishes
+/// (REQUIREMENTS F1–F3, A4–A6).
+@Suite(.timeLimit(.minutes(1))) struct SessionFeatureTests {
+  static let demo = FakeSessions.demo
+
+  @Test("A bad form sends nothing: empty fields, then a malformed email; typing clears the field's error")
+  @MainActor
+  func validation() async {
+    let sessions = FakeSessions()
+    let store = TestStore(initialState: SessionFeature.State(), reducer: SessionFeature(client: sessions.client))
+    await store.send(.view(.loginTapped)) {
+      $0.emailError = "Enter your email."
+      $0.passwordError = "Enter your password."
+    }
+    await store.send(.view(.emailChanged("demo@keel"))) {
+      $0.email = "demo@keel"
+      $0.emailError = nil
+    }
+    await store.send(.view(.passwordChanged("secret"))) {
+      $0.password = "secret"
+      $0.passwordError = nil
+    }
+    await store.send(.view(.loginTapped)) { $0.emailError = "Enter an email address such as name@example.com." }
+    for malformed in ["@keel.dev", "demo@", "demo@.dev", "de mo@keel.dev", "a@b@keel.dev"] {
+      await store.send(.view(.emailChanged(malformed))) {
+        $0.email = malformed
+        $0.emailError = nil
+      }
+      await store.send(.view(.loginTapped)) { $0.emailError = "Enter an email address such as name@example.com." }
+    }
+    await store.finish()
+    #expect(sessions.logins.elements.isEmpty, "nothing was sent")
+  }
+
+  @Test("A refused sign-in and a network failure each show a sentence, keep the form, and tell the parent nothing")
+  @MainActor
+  func loginErrors() async {
+    let sessions = FakeSessions()
+    sessions.failures.record(SessionError(.loginRefused, "The server refused the email and password (E03)."))
+    sessions.failures.record(SessionError(.network, "Cannot sign in: the connection was lost."))
+    let store = TestStore(
+      initialState: SessionFeature.State(email: " demo@keel.dev ", password: "wrong"),
+      reducer: SessionFeature(client: sessions.client))
+
+    await store.send(.view(.loginTapped)) { $0.status = .signingIn }
+    await store.receive(.response(.loginFailed(message: "The email or password is wrong."))) {
+      $0.status = .signedOut
+      $0.errorMessage = "The email or password is wrong."
+    }
+    let network = "Cannot reach the sign-in server. Check the connection and try again."
+    await store.send(.view(.loginTapped)) {
+      $0.status = .signingIn
+      $0.errorMessage = nil
+    }
+    await store.receive(.response(.loginFailed(message: network))) {
+      $0.status = .signedOut
+      $0.errorMessage = network
+    }
+    await store.finish()
+    #expect(sessions.logins.elements.map(\.email) == ["demo@keel.dev", "demo@keel.dev"], "sent trimmed")
+  }
+
+  @Test("Signing in follows the state stream; the parent hears signedIn once, then sessionExpired when it ends")
+  @MainActor
+  func signInThenExpiry() async {
+    let sessions = FakeSessions()
+    let store = TestStore(
+      initialState: SessionFeature.State(email: "demo@keel.dev", password: "demo-password"),
+      reducer: SessionFeature(client: sessions.client))
+    await store.send(.view(.task))
+    await store.receive(.internal(.sessionChanged(.loggedOut)))  // the current state first: nothing to change
+
+    await store.send(.view(.loginTapped)) { $0.status = .signingIn }
+    await store.receive(.response(.loggedIn(Self.demo))) {
+      $0.status = .signedIn(Self.demo)
+      $0.password = ""
+    }
+    await store.receive(.delegate(.signedIn(Self.demo)))
+    sessions.publish(.loggedIn(Self.demo))  // the manager's own news of the same sign-in: no change
+    await store.receive(.internal(.sessionChanged(.loggedIn(Self.demo))))
+
+    sessions.publish(.expired)
+    await store.receive(.internal(.sessionChanged(.expired))) {
+      $0.status = .signedOut
+      $0.errorMessage = SessionFeature.expiredMessage
+    }
+    await store.receive(.delegate(.sessionExpired))
+    sessions.publish(.expired)  // published again: already signed out, the parent is not told twice
+    await store.receive(.internal(.sessionChanged(.expired)))
+    sessions.end()
+    await store.finish()
+  }
+
+  @Test("A session restored at launch shows as signed in; signing out with the server unreachable still signs out")
+  @MainActor
+  func restoredThenLogout() async {
+    let sessions = FakeSessions(initial: .loggedIn(Self.demo))
+    sessions.logoutFailure.record(SessionError(.revocationFailed, "Signed out here, but the server was not told."))
+    let store = TestStore(initialState: SessionFeature.State(), reducer: SessionFeature(client: sessions.client))
+    await store.send(.view(.task))
+    await store.receive(.internal(.sessionChanged(.loggedIn(Self.demo)))) { $0.status = .signedIn(Self.demo) }
+    await store.receive(.delegate(.signedIn(Self.demo)))
+
+    await store.send(.view(.logoutTapped)) { $0.status = .signingOut }
+    await store.receive(.response(.loggedOut(warning: "Signed out here, but the server was not told."))) {
+      $0.status = .signedOut
+      $0.errorMessage = "Signed out here, but the server was not told."
+    }
+    await store.receive(.delegate(.signedOut))
+    sessions.publish(.loggedOut)  // the manager's own news of the same sign-out: no change, no second delegate
+    await store.receive(.internal(.sessionChanged(.loggedOut)))
+    await store.send(.view(.logoutTapped))  // nobody signed in: nothing
+    sessions.end()
+    await store.finish()
+  }
+}

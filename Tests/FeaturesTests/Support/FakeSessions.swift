@@ -1,0 +1,43 @@
+import Domain
+import Features
+import TestSupport
+
+/// A session manager: signs in as the demo user unless a failure is queued; publishes only what the test says, so
+/// that the order of the feature's actions is the test's.
+final class FakeSessions: Sendable {
+  /// The user every sign-in signs in.
+  static let demo = SessionUser(id: "user-demo", email: "demo@keel.dev", nickname: "demo")
+
+  let logins = Recorder<(email: String, password: String)>()
+  /// Errors the next sign-ins throw, first queued first.
+  let failures = Recorder<SessionError>()
+  /// An error sign-out throws after ending the session here.
+  let logoutFailure = Recorder<SessionError>()
+  private let stream: AsyncStream<SessionState>
+  private let continuation: AsyncStream<SessionState>.Continuation
+
+  init(initial: SessionState = .loggedOut) {
+    (stream, continuation) = AsyncStream.makeStream(of: SessionState.self)
+    continuation.yield(initial)
+  }
+
+  /// Publishes `state`, as the session manager does.
+  func publish(_ state: SessionState) { continuation.yield(state) }
+
+  /// Ends the stream, so that the feature's following effect ends.
+  func end() { continuation.finish() }
+
+  var client: SessionClient {
+    SessionClient(
+      login: { [self] email, password in
+        logins.record((email, password))
+        let failed = failures.elements.dropFirst(logins.count - 1).first
+        if let failed { throw failed }
+        return Self.demo
+      },
+      logout: { [self] in
+        if let failure = logoutFailure.elements.first { throw failure }
+      },
+      states: { [stream] in stream })
+  }
+}
