@@ -161,7 +161,8 @@ let package = Package(
     .testTarget(
       name: "IntegrationTests",
       dependencies: [
-        "Networking", "Persistence", "Domain", "Sandbox", "TestSupport", logging, clocks, "DomainCrashHelper",
+        "Networking", "Persistence", "Domain", "Features", "Sandbox", "TestSupport", logging, clocks,
+        "DomainCrashHelper",
       ],
       path: "Tests/IntegrationTests",
       swiftSettings: swiftSettings
