@@ -120,6 +120,24 @@ private struct Counter: Reducer {
     #expect(store == nil)
   }
 
+  @Test("A send made while an action is reduced waits for that reduction to end, then runs, in order (re-entrancy)")
+  @MainActor
+  func reentrantSend() {
+    let link = StoreLink()
+    let store = Store(
+      initialState: [String](),
+      reducer: Reduce<[String], String> { state, action in
+        state.append(action)
+        guard action == "first" else { return .none }
+        MainActor.assumeIsolated { _ = link.store?.send("re-entrant") }  // sent from inside the reduction
+        #expect(state == ["first"], "not reduced inside the reduction it was sent from")
+        return .send("effect")
+      })
+    link.store = store
+    store.send("first")
+    #expect(store.state == ["first", "re-entrant", "effect"], "all reduced before send returned, in the order sent")
+  }
+
   @Test("Every observer gets the current state, then each change, and no duplicate")
   @MainActor
   func observers() async {
@@ -180,4 +198,9 @@ private struct Counter: Reducer {
     #expect(values[safe: 3] == nil)
     #expect(values[safe: -1] == nil)
   }
+}
+
+/// A way for a reducer to reach the store that runs it, as a view's code might.
+@MainActor private final class StoreLink {
+  weak var store: Store<[String], String>?
 }

@@ -28,7 +28,8 @@ public struct Effect<Action: Sendable>: Sendable {
   /// No work.
   public static var none: Effect { Effect(operation: .none) }
 
-  /// Sends `action` at once, after the current one, before any other buffered action.
+  /// Sends `action` at once: it is reduced right after the current action, after any action sent to the store while
+  /// the current one was being reduced, and before the store returns to its caller.
   public static func send(_ action: Action) -> Effect { Effect(operation: .send(action)) }
 
   /// Async work that may send actions back; a thrown error goes to `handler`, or, without one, is a programming
