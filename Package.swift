@@ -138,7 +138,7 @@ let package = Package(
     // A reducer runtime on Swift concurrency alone (no Combine, no SwiftUI), and the features built on Domain.
     .target(
       name: "Features",
-      dependencies: ["Domain", "RateLimiting", logging, locking],
+      dependencies: ["Domain", "Networking", "RateLimiting", logging, locking],
       path: "Modules/Features",
       swiftSettings: swiftSettings
     ),
@@ -151,7 +151,7 @@ let package = Package(
     ),
     .testTarget(
       name: "FeaturesTests",
-      dependencies: ["Features", "FeaturesTesting", "Domain", "TestSupport", clocks],
+      dependencies: ["Features", "FeaturesTesting", "Domain", "RateLimiting", "TestSupport", clocks],
       path: "Tests/FeaturesTests",
       swiftSettings: swiftSettings
     ),

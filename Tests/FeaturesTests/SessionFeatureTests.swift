@@ -119,4 +119,56 @@ import Testing
     sessions.end()
     await store.finish()
   }
+
+  @Test("Late and stale news never undo a newer change: a replaced state is skipped, an old answer is ignored")
+  @MainActor
+  func lateAndStaleNews() async {
+    let sessions = FakeSessions()
+    let store = TestStore(
+      initialState: SessionFeature.State(email: "demo@keel.dev", password: "demo-password"),
+      reducer: SessionFeature(client: sessions.client))
+    await store.send(.view(.task))
+    await store.receive(.internal(.sessionChanged(.loggedOut)))
+
+    // The manager's news of the sign-in comes before the sign-in's own answer, which then changes nothing.
+    sessions.loginGate.close()
+    await store.send(.view(.loginTapped)) { $0.status = .signingIn }
+    sessions.publish(.loggedIn(Self.demo))
+    await store.receive(.internal(.sessionChanged(.loggedIn(Self.demo)))) {
+      $0.status = .signedIn(Self.demo)
+      $0.password = ""
+    }
+    await store.receive(.delegate(.signedIn(Self.demo)))
+    sessions.loginGate.open()  // the answer is dropped: its effect was cancelled once signed in
+
+    // A sign-out whose answer is slow (the server revoking the token): the manager's news signs out at once; the user
+    // signs in again before the answer comes, and the late answer does not sign them out.
+    sessions.logoutGate.close()
+    await store.send(.view(.logoutTapped)) { $0.status = .signingOut }
+    sessions.publish(.loggedOut)
+    await store.receive(.internal(.sessionChanged(.loggedOut))) { $0.status = .signedOut }
+    await store.receive(.delegate(.signedOut))
+    await store.send(.view(.passwordChanged("demo-password"))) { $0.password = "demo-password" }
+    await store.send(.view(.loginTapped)) { $0.status = .signingIn }
+    await store.receive(.response(.loggedIn(Self.demo))) {
+      $0.status = .signedIn(Self.demo)
+      $0.password = ""
+    }
+    await store.receive(.delegate(.signedIn(Self.demo)))
+    sessions.logoutGate.open()
+    await store.receive(.response(.loggedOut(warning: nil)))  // old news: still signed in
+
+    // A state the manager replaced before it was read is skipped: no sign-out flicker between two sign-ins.
+    sessions.publish(.loggedOut, replacedBy: .loggedIn(Self.demo))
+    await store.receive(.internal(.sessionChanged(.loggedIn(Self.demo))))
+
+    // Another user signing in replaces the first: the parent hears the sign-out, then the sign-in.
+    let other = SessionUser(id: "user-2", email: "two@keel.dev", nickname: "two")
+    sessions.publish(.loggedIn(other))
+    await store.receive(.internal(.sessionChanged(.loggedIn(other)))) { $0.status = .signedIn(other) }
+    await store.receive(.delegate(.signedOut))
+    await store.receive(.delegate(.signedIn(other)))
+    sessions.end()
+    await store.finish()
+  }
 }

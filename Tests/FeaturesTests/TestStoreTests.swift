@@ -1,6 +1,7 @@
 import Clocks
 import Features
 import FeaturesTesting
+import TestSupport
 import Testing
 
 /// A feature with an instant effect, a timed one on a `TestClock`, a chained `.send` and a never-ending wait.
@@ -74,6 +75,7 @@ struct TestStoreTests {
       $0.count = 42
     }
     await store.send(.start)
+    #expect(await clock.sleeperArrived(), "the tick waits on the clock before it is advanced")
     await clock.advance(by: .seconds(1))
     await store.receive({ $0 == .tick }, assert: { $0.ticks = 1 })
     await store.send(.chain)

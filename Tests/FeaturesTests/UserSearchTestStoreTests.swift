@@ -25,15 +25,14 @@ import Testing
       $0.query = "ali"
       $0.isLoading = true
     }
+    #expect(await clock.sleeperArrived())  // the debounce waits on the clock before it is advanced
     await clock.advance(by: .milliseconds(299))
     #expect(searches.elements.isEmpty)
     await clock.advance(by: .milliseconds(1))
-    await store.receive(
-      { if case .response = $0 { true } else { false } },
-      assert: {
-        $0.results = [alice]
-        $0.isLoading = false
-      })
+    await store.receive(.response(.results(query: "ali", users: [alice]))) {
+      $0.results = [alice]
+      $0.isLoading = false
+    }
     await store.finish()
     #expect(searches.elements == ["ali"])
   }

@@ -28,8 +28,9 @@ public struct Effect<Action: Sendable>: Sendable {
   /// No work.
   public static var none: Effect { Effect(operation: .none) }
 
-  /// Sends `action` at once: it is reduced right after the current action, after any action sent to the store while
-  /// the current one was being reduced, and before the store returns to its caller.
+  /// Sends `action` at once: it joins the end of the store's line of actions to reduce, behind every action already
+  /// waiting there (such as one sent to the store while the current action was being reduced), and is reduced
+  /// before the store's `send` returns.
   public static func send(_ action: Action) -> Effect { Effect(operation: .send(action)) }
 
   /// Async work that may send actions back; a thrown error goes to `handler`, or, without one, is a programming

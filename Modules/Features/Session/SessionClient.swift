@@ -8,21 +8,25 @@ public struct SessionClient: Sendable {
   public var logout: @Sendable () async throws -> Void
   /// The session's state now, then each change.
   public var states: @Sendable () -> AsyncStream<SessionState>
+  /// The session's state now: how the feature recognises a value of ``states`` that a newer one already replaced.
+  public var current: @Sendable () -> SessionState
 
   /// A client made of closures.
   public init(
     login: @escaping @Sendable (_ email: String, _ password: String) async throws -> SessionUser,
-    logout: @escaping @Sendable () async throws -> Void, states: @escaping @Sendable () -> AsyncStream<SessionState>
+    logout: @escaping @Sendable () async throws -> Void, states: @escaping @Sendable () -> AsyncStream<SessionState>,
+    current: @escaping @Sendable () -> SessionState
   ) {
     self.login = login
     self.logout = logout
     self.states = states
+    self.current = current
   }
 
   /// The client of `sessions`.
   public static func live(_ sessions: SessionManager) -> SessionClient {
     SessionClient(
       login: { try await sessions.login(email: $0, password: $1) }, logout: { try await sessions.logout() },
-      states: { sessions.states() })
+      states: { sessions.states() }, current: { sessions.state })
   }
 }

@@ -12,7 +12,9 @@ import Foundation
 ///   sentence for the user; the form keeps what was typed.
 /// - The parent hears ``Action/Delegate/signedIn(_:)``, ``Action/Delegate/signedOut`` and, when the session ends
 ///   without the user asking, ``Action/Delegate/sessionExpired`` (F2): once per change, whether it came from this
-///   feature's own sign-in or from the session manager.
+///   feature's own sign-in or from the session manager. A state the manager already replaced when it arrives is
+///   skipped, and the answer of a sign-in or sign-out counts only while the feature still waits for it, so a late
+///   one never undoes a newer change. Another user signing in is a `signedOut`, then a `signedIn`.
 ///
 /// ```swift
 /// let store = Store(initialState: SessionFeature.State(), reducer: SessionFeature.live(sessions: dependencies.sessions))
@@ -97,7 +99,10 @@ public struct SessionFeature: Reducer {
     switch action {
     case .view(.task):
       return .run { [client] send in
-        for await session in client.states() { await send(.internal(.sessionChanged(session))) }
+        // A state already replaced is skipped: its successor is in the stream, and the feature must not go back.
+        for await session in client.states() where session == client.current() {
+          await send(.internal(.sessionChanged(session)))
+        }
       }
       .cancellable(id: StatesID(), cancelInFlight: true)
     case .view(.emailChanged(let email)):
@@ -125,6 +130,8 @@ public struct SessionFeature: Reducer {
     case .internal(.sessionChanged(let session)):
       return follow(session, &state)
     case .response(.loggedIn(let user)):
+      // Not waiting any more (the manager's news came first, or the user signed out): nothing to do.
+      guard state.status == .signingIn else { return .none }
       return signedIn(user, &state)
     case .response(.loginFailed(let message)):
       guard state.status == .signingIn else { return .none }
@@ -132,8 +139,16 @@ public struct SessionFeature: Reducer {
       state.errorMessage = message
       return .none
     case .response(.loggedOut(let warning)):
-      state.errorMessage = warning
-      return signedOut(&state)
+      switch state.status {
+      case .signingOut:
+        state.errorMessage = warning
+        return signedOut(&state)
+      case .signedOut:
+        if let warning { state.errorMessage = warning }
+        return .none
+      case .signingIn, .signedIn:
+        return .none  // signed in again since: this sign-out's news is old
+      }
     case .delegate:
       return .none
     }
@@ -176,10 +191,13 @@ public struct SessionFeature: Reducer {
 
   private func signedIn(_ user: SessionUser, _ state: inout State) -> Effect<Action> {
     guard state.status != .signedIn(user) else { return .none }
+    let previous = state.user
     state.status = .signedIn(user)
     state.password = ""
     state.errorMessage = nil
-    return .merge(.cancel(id: LoginID()), .send(.delegate(.signedIn(user))))
+    let signedIn = Effect<Action>.merge(.cancel(id: LoginID()), .send(.delegate(.signedIn(user))))
+    // Another user replaced the one signed in: the parent resets what belonged to the first.
+    return previous == nil ? signedIn : .merge(.send(.delegate(.signedOut)), signedIn)
   }
 
   private func signedOut(_ state: inout State) -> Effect<Action> {

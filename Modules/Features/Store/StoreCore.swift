@@ -127,6 +127,8 @@ final class StoreCore<State, Action: Sendable> {
     case .run(let work):
       let number = effects.reserve()
       let send = Send<Action> { @MainActor [weak self] action in
+        // Checked again here: the effect may have been cancelled (on the main actor) while this send hopped to it.
+        guard !Task.isCancelled else { return }
         self?.sendFromEffect(action)
       }
       let task = Task { [weak self] in

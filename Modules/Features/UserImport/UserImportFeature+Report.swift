@@ -7,14 +7,15 @@ extension UserImportFeature {
     public var created: [User] = []
     /// The users that were not created, with why, in the order of the input.
     public var failures: [Failure] = []
-    /// The users whose request was in flight when the import was cancelled: the server may or may not have created
-    /// them (a `getUser` tells).
+    /// The user whose request was in flight when the import was cancelled, if any: the server may or may not have
+    /// created it (a `getUser` tells).
     public var interrupted: [UserCreationParams] = []
     /// The users never sent, because the import was cancelled first.
     public var notStarted: [UserCreationParams] = []
     /// Whether the import was cancelled before every user was tried.
     public var wasCancelled: Bool
-    /// How long the import took, on the feature's clock, until its last user finished.
+    /// How long the import took, on the feature's clock, until its last user finished (for a cancelled import, not
+    /// until the cancel).
     public var elapsed: Duration
 
     /// A report.

@@ -7,15 +7,14 @@ extension UserImportFeature {
     public let users: [UserCreationParams]
     /// Where the import is.
     public var phase: Phase
-    /// How many of ``users``, from the first, have been handed to a batch so far.
+    /// How many of ``users``, from the first, belong to the batches started so far.
     public var started: Int
-    /// What became of each user handed to a batch, by its position in ``users``; a user started but not in here is
-    /// in flight.
+    /// What became of each user tried, by its position in ``users``.
     public var outcomes: [Int: Outcome]
     /// The time since the import started, on the feature's clock, when the last user finished.
     public var elapsed: Duration
-    /// How long the rest should take at the pace so far, or `nil` before the first user finished and once the import
-    /// is over.
+    /// How long the rest should take, or `nil` before the first user finished and once the import is over: the users
+    /// left times the pace so far, never faster than ``UserImportFeature/minimumPace``.
     public var estimatedTimeLeft: Duration?
 
     /// An import of `users` that has not started.
@@ -35,15 +34,22 @@ extension UserImportFeature {
         done: outcomes.count, failed: failed, total: users.count, estimatedTimeLeft: estimatedTimeLeft)
     }
 
+    /// The user being created now, by its position in ``users``, or `nil` when none is: users are created one after
+    /// another, in order.
+    public var inFlight: Int? {
+      phase == .importing && outcomes.count < started ? outcomes.count : nil
+    }
+
     /// What the import did so far, as ``UserImportFeature/Report``: every user created or failed, and those not
     /// finished.
     public var report: Report {
       var report = Report(wasCancelled: phase == .cancelled, elapsed: elapsed)
+      let unfinished = outcomes.count < started ? outcomes.count : nil
       for (index, params) in users.enumerated() {
         switch outcomes[index] {
         case .created(let user): report.created.append(user)
         case .failed(let reason): report.failures.append(Failure(index: index, params: params, reason: reason))
-        case nil where index < started: report.interrupted.append(params)
+        case nil where index == unfinished: report.interrupted.append(params)
         case nil: report.notStarted.append(params)
         }
       }

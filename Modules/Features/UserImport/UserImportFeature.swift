@@ -3,14 +3,16 @@ import Domain
 /// Creates a list of users in batches of at most ``batchSize`` under the user manager's one-request-per-second limit,
 /// with progress, an estimate of the time left, and cancel (REQUIREMENTS F1–F3, U4, U8, D1).
 ///
-/// - A batch hands its users to the user manager all at once: no more than its rate limiter lets wait in line, so
-///   none is refused by the limiter, and the limiter spaces the requests. The next batch starts when every user of
-///   the previous one has finished.
-/// - Each user that finishes, created or failed, updates the progress at once; the estimate of the time left is the
-///   pace so far, measured on the injected clock, times the users left.
+/// - The users of a batch go to the user manager one after another, in input order, as its `createUsers` sends them:
+///   the limiter spaces requests a second apart whatever the caller does, so sending them together would be no
+///   faster, and it would fill the limiter's line (which refuses a request that would wait more than 9 s) and make
+///   a search typed meanwhile fail. With one import request waiting at a time, nothing is refused.
+/// - Each user that finishes, created or failed, updates the progress at once. The estimate of the time left is the
+///   users left times the pace so far, measured on the injected clock, but never less than ``minimumPace`` (the
+///   limiter's interval): the first request leaves at once, so the first answers alone would promise too much.
 /// - A user that fails does not stop the import: its reason is kept, and the ``Report`` lists it.
-/// - Cancelling stops the requests in flight and sends nothing more; the report says which users were in flight (the
-///   server may have created them) and which were never sent.
+/// - Cancelling stops the request in flight and sends nothing more; the report says which user was in flight (the
+///   server may have created it) and which were never sent.
 /// - The import ends, finished or cancelled, with ``Action/Delegate/finished(_:)`` and its ``Report`` (F2).
 ///
 /// ```swift
@@ -41,7 +43,7 @@ public struct UserImportFeature: Reducer {
 
     /// Steps of the import's work.
     public enum Internal: Equatable, Sendable {
-      /// The users at `indices` were handed to the user manager.
+      /// The users at `indices` are the batch now being created, one after another.
       case batchStarted(Range<Int>)
       /// Every batch is done.
       case allBatchesFinished
@@ -62,9 +64,11 @@ public struct UserImportFeature: Reducer {
     }
   }
 
-  /// The most users handed to the user manager at once: as many as its rate limiter (`LeakyBucket.userManager`)
-  /// lets wait in line.
+  /// The most users in a batch: as many as the user manager's `createUsers` takes (U4).
   public static let batchSize = 10
+
+  /// The shortest time a user can take: the interval of the user manager's limiter (U8).
+  public static let minimumPace: Duration = .seconds(1)
 
   private struct ImportID: Hashable, Sendable {}
 
@@ -75,7 +79,7 @@ public struct UserImportFeature: Reducer {
   ///
   /// - Parameters:
   ///   - create: Creates one user; its error's description becomes the user's failure reason. Cancelled when the
-  ///     import is.
+  ///     import is. Called for one user at a time.
   ///   - clock: What the progress is measured on: a `TestClock` in tests.
   public init(create: @escaping @Sendable (UserCreationParams) async throws -> User, clock: any Clock<Duration>) {
     self.create = create
@@ -83,8 +87,12 @@ public struct UserImportFeature: Reducer {
   }
 
   /// An import feature that creates users with `users` (U3, U8), measuring progress on `clock`.
+  ///
+  /// A request the limiter refuses because other callers filled its line was never sent: it is tried again after
+  /// ``minimumPace``, up to ``refusalRetries`` times, before it counts as failed.
   public static func live(users: UserManager, clock: any Clock<Duration>) -> UserImportFeature {
-    UserImportFeature(create: { try await users.createUser(params: $0) }, clock: clock)
+    UserImportFeature(
+      create: { params in try await creatingRetryingRefusals(params, users: users, clock: clock) }, clock: clock)
   }
 
   /// Applies `action` to the import.
@@ -95,7 +103,8 @@ public struct UserImportFeature: Reducer {
       state.phase = .importing
       return importing(state.users)
     case .view(.cancelTapped):
-      guard state.phase == .importing else { return .none }
+      // Every user already tried: the import is finishing, not to be reported as cancelled.
+      guard state.phase == .importing, state.outcomes.count < state.users.count else { return .none }
       state.phase = .cancelled
       state.estimatedTimeLeft = nil
       return .merge(.cancel(id: ImportID()), .send(.delegate(.finished(state.report))))
@@ -121,10 +130,10 @@ public struct UserImportFeature: Reducer {
   private func record(_ outcome: Outcome, at index: Int, elapsed: Duration, in state: inout State) {
     guard state.phase == .importing, state.users.indices.contains(index) else { return }
     state.outcomes[index] = outcome
-    state.elapsed = elapsed
+    state.elapsed = max(state.elapsed, elapsed)
     let done = state.outcomes.count
     let left = state.users.count - done
-    state.estimatedTimeLeft = left == 0 ? nil : elapsed * left / done
+    state.estimatedTimeLeft = left == 0 ? nil : max(state.elapsed / done, Self.minimumPace) * left
   }
 
   private func importing(_ users: [UserCreationParams]) -> Effect<Action> {
@@ -133,20 +142,15 @@ public struct UserImportFeature: Reducer {
       for start in stride(from: 0, to: users.count, by: Self.batchSize) {
         let batch = start..<min(start + Self.batchSize, users.count)
         await send(.internal(.batchStarted(batch)))
-        await withTaskGroup(of: Void.self) { group in
-          for index in batch {
-            group.addTask {
-              do {
-                let user = try await create(users[index])
-                await send(.response(.created(index: index, user: user, elapsed: stopwatch.elapsed)))
-              } catch {
-                guard !Task.isCancelled else { return }
-                await send(.response(.failed(index: index, reason: "\(error)", elapsed: stopwatch.elapsed)))
-              }
-            }
+        for index in batch {
+          do {
+            let user = try await create(users[index])
+            await send(.response(.created(index: index, user: user, elapsed: stopwatch.elapsed)))
+          } catch {
+            guard !Task.isCancelled else { return }
+            await send(.response(.failed(index: index, reason: "\(error)", elapsed: stopwatch.elapsed)))
           }
         }
-        guard !Task.isCancelled else { return }
       }
       await send(.internal(.allBatchesFinished))
     }

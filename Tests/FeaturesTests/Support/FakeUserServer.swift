@@ -3,7 +3,7 @@ import Domain
 import Features
 import TestSupport
 
-/// A user manager for the import: the user at position `i` of a batch is answered `i + 1` seconds after the import
+/// A user manager for the import: the user at position `i` of the list is answered `i + 1` seconds after the import
 /// started (the 1-per-second limiter's pace), on a TestClock, whenever its request arrives.
 final class FakeUserServer: Sendable {
   let clock = TestClock()
