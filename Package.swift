@@ -205,6 +205,8 @@ let package = Package(
       swiftSettings: swiftSettings
     ),
 
+    // MARK: - Examples (each an executable on an embedded Sandbox; `make examples` runs them all)
+
     // MARK: - Test support
 
     .target(
