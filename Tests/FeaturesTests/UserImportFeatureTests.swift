@@ -100,6 +100,31 @@ import Testing
     #expect(server.calls.count == 0)
   }
 
+  @Test("Stop waits for the user in flight, then sends nothing more: every user is done or was never sent")
+  @MainActor
+  func stops() async {
+    let users = (0..<15).map { UserCreationParams(userId: "user-\($0)", nickname: "User \($0)") }
+    let server = FakeUserServer()
+    let store = TestStore(initialState: UserImportFeature.State(users: users), reducer: server.feature)
+    await store.send(.view(.startTapped)) { $0.phase = .importing }
+    await store.receive(.internal(.batchStarted(0..<10))) { $0.started = 10 }
+    await store.send(.view(.stopTapped)) { $0.isStopping = true }
+    #expect(await server.clock.sleeperArrived())
+    await server.clock.advance(by: .seconds(1))
+    await store.receive(.response(.created(index: 0, user: server.user(users[0]), elapsed: .seconds(1)))) {
+      $0.outcomes[0] = .created(server.user(users[0]))
+      $0.elapsed = .seconds(1)
+      $0.phase = .stopped
+    }
+    var report = UserImportFeature.Report(wasCancelled: true, elapsed: .seconds(1))
+    report.created = [server.user(users[0])]
+    report.notStarted = Array(users[1...])
+    await store.receive(.delegate(.finished(report)))
+    await store.finish()
+    #expect(server.calls.elements == ["user-0"], "the user in flight finished; no other was sent")
+    #expect(server.cancelled.elements.isEmpty)
+  }
+
   @Test("Cancelling once every user was tried is ignored: the import is finishing, not to be reported as cancelled")
   @MainActor
   func lateCancel() async {

@@ -12,7 +12,7 @@ extension UserImportFeature {
     public var interrupted: [UserCreationParams] = []
     /// The users never sent, because the import was cancelled first.
     public var notStarted: [UserCreationParams] = []
-    /// Whether the import was cancelled before every user was tried.
+    /// Whether the import was cancelled or stopped before every user was tried.
     public var wasCancelled: Bool
     /// How long the import took, on the feature's clock, until its last user finished (for a cancelled import, not
     /// until the cancel).

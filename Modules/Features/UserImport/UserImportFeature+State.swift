@@ -16,6 +16,8 @@ extension UserImportFeature {
     /// How long the rest should take, or `nil` before the first user finished and once the import is over: the users
     /// left times the pace so far, never faster than ``UserImportFeature/minimumPace``.
     public var estimatedTimeLeft: Duration?
+    /// Whether the import stops once the user in flight finishes (``UserImportFeature/Action/View/stopTapped``).
+    public var isStopping: Bool
 
     /// An import of `users` that has not started.
     public init(users: [UserCreationParams]) {
@@ -25,6 +27,7 @@ extension UserImportFeature {
       outcomes = [:]
       elapsed = .zero
       estimatedTimeLeft = nil
+      isStopping = false
     }
 
     /// How far the import is, for a progress bar.
@@ -43,8 +46,9 @@ extension UserImportFeature {
     /// What the import did so far, as ``UserImportFeature/Report``: every user created or failed, and those not
     /// finished.
     public var report: Report {
-      var report = Report(wasCancelled: phase == .cancelled, elapsed: elapsed)
-      let unfinished = outcomes.count < started ? outcomes.count : nil
+      var report = Report(wasCancelled: phase == .cancelled || phase == .stopped, elapsed: elapsed)
+      // Stopped, the import waited for its user in flight: the next one was never sent.
+      let unfinished = outcomes.count < started && phase != .stopped ? outcomes.count : nil
       for (index, params) in users.enumerated() {
         switch outcomes[index] {
         case .created(let user): report.created.append(user)
@@ -65,8 +69,10 @@ extension UserImportFeature {
     case importing
     /// Every user was tried.
     case finished
-    /// Stopped before every user was tried.
+    /// Cancelled before every user was tried; the user in flight may or may not have been created.
     case cancelled
+    /// Stopped on request before every user was tried, once the user in flight had finished.
+    case stopped
   }
 
   /// What became of one user.

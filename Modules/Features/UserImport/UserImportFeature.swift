@@ -12,7 +12,8 @@ import Domain
 ///   limiter's interval): the first request leaves at once, so the first answers alone would promise too much.
 /// - A user that fails does not stop the import: its reason is kept, and the ``Report`` lists it.
 /// - Cancelling stops the request in flight and sends nothing more; the report says which user was in flight (the
-///   server may have created it) and which were never sent.
+///   server may have created it) and which were never sent. Stopping (``Action/View/stopTapped``) waits for the user
+///   in flight to finish first, so that every user is either done or never sent.
 /// - The import ends, finished or cancelled, with ``Action/Delegate/finished(_:)`` and its ``Report`` (F2).
 ///
 /// ```swift
@@ -37,8 +38,11 @@ public struct UserImportFeature: Reducer {
     public enum View: Equatable, Sendable {
       /// Start the import; ignored unless it is ``Phase/ready``.
       case startTapped
-      /// Stop the import; ignored unless it is ``Phase/importing``.
+      /// Stop the import now, cancelling the request in flight; ignored unless it is ``Phase/importing``.
       case cancelTapped
+      /// Stop the import once the user in flight finishes, so that nothing is left half done; ignored unless it is
+      /// ``Phase/importing``.
+      case stopTapped
     }
 
     /// Steps of the import's work.
@@ -108,6 +112,10 @@ public struct UserImportFeature: Reducer {
       state.phase = .cancelled
       state.estimatedTimeLeft = nil
       return .merge(.cancel(id: ImportID()), .send(.delegate(.finished(state.report))))
+    case .view(.stopTapped):
+      guard state.phase == .importing, state.outcomes.count < state.users.count else { return .none }
+      state.isStopping = true
+      return .none
     case .internal(.batchStarted(let indices)):
       state.started = max(state.started, indices.upperBound)
       return .none
@@ -117,23 +125,26 @@ public struct UserImportFeature: Reducer {
       state.estimatedTimeLeft = nil
       return .send(.delegate(.finished(state.report)))
     case .response(.created(let index, let user, let elapsed)):
-      record(.created(user), at: index, elapsed: elapsed, in: &state)
-      return .none
+      return record(.created(user), at: index, elapsed: elapsed, in: &state)
     case .response(.failed(let index, let reason, let elapsed)):
-      record(.failed(reason: reason), at: index, elapsed: elapsed, in: &state)
-      return .none
+      return record(.failed(reason: reason), at: index, elapsed: elapsed, in: &state)
     case .delegate:
       return .none
     }
   }
 
-  private func record(_ outcome: Outcome, at index: Int, elapsed: Duration, in state: inout State) {
-    guard state.phase == .importing, state.users.indices.contains(index) else { return }
+  private func record(_ outcome: Outcome, at index: Int, elapsed: Duration, in state: inout State) -> Effect<Action> {
+    guard state.phase == .importing, state.users.indices.contains(index) else { return .none }
     state.outcomes[index] = outcome
     state.elapsed = max(state.elapsed, elapsed)
     let done = state.outcomes.count
     let left = state.users.count - done
     state.estimatedTimeLeft = left == 0 ? nil : max(state.elapsed / done, Self.minimumPace) * left
+    guard state.isStopping, left > 0 else { return .none }
+    // Asked to stop, and the user in flight has finished: the next one, at most waiting at the limiter, is never sent.
+    state.phase = .stopped
+    state.estimatedTimeLeft = nil
+    return .merge(.cancel(id: ImportID()), .send(.delegate(.finished(state.report))))
   }
 
   private func importing(_ users: [UserCreationParams]) -> Effect<Action> {
@@ -143,6 +154,7 @@ public struct UserImportFeature: Reducer {
         let batch = start..<min(start + Self.batchSize, users.count)
         await send(.internal(.batchStarted(batch)))
         for index in batch {
+          guard !Task.isCancelled else { return }
           do {
             let user = try await create(users[index])
             await send(.response(.created(index: index, user: user, elapsed: stopwatch.elapsed)))
