@@ -194,13 +194,16 @@ let package = Package(
 
     .executableTarget(
       name: "KeelCLI",
-      dependencies: ["Sandbox", argumentParser, logging, unixSignals],
+      dependencies: [
+        "Domain", "Features", "Networking", "Persistence", "RateLimiting", "Sandbox", argumentParser, logging,
+        unixSignals,
+      ],
       path: "Modules/CLI",
       swiftSettings: swiftSettings
     ),
     .testTarget(
       name: "CLITests",
-      dependencies: ["KeelCLI", "TestSupport"],
+      dependencies: ["KeelCLI", "Sandbox", "TestSupport", logging],
       path: "Tests/CLITests",
       swiftSettings: swiftSettings
     ),

@@ -1,12 +1,21 @@
 import ArgumentParser
 
-/// `keel`: Keel's command line. Its first command serves the Sandbox; `demo`, `users`, `auth`, `events` and
-/// `images` follow with the CLI issue.
+/// `keel`: Keel's command line.
 @main
 struct Keel: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "keel",
-    abstract: "Keel's command line: a local Sandbox of every API Keel speaks, and more to come.",
-    subcommands: [SandboxCommand.self]
+    abstract: "Keel's command line: users, sessions, events and images, on a Sandbox or your servers.",
+    discussion: """
+      Without --base-url or --app-id, a command runs against a Sandbox started on 127.0.0.1 for it alone. Files \
+      (user cache, event queue, image cache, tokens) stay in --data-dir between commands.
+
+      Exit codes:
+      \(ExitStatus.table)
+      """,
+    subcommands: [
+      DemoCommand.self, UsersCommand.self, AuthCommand.self, EventsCommand.self, ImagesCommand.self,
+      SandboxCommand.self,
+    ]
   )
 }

@@ -122,6 +122,15 @@ public final class EventTracker: Sendable {
   /// Where delivery stands now.
   public var status: DeliveryStatus { broadcast.current }
 
+  /// Where delivery stands, once the tracker has counted what an earlier run left in its file: right after
+  /// opening, ``status`` may not count those events yet.
+  public var loadedStatus: DeliveryStatus {
+    get async {
+      _ = await startup.value
+      return broadcast.current
+    }
+  }
+
   /// A new stream of the delivery status: the current one, then every change. A slow reader gets the latest.
   public var deliveryStatus: AsyncStream<DeliveryStatus> { broadcast.updates() }
 

@@ -1,0 +1,82 @@
+import ArgumentParser
+import Domain
+import Foundation
+import Logging
+import Sandbox
+
+/// `keel demo`: Keel end to end on an embedded Sandbox, each step printed with its outcome.
+struct DemoCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "demo",
+    abstract: "Walk through Keel end to end on an embedded Sandbox; exits 1 if any step's outcome is wrong.",
+    discussion: """
+      Creates users under the one-request-per-second limit, shows a batch of 11 refused before anything is sent, \
+      searches by nickname, signs in and shows one token refresh serving concurrent calls, tracks events while the \
+      server fails 30% of uploads and shows every one delivered once, and loads an image from the network, then \
+      memory, then disk. Its files go in a temporary directory, removed at the end.
+      """
+  )
+
+  @Flag(help: "Fewer users and events: the same steps in about half the time.")
+  var quick = false
+
+  @Option(help: "A running Sandbox (keel sandbox serve) to use instead of an embedded one.")
+  var baseURL: String?
+
+  @Option(help: "trace, debug, info, notice, warning, error or critical (logs go to standard error).")
+  var logLevel = "error"
+
+  @Flag(help: "Print the steps' outcomes as JSON on standard output.")
+  var json = false
+
+  func validate() throws {
+    guard Logger.Level(rawValue: logLevel) != nil else {
+      throw ValidationError("--log-level \(logLevel) is not a level.")
+    }
+    if let baseURL, URL(string: baseURL)?.host == nil {
+      throw ValidationError("--base-url \(baseURL) is not a URL such as http://127.0.0.1:8080.")
+    }
+  }
+
+  func run() async throws {
+    LoggingBootstrap.once()
+    let output = Output(json: json)
+    let sandbox = baseURL == nil ? try await Sandbox.start(SandboxConfiguration(logLevel: .error)) : nil
+    let url = sandbox?.baseURL ?? URL(string: baseURL ?? "")!
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "keel-demo-\(UUID().uuidString)", isDirectory: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    output.line("Keel demo on \(sandbox == nil ? "the Sandbox" : "an embedded Sandbox") at \(url.absoluteString)\n")
+
+    let demo = Demo(
+      dependencies: Dependencies.live(configuration: Self.configuration(url, directory: directory, level: logLevel)),
+      control: SandboxControl(baseURL: url), output: output, size: quick ? .quick : .full)
+    let outcomes = await demo.run()
+    await sandbox?.stop()
+
+    let failed = outcomes.filter { !$0.passed }
+    let seconds = outcomes.reduce(0) { $0 + $1.seconds }
+    try output.result(
+      DemoReport(passed: failed.isEmpty, steps: outcomes),
+      human: failed.isEmpty
+        ? "\nAll \(outcomes.count) steps passed in \(String(format: "%.1f", seconds)) s."
+        : "\n\(failed.count) of \(outcomes.count) steps failed.")
+    if !failed.isEmpty { throw ExitCode(ExitStatus.failure.rawValue) }
+  }
+
+  private static func configuration(_ url: URL, directory: URL, level: String) -> KeelConfiguration {
+    // Short retry delays, so that the uploads the Sandbox fails are retried within the demo's minute.
+    let events = EventTrackerConfiguration(
+      maxBatchCount: 10, flushCount: 1_000, baseRetryDelay: .milliseconds(50), maxRetryDelay: .milliseconds(400),
+      uploadTimeout: .seconds(5))
+    return KeelConfiguration(
+      sendbirdBaseURL: url, backendBaseURL: url, dataDirectory: directory, eventsAPIToken: Target.sandboxAPIToken,
+      events: events, logLevel: Logger.Level(rawValue: level) ?? .error)
+  }
+}
+
+/// What `keel demo --json` prints.
+struct DemoReport: Encodable {
+  let passed: Bool
+  let steps: [Demo.Outcome]
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Domain
+import Foundation
+import Logging
+
+/// What a command runs with: its target, Keel's services wired for it, and its output.
+struct CommandContext: Sendable {
+  /// The options given.
+  let options: GlobalOptions
+  /// The server the command talks to.
+  let target: Target
+  /// Keel's services, built on first use.
+  let dependencies: Dependencies
+  /// Where results go.
+  let output: Output
+
+  /// The user manager, pointed at the target's application.
+  func users() throws -> UserManager {
+    let users = dependencies.users
+    let applicationID = options.resolvedAppID ?? Target.sandboxApplicationID
+    guard let token = options.resolvedAPIToken ?? (target.baseURL == nil ? nil : Target.sandboxAPIToken) else {
+      throw CommandFailure(.usage, "The Sendbird cloud needs an API token: pass --api-token or set KEEL_API_TOKEN.")
+    }
+    try users.initApplication(applicationId: applicationID, apiToken: token)
+    return users
+  }
+
+  /// Fails with a usage error when the target has no chat backend (the Sendbird cloud): `what` needs one.
+  func requireBackend(for what: String) throws {
+    guard target.baseURL != nil else {
+      throw CommandFailure(
+        .usage, "\(what) needs a chat backend: pass --base-url (the Sendbird cloud has no such API).")
+    }
+  }
+}
+
+extension GlobalOptions {
+  /// Runs `body` against the target these options choose, then stops an embedded Sandbox. An error becomes one
+  /// sentence on standard error (and a JSON error with `--json`) and the exit status of its kind.
+  func run(_ body: (CommandContext) async throws -> Void) async throws {
+    LoggingBootstrap.once()
+    let output = Output(json: json)
+    var target: Target?
+    do {
+      let resolved = try await Target.resolve(self, output: output)
+      target = resolved
+      let context = CommandContext(
+        options: self, target: resolved, dependencies: Dependencies.live(configuration: configuration(for: resolved)),
+        output: output)
+      try await body(context)
+      await resolved.stop()
+    } catch {
+      await target?.stop()
+      let failure = CommandFailure.from(error)
+      output.fail(failure)
+      throw ExitCode(failure.status.rawValue)
+    }
+  }
+
+  private func configuration(for target: Target) -> KeelConfiguration {
+    var configuration = KeelConfiguration(logLevel: level)
+    if let dataDir { configuration.dataDirectory = URL(fileURLWithPath: dataDir, isDirectory: true) }
+    if let url = target.baseURL {
+      configuration.sendbirdBaseURL = url
+      configuration.backendBaseURL = url
+      configuration.eventsAPIToken = resolvedAPIToken ?? Target.sandboxAPIToken
+    }
+    return configuration
+  }
+}
+
+/// Sends every log to standard error, once per process.
+enum LoggingBootstrap {
+  private static let done: Void = LoggingSystem.bootstrap(StreamLogHandler.standardError)
+
+  /// Bootstraps logging if it has not been.
+  static func once() { _ = done }
+}

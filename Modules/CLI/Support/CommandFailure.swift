@@ -1,0 +1,94 @@
+import ArgumentParser
+import Domain
+import Foundation
+import Networking
+import Persistence
+
+/// An expected failure of a command: one sentence saying what went wrong, why and what to do, and its exit status.
+struct CommandFailure: Error, CustomStringConvertible {
+  /// The exit status.
+  var status: ExitStatus
+  /// One sentence for the user.
+  var description: String
+
+  init(_ status: ExitStatus, _ description: String) {
+    self.status = status
+    self.description = description
+  }
+
+  /// The failure `error` means for a user of the CLI.
+  static func from(_ error: any Error) -> CommandFailure {
+    switch error {
+    case let failure as CommandFailure: failure
+    case let error as UserManagerError: from(error)
+    case let error as SessionError: from(error)
+    case let error as NetworkError: from(error)
+    case let error as EventTrackerError: from(error)
+    case let error as ImageLoaderError:
+      CommandFailure(.failure, "Cannot load the image: \(String(describing: error).clause).")
+    case let error as PersistenceError:
+      CommandFailure(
+        .localStorage,
+        "Cannot use the data directory: \(String(describing: error).clause). Check --data-dir and its permissions.")
+    case is CancellationError: CommandFailure(.failure, "Stopped.")
+    default: CommandFailure(.failure, "\(error)")
+    }
+  }
+
+  private static func from(_ error: UserManagerError) -> CommandFailure {
+    switch error.kind {
+    case .validation: CommandFailure(.invalidInput, "\(error.description.clause). Nothing was sent.")
+    case .notInitialized: CommandFailure(.usage, "No application: pass --app-id, or --base-url for a Sandbox.")
+    case .partialFailure:
+      error.failures.first.map { first in
+        var failure = from(first.error)
+        failure.description = "\(error.description.clause)."
+        return failure
+      } ?? CommandFailure(.failure, error.description)
+    default: CommandFailure(.failure, error.description)
+    }
+  }
+
+  private static func from(_ error: SessionError) -> CommandFailure {
+    switch error.kind {
+    case .invalidInput: CommandFailure(.invalidInput, error.description)
+    case .loginRefused: CommandFailure(.auth, "The email or password is wrong (the server answered E03).")
+    case .storage: CommandFailure(.localStorage, error.description)
+    default: error.networkError.map(from) ?? CommandFailure(.network, error.description)
+    }
+  }
+
+  private static func from(_ error: NetworkError) -> CommandFailure {
+    switch error.kind {
+    case .transport:
+      CommandFailure(
+        .network, "Cannot reach the server: \(error.description.clause). Check --base-url and the connection.")
+    case .rateLimited:
+      CommandFailure(.rateLimited, "The client-side rate limit refused the request, which was not sent; try again.")
+    case .sessionExpired:
+      CommandFailure(.auth, "Not signed in, or the session expired: sign in with `keel auth login`.")
+    case .invalidRequest: CommandFailure(.invalidInput, "\(error.description.clause). Nothing was sent.")
+    case .cancelled: CommandFailure(.failure, "Stopped.")
+    case .status where error.statusCode == 401 || error.statusCode == 403:
+      CommandFailure(.auth, "The server refused the credentials: \(error.description.clause). Check --api-token.")
+    default: CommandFailure(.server, "The server refused the request: \(error.description.clause).")
+    }
+  }
+
+  private static func from(_ error: EventTrackerError) -> CommandFailure {
+    switch error.kind {
+    case .invalidEvent: CommandFailure(.invalidInput, "\(error.description.clause). Nothing was stored.")
+    case .storage: CommandFailure(.localStorage, error.description)
+    default: CommandFailure(.failure, error.description)
+    }
+  }
+}
+
+extension String {
+  /// The sentence without its final period, to be followed by more: `"Cannot connect."` → `"Cannot connect"`.
+  var clause: String {
+    var text = self
+    while text.hasSuffix(".") { text.removeLast() }
+    return text
+  }
+}

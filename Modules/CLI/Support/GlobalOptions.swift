@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+import Logging
+
+/// The options every `keel` command that talks to a server takes: where to, as whom, where to keep files, how to
+/// print.
+struct GlobalOptions: ParsableArguments {
+  @Option(help: "The server for every API (a Sandbox or your backend), e.g. http://127.0.0.1:8080.")
+  var baseURL: String?
+
+  @Option(help: "The Sendbird application id; without --base-url, the Sendbird cloud. Also KEEL_APP_ID.")
+  var appId: String?
+
+  @Option(help: "The Sendbird API token. Also KEEL_API_TOKEN.")
+  var apiToken: String?
+
+  @Option(help: "Where Keel keeps its user cache, event queue, image cache and tokens.")
+  var dataDir: String?
+
+  @Option(help: "trace, debug, info, notice, warning, error or critical (logs go to standard error).")
+  var logLevel = "error"
+
+  @Flag(help: "Print machine-readable JSON on standard output.")
+  var json = false
+
+  func validate() throws {
+    guard Logger.Level(rawValue: logLevel) != nil else {
+      throw ValidationError(
+        "--log-level \(logLevel) is not one of trace, debug, info, notice, warning, error, critical.")
+    }
+    if let baseURL {
+      guard let url = URL(string: baseURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+        throw ValidationError("--base-url \(baseURL) is not an http(s) URL such as http://127.0.0.1:8080.")
+      }
+    }
+    if let appId = resolvedAppID, appId.isEmpty { throw ValidationError("--app-id is empty.") }
+  }
+
+  /// The application id from `--app-id` or `KEEL_APP_ID`.
+  var resolvedAppID: String? { appId ?? ProcessInfo.processInfo.environment["KEEL_APP_ID"] }
+
+  /// The API token from `--api-token` or `KEEL_API_TOKEN`.
+  var resolvedAPIToken: String? { apiToken ?? ProcessInfo.processInfo.environment["KEEL_API_TOKEN"] }
+
+  /// The log level chosen.
+  var level: Logger.Level { Logger.Level(rawValue: logLevel) ?? .error }
+}

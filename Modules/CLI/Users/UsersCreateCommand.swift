@@ -1,0 +1,59 @@
+import ArgumentParser
+import Domain
+
+/// `keel users create alice:Alice bob:Bob`: creates 1 to 10 users, one request per second.
+struct UsersCreateCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "create",
+    abstract: "Create 1 to 10 users, one request per second.",
+    discussion: """
+      Each user is ID:NICKNAME or ID:NICKNAME:PROFILE_URL. Every user is checked before the first is sent: \
+      11 or more, an empty nickname or an id twice sends nothing (exit 65).
+      """
+  )
+
+  @Argument(help: "The users, as ID:NICKNAME[:PROFILE_URL].")
+  var users: [String]
+
+  @OptionGroup var global: GlobalOptions
+
+  func validate() throws {
+    guard !users.isEmpty else { throw ValidationError("Give at least one user, as ID:NICKNAME.") }
+    for user in users where user.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).count < 2 {
+      throw ValidationError("'\(user)' is not ID:NICKNAME[:PROFILE_URL], such as alice:Alice.")
+    }
+  }
+
+  func run() async throws {
+    try await global.run { context in
+      let params = try users.map(Self.params)
+      guard params.count <= 10 else {
+        throw CommandFailure(
+          .invalidInput,
+          "One create takes at most 10 users, the API's batch limit; this one has \(params.count). "
+            + "Use keel users import FILE for more. Nothing was sent.")
+      }
+      let manager = try context.users()
+      if params.count > 1 {
+        context.output.note("Creating \(params.count) users at one request per second…")
+      }
+      let created =
+        params.count == 1
+        ? [try await manager.createUser(params: params[0])] : try await manager.createUsers(params: params)
+      try context.output.result(
+        UserList(users: created), human: created.map { "Created \($0.line)" }.joined(separator: "\n"))
+    }
+  }
+
+  /// The params `text` (ID:NICKNAME[:PROFILE_URL]) describes.
+  static func params(_ text: String) throws -> UserCreationParams {
+    let parts = text.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+    let params = UserCreationParams(userId: parts[0], nickname: parts[1], profileURL: parts.count > 2 ? parts[2] : nil)
+    guard !params.nickname.allSatisfy(\.isWhitespace) else {
+      throw CommandFailure(
+        .invalidInput,
+        "The nickname of '\(params.userId)' is empty; give one, as \(params.userId):Name. Nothing was sent.")
+    }
+    return params
+  }
+}

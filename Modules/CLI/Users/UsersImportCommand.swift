@@ -1,0 +1,80 @@
+import ArgumentParser
+import Domain
+import Features
+import Foundation
+
+/// `keel users import users.csv`: creates every user of a file through `UserImportFeature`, with progress.
+struct UsersImportCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "import",
+    abstract: "Create every user of a CSV or JSON file, one request per second, with progress.",
+    discussion: """
+      CSV has the header user_id,nickname,profile_url (profile_url optional); JSON is an array of objects with \
+      those keys. Every row is checked before the first is sent; bad rows are listed with their line numbers \
+      (exit 65). Users that fail are listed at the end (exit 1). Ctrl-C stops once the request in flight has \
+      finished; a second Ctrl-C cancels that request too.
+      """
+  )
+
+  @Argument(help: "The CSV or JSON file.")
+  var file: String
+
+  @OptionGroup var global: GlobalOptions
+
+  func run() async throws {
+    try await global.run { context in
+      let rows = try UserRows.read(file)
+      let users = try context.users()
+      let output = context.output
+      output.note("Importing \(rows.rows.count) users from \(file) at one request per second…")
+      let report = await ImportRunner.run(rows.rows.map(\.params), with: users, output: output)
+      try Self.summarize(report, rows: rows, output: output)
+    }
+  }
+
+  private static func summarize(_ report: UserImportFeature.Report, rows: UserRows, output: Output) throws {
+    let total = rows.rows.count
+    let failures = report.failures.map { failure in
+      ImportSummary.Failure(
+        place: rows.rows[failure.index].place, userId: failure.params.userId, reason: failure.reason)
+    }
+    let summary = ImportSummary(
+      created: report.created, failed: failures, interrupted: report.interrupted.map(\.userId),
+      notSent: report.notStarted.map(\.userId), stopped: report.wasCancelled,
+      elapsedSeconds: Double(report.elapsed.components.seconds))
+    var lines = ["Created \(report.created.count) of \(total) users in \(ProgressLine.seconds(report.elapsed))."]
+    if !failures.isEmpty {
+      lines.append("\(failures.count) failed:")
+      lines += failures.map { "  \($0.place) (\($0.userId)): \($0.reason)" }
+    }
+    if !report.interrupted.isEmpty {
+      lines.append("In flight when cancelled, may or may not exist: \(summary.interrupted.joined(separator: ", ")).")
+    }
+    if !report.notStarted.isEmpty { lines.append("Not sent: \(report.notStarted.count) users.") }
+    try output.result(summary, human: lines.joined(separator: "\n"))
+    if report.wasCancelled {
+      throw CommandFailure(
+        .failure, "Stopped: \(report.created.count) of \(total) users created, \(report.notStarted.count) not sent.")
+    }
+    if !failures.isEmpty {
+      throw CommandFailure(.failure, "\(failures.count) of \(total) users were not created (listed above).")
+    }
+  }
+}
+
+/// What `keel users import --json` prints.
+struct ImportSummary: Encodable {
+  /// A user that was not created.
+  struct Failure: Encodable {
+    let place: String
+    let userId: String
+    let reason: String
+  }
+
+  let created: [User]
+  let failed: [Failure]
+  let interrupted: [String]
+  let notSent: [String]
+  let stopped: Bool
+  let elapsedSeconds: Double
+}

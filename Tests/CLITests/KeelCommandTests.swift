@@ -1,0 +1,208 @@
+import Foundation
+import Logging
+import Sandbox
+import TestSupport
+import Testing
+
+/// `keel` run as a user runs it: help, argument errors with their exit codes, `--json` shapes, and state that
+/// carries across invocations in the data directory.
+@Suite("keel, end to end", .timeLimit(.minutes(2)))
+struct KeelCommandTests {
+  @Test("keel --help lists every command and the exit codes; every subcommand's help exits 0")
+  func help() async throws {
+    let help = try await Keel.run(["--help"])
+    #expect(help.status == 0)
+    let text = help.lines.joined(separator: "\n")
+    for command in ["demo", "users", "auth", "events", "images", "sandbox"] { #expect(text.contains(command)) }
+    for code in ["64", "65", "66", "69", "70", "75", "77"] {
+      #expect(text.contains("  \(code)  "), "exit code \(code)")
+    }
+    let commands = [
+      ["demo"], ["users"], ["users", "create"], ["users", "import"], ["users", "get"], ["users", "update"],
+      ["users", "search"], ["auth", "login"], ["auth", "whoami"], ["auth", "logout"], ["events", "track"],
+      ["events", "flush"], ["events", "status"], ["images", "get"], ["images", "stats"], ["images", "clear"],
+    ]
+    for command in commands {
+      let run = try await Keel.run(command + ["--help"])
+      #expect(run.status == 0, "keel \(command.joined(separator: " ")) --help")
+      #expect(run.lines.contains { $0.hasPrefix("OVERVIEW:") }, "keel \(command.joined(separator: " ")) --help")
+    }
+  }
+
+  @Test(
+    "Bad input gets one sentence and its documented exit code, with nothing sent",
+    arguments: [
+      (["users", "create", "--no-such-flag", "a:A"], Int32(64), "Unknown option"),
+      (["users", "create", "nocolon"], 64, "is not ID:NICKNAME"),
+      (["users", "create", "alice:"], 65, "nickname of 'alice' is empty"),
+      (["users", "create"] + (1...11).map { "u\($0):U\($0)" }, 65, "at most 10 users"),
+      (["users", "import", "/no/such/file.csv"], 66, "Cannot read /no/such/file.csv"),
+      (["users", "get", "alice", "--base-url", "http://127.0.0.1:1"], 69, "Cannot reach the server"),
+      (["auth", "whoami"], 77, "Nobody is signed in"),
+    ])
+  func badInput(arguments: [String], status: Int32, sentence: String) async throws {
+    let directory = try Keel.dataDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let run = try await Keel.run(arguments + ["--data-dir", directory.path])
+    #expect(run.status == status, "\(run.errors)")
+    #expect(run.errors.contains(sentence), "\(run.errors)")
+    #expect(!run.errors.contains("Fatal error") && !run.errors.contains("Stack dump"))
+  }
+
+  @Test("import validates every row first: bad rows are listed by line and nothing is sent")
+  func importBadRows() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .error))
+    let directory = try Keel.dataDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let file = directory.appendingPathComponent("users.csv")
+    try """
+    user_id,nickname,profile_url
+    alice,Alice,
+    ,Nobody,
+    carol,,
+    alice,Alice again,
+    "dave,Dave
+    """.write(to: file, atomically: true, encoding: .utf8)
+
+    let run = try await Keel.run([
+      "users", "import", file.path, "--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path,
+    ])
+
+    #expect(run.status == 65)
+    for problem in ["line 3: Invalid user_id", "line 4: the nickname is empty", "line 5: the user_id alice", "line 6"] {
+      #expect(run.errors.contains(problem), "\(problem) in \(run.errors)")
+    }
+    #expect(try await sandboxResponses("POST /v3/users", status: 200, on: sandbox.baseURL) == 0)
+    await sandbox.stop()
+  }
+
+  @Test("import --json creates every user of a CSV file and prints the summary as JSON")
+  func importJSON() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .error))
+    let directory = try Keel.dataDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let file = directory.appendingPathComponent("users.csv")
+    try "user_id,nickname\r\nann,Ann\r\n\"bo,b\",\"Bob \"\"the\"\" builder\"\r\n"
+      .write(to: file, atomically: true, encoding: .utf8)
+
+    let run = try await Keel.run([
+      "users", "import", file.path, "--json", "--base-url", sandbox.baseURL.absoluteString, "--data-dir",
+      directory.path,
+    ])
+
+    #expect(run.status == 0, "\(run.errors)")
+    let summary = try Keel.json(run)
+    let created = try #require(summary["created"] as? [[String: Any]])
+    #expect(created.compactMap { $0["user_id"] as? String } == ["ann", "bo,b"])
+    #expect(created.last?["nickname"] as? String == "Bob \"the\" builder")
+    #expect((summary["failed"] as? [Any])?.isEmpty == true)
+    #expect(summary["stopped"] as? Bool == false)
+    #expect(try await sandboxResponses("POST /v3/users", status: 200, on: sandbox.baseURL) == 2)
+    await sandbox.stop()
+  }
+
+  @Test("Ctrl-C during an import stops once the request in flight has finished: no user is left half created")
+  func importInterrupted() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .error))
+    let directory = try Keel.dataDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let file = directory.appendingPathComponent("users.csv")
+    try (["user_id,nickname"] + (1...8).map { "u\($0),User \($0)" }).joined(separator: "\n")
+      .write(to: file, atomically: true, encoding: .utf8)
+    let process = Process()
+    process.executableURL = Keel.binary
+    process.arguments = [
+      "users", "import", file.path, "--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path,
+    ]
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    defer { if process.isRunning { process.terminate() } }
+
+    // WHEN Ctrl-C comes once the first user is done
+    var lines: [String] = []
+    while let line = ChildProcess.readLine(output.fileHandleForReading) {
+      lines.append(line)
+      if line.hasPrefix("1/8 done") { break }
+    }
+    process.interrupt()
+    let rest = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    await ChildProcess.waitForExit(process)
+
+    // THEN it stops with exit 1, and every user it reports created exists: none is cut short
+    let complaints = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(process.terminationStatus == 1)
+    #expect(complaints.contains("Stopping once the request in flight has finished"))
+    #expect(complaints.contains("Stopped:"))
+    let created = try await sandboxResponses("POST /v3/users", status: 200, on: sandbox.baseURL)
+    #expect((1...2).contains(created), "the first user, and the one in flight at the Ctrl-C")
+    #expect(rest.contains("Created \(created) of 8 users"), "\(rest)")
+    #expect(rest.contains("Not sent: \(8 - created) users."))
+    #expect(!rest.contains("may or may not exist"))
+    await sandbox.stop()
+  }
+
+  @Test("--json errors are a document on standard output with the kind and exit code")
+  func jsonError() async throws {
+    let directory = try Keel.dataDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let run = try await Keel.run(["users", "create", "alice:", "--json", "--data-dir", directory.path])
+    #expect(run.status == 65)
+    let error = try #require(try Keel.json(run)["error"] as? [String: Any])
+    #expect(error["kind"] as? String == "invalidInput")
+    #expect(error["exitCode"] as? Int == 65)
+    #expect((error["message"] as? String)?.contains("empty") == true)
+  }
+
+  @Test("An event tracked in one invocation stays on disk and is delivered by a later flush")
+  func eventsAcrossInvocations() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .error))
+    let directory = try Keel.dataDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let target = ["--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path, "--json"]
+
+    let tracked = try await Keel.run(["events", "track", "signed_up", "--property", "plan=pro"] + target)
+    #expect(tracked.status == 0, "\(tracked.errors)")
+    #expect(try Keel.json(tracked)["pending"] as? Int == 1)
+    #expect((try await sandboxStats(sandbox.baseURL)["eventUniques"] as? NSNumber) == nil, "not delivered yet")
+    let flushed = try await Keel.run(["events", "flush"] + target)
+
+    #expect(flushed.status == 0, "\(flushed.errors)")
+    #expect(try Keel.json(flushed)["pending"] as? Int == 0)
+    #expect((try await sandboxStats(sandbox.baseURL)["eventUniques"] as? NSNumber)?.intValue == 1)
+    let after = try await Keel.run(["events", "status"] + target)
+    #expect(try Keel.json(after)["pending"] as? Int == 0)
+    await sandbox.stop()
+  }
+
+  @Test("Signed in by one invocation, whoami and logout work in later ones (tokens in the data directory)")
+  func sessionAcrossInvocations() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .error))
+    let directory = try Keel.dataDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let target = ["--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path]
+
+    let wrong = try await Keel.run(["auth", "login", "--email", "demo@keel.dev", "--password", "nope"] + target)
+    #expect(wrong.status == 77)
+    let login = try await Keel.run(
+      ["auth", "login", "--email", "demo@keel.dev", "--password", "demo-password"] + target)
+    #expect(login.status == 0, "\(login.errors)")
+    let whoami = try await Keel.run(["auth", "whoami", "--json"] + target)
+    #expect(try Keel.json(whoami)["email"] as? String == "demo@keel.dev")
+    let logout = try await Keel.run(["auth", "logout"] + target)
+    #expect(logout.status == 0)
+    let gone = try await Keel.run(["auth", "whoami"] + target)
+    #expect(gone.status == 77)
+    await sandbox.stop()
+  }
+
+  @Test("keel demo --quick runs every step on an embedded Sandbox and exits 0")
+  func demo() async throws {
+    let run = try await Keel.run(["demo", "--quick"])
+    #expect(run.status == 0, "\(run.lines.joined(separator: "\n"))\n\(run.errors)")
+    #expect(run.lines.filter { $0.contains("✔") }.count == 6)
+    #expect(run.lines.last?.hasPrefix("All 6 steps passed") == true)
+  }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import TestSupport
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The built `keel` binary, run as a user runs it.
+enum Keel {
+  /// The binary, built beside the test bundle.
+  static var binary: URL { ChildProcess.builtExecutable("keel") }
+
+  /// Runs `keel` with `arguments` to its end (at most a minute) and returns what it printed and its status.
+  static func run(_ arguments: [String]) async throws -> ChildProcess.Run {
+    try await ChildProcess.run(binary, arguments: arguments, killAfter: .seconds(60))
+  }
+
+  /// A fresh, empty data directory.
+  static func dataDirectory(_ name: String = #function) throws -> URL {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("keel-cli-tests", isDirectory: true)
+      .appendingPathComponent("\(name.filter { $0.isLetter })-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
+  }
+
+  /// A JSON document printed on standard output.
+  static func json(_ run: ChildProcess.Run) throws -> [String: Any] {
+    let data = Data(run.lines.joined(separator: "\n").utf8)
+    return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+  }
+}
+
+/// The counters of a Sandbox's `GET /_sandbox/stats`.
+func sandboxStats(_ baseURL: URL) async throws -> [String: Any] {
+  let (data, _) = try await URLSession(configuration: .ephemeral).data(
+    from: baseURL.appendingPathComponent("_sandbox/stats"))
+  return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+}
+
+/// How many responses of `status` a Sandbox gave to `route`, such as `POST /v3/users`.
+func sandboxResponses(_ route: String, status: Int, on baseURL: URL) async throws -> Int {
+  let routes = try await sandboxStats(baseURL)["routes"] as? [String: Any]
+  return ((routes?[route] as? [String: Any])?[String(status)] as? NSNumber)?.intValue ?? 0
+}
