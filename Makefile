@@ -36,7 +36,7 @@ bench:
 	$(SWIFT) run -c release keel-bench
 
 demo:
-	$(SWIFT) run -c release keel-bench --quick
+	$(SWIFT) run keel demo
 
 ci: export KEEL_STRICT = 1
 ci: build test tsan lint docs

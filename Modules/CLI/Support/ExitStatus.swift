@@ -1,3 +1,5 @@
+import Foundation
+
 /// The exit codes of `keel`, one per kind of failure, so that scripts can tell them apart (sysexits.h numbers).
 enum ExitStatus: Int32, CaseIterable, Sendable {
   /// Everything worked.
@@ -26,7 +28,8 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
 
   /// One line per code, for `keel --help`.
   static var table: String {
-    allCases.map { "  \($0.rawValue)  \($0.summary)" }.joined(separator: "\n")
+    allCases.map { "  " + "\($0.rawValue)".padding(toLength: 4, withPad: " ", startingAt: 0) + $0.summary }
+      .joined(separator: "\n")
   }
 
   private var summary: String {
@@ -34,7 +37,7 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
     case .success: "success"
     case .failure: "a step of the demo, or anything else, failed"
     case .usage: "usage: a flag or argument is wrong"
-    case .invalidInput: "invalid input data (a bad CSV row, 11 users in one create, an empty nickname)"
+    case .invalidInput: "invalid input (a bad CSV row, 11 users in one create, an empty nickname)"
     case .noInput: "an input file is missing or unreadable"
     case .network: "network: the server could not be reached"
     case .server: "server: the server refused the request"

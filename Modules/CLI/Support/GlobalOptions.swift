@@ -1,4 +1,5 @@
 import ArgumentParser
+import Domain
 import Foundation
 import Logging
 
@@ -14,7 +15,10 @@ struct GlobalOptions: ParsableArguments {
   @Option(help: "The Sendbird API token. Also KEEL_API_TOKEN.")
   var apiToken: String?
 
-  @Option(help: "Where Keel keeps its user cache, event queue, image cache and tokens.")
+  @Option(
+    help: ArgumentHelp(
+      "Where Keel keeps its user cache, event queue, image cache and tokens.",
+      discussion: "Default: \(KeelConfiguration().resolvedDataDirectory.path)"))
   var dataDir: String?
 
   @Option(help: "trace, debug, info, notice, warning, error or critical (logs go to standard error).")
