@@ -7,8 +7,9 @@ struct Keel: AsyncParsableCommand {
     commandName: "keel",
     abstract: "Keel's command line: users, sessions, events and images, on a Sandbox or your servers.",
     discussion: """
-      Without --base-url or --app-id, a command runs against a Sandbox started on 127.0.0.1 for it alone. Files \
-      (user cache, event queue, image cache, tokens) stay in --data-dir between commands.
+      Without --base-url or --app-id, a command runs against a Sandbox started on 127.0.0.1 for it, which keeps \
+      its users and sessions in --data-dir for the next command. Keel's own files (user cache, event queue, image \
+      cache, tokens) stay there too.
 
       Exit codes:
       \(ExitStatus.table)

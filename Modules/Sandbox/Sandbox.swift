@@ -19,11 +19,13 @@ public enum Sandbox {
   ///
   /// - Parameter configuration: Where to listen and which options apply.
   /// - Returns: The running Sandbox, with the base URL it is bound to.
-  /// - Throws: The server's error when it cannot start, for example when the port is taken.
+  /// - Throws: The server's error when it cannot start, for example when the port is taken, or the file system's
+  ///   when the state directory cannot be created.
   public static func start(_ configuration: SandboxConfiguration = .init()) async throws -> RunningSandbox {
     var logger = Logger(label: "keel.sandbox")
     logger.logLevel = configuration.logLevel
-    let responder = SandboxResponder(configuration: configuration)
+    let stateFile = try configuration.stateDirectory.map(SandboxStateFile.init(directory:))
+    let responder = SandboxResponder(configuration: configuration, stateFile: stateFile, logger: logger)
     let (ports, portContinuation) = AsyncStream<Int>.makeStream()
     let application = Application(
       responder: responder,

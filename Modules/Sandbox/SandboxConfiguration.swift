@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 /// How a Sandbox is started: where it listens and which options of the contract (SANDBOX_API.md) are in force.
@@ -31,6 +32,9 @@ public struct SandboxConfiguration: Sendable {
   public var clock: any Clock<Duration>
   /// The level the Sandbox logs at.
   public var logLevel: Logger.Level
+  /// Where the Sandbox keeps its users and sessions between runs (a `sandbox-state.json` file); `nil` keeps
+  /// everything in memory, gone when it stops. Events, faults and stats are never kept.
+  public var stateDirectory: URL?
 
   /// Requests per second per tenant for each kind of `/v3` route, like a free-trial Sendbird application.
   public struct RateLimits: Sendable, Hashable {
@@ -64,7 +68,8 @@ public struct SandboxConfiguration: Sendable {
     refreshTokenTTL: Duration = .seconds(3_600),
     faults: [SandboxFault] = [],
     clock: any Clock<Duration> = ContinuousClock(),
-    logLevel: Logger.Level = .info
+    logLevel: Logger.Level = .info,
+    stateDirectory: URL? = nil
   ) {
     self.host = host
     self.port = port
@@ -77,5 +82,6 @@ public struct SandboxConfiguration: Sendable {
     self.faults = faults
     self.clock = clock
     self.logLevel = logLevel
+    self.stateDirectory = stateDirectory
   }
 }

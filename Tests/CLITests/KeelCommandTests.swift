@@ -198,6 +198,23 @@ struct KeelCommandTests {
     await sandbox.stop()
   }
 
+  @Test("The embedded Sandbox keeps users and sessions in the data directory from one command to the next")
+  func embeddedSandboxAcrossInvocations() async throws {
+    let directory = try Keel.dataDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let data = ["--data-dir", directory.path]
+
+    let created = try await Keel.run(["users", "create", "alice:Alice"] + data)
+    #expect(created.status == 0, "\(created.errors)")
+    #expect(created.errors.contains("using the embedded Sandbox"))
+    let found = try await Keel.run(["users", "search", "Alice", "--json"] + data)
+    #expect((try Keel.json(found)["users"] as? [[String: Any]])?.first?["user_id"] as? String == "alice")
+    let login = try await Keel.run(["auth", "login", "--email", "demo@keel.dev", "--password", "demo-password"] + data)
+    #expect(login.status == 0)
+    let whoami = try await Keel.run(["auth", "whoami"] + data)
+    #expect(whoami.status == 0, "\(whoami.errors)")
+  }
+
   @Test("keel demo --quick runs every step on an embedded Sandbox and exits 0")
   func demo() async throws {
     let run = try await Keel.run(["demo", "--quick"])

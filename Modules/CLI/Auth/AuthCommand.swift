@@ -14,8 +14,8 @@ struct AuthCommand: AsyncParsableCommand {
     commandName: "auth",
     abstract: "Sign in, show who is signed in, sign out.",
     discussion: """
-      The tokens stay in --data-dir, encrypted, between commands. An embedded Sandbox forgets its sessions when \
-      its command ends: to keep a session across commands, run `keel sandbox serve` and pass its --base-url.
+      The tokens stay in --data-dir, encrypted, between commands; the embedded Sandbox keeps its sessions there \
+      too.
       """,
     subcommands: [AuthLoginCommand.self, AuthWhoAmICommand.self, AuthLogoutCommand.self]
   )

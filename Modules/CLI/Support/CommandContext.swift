@@ -58,8 +58,7 @@ extension GlobalOptions {
   }
 
   private func configuration(for target: Target) -> KeelConfiguration {
-    var configuration = KeelConfiguration(logLevel: level)
-    if let dataDir { configuration.dataDirectory = URL(fileURLWithPath: dataDir, isDirectory: true) }
+    var configuration = KeelConfiguration(dataDirectory: dataDirectory, logLevel: level)
     if let url = target.baseURL {
       configuration.sendbirdBaseURL = url
       configuration.backendBaseURL = url

@@ -46,6 +46,11 @@ struct GlobalOptions: ParsableArguments {
   /// The API token from `--api-token` or `KEEL_API_TOKEN`.
   var resolvedAPIToken: String? { apiToken ?? ProcessInfo.processInfo.environment["KEEL_API_TOKEN"] }
 
+  /// The data directory: `--data-dir`, else the platform's default.
+  var dataDirectory: URL {
+    dataDir.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? KeelConfiguration().resolvedDataDirectory
+  }
+
   /// The log level chosen.
   var level: Logger.Level { Logger.Level(rawValue: logLevel) ?? .error }
 }

@@ -4,13 +4,13 @@ import Logging
 import Sandbox
 
 /// The server a command talks to: the one `--base-url` names, the Sendbird cloud for `--app-id` alone, or else a
-/// Sandbox started for this command only.
+/// Sandbox started for this command, which keeps its users and sessions in the data directory for the next one.
 enum Target {
   /// A server at a URL: a Sandbox (`keel sandbox serve`) or a backend with the same API.
   case server(URL)
   /// The Sendbird cloud, for the application `--app-id` names; it has no sign-in, events or images API.
   case sendbirdCloud
-  /// A Sandbox on 127.0.0.1, running while the command does.
+  /// A Sandbox on 127.0.0.1, running while the command does; its users and sessions stay in the data directory.
   case embedded(RunningSandbox)
 
   /// The application id used with a Sandbox when none is given.
@@ -22,10 +22,25 @@ enum Target {
   static func resolve(_ options: GlobalOptions, output: Output) async throws -> Target {
     if let baseURL = options.baseURL, let url = URL(string: baseURL) { return .server(url) }
     if options.resolvedAppID != nil { return .sendbirdCloud }
-    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .error))
-    output.note(
-      "keel: no --base-url or --app-id: using a Sandbox at \(sandbox.baseURL.absoluteString) for this command only.")
+    var configuration = SandboxConfiguration(
+      port: stablePort(for: options.dataDirectory), logLevel: .error,
+      stateDirectory: options.dataDirectory.appendingPathComponent("sandbox"))
+    let sandbox: RunningSandbox
+    do {
+      sandbox = try await Sandbox.start(configuration)
+    } catch {
+      configuration.port = 0  // taken: any free port will do, at the cost of image-cache hits for this command
+      sandbox = try await Sandbox.start(configuration)
+    }
+    output.note("keel: no --base-url or --app-id: using the embedded Sandbox kept in \(options.dataDirectory.path).")
     return .embedded(sandbox)
+  }
+
+  /// The port an embedded Sandbox asks for first: the same for a data directory every time, so that the URLs it
+  /// serves (cached images among them) stay the same from one command to the next.
+  static func stablePort(for directory: URL) -> Int {
+    let hash = directory.standardizedFileURL.path.utf8.reduce(UInt32(2_166_136_261)) { ($0 ^ UInt32($1)) &* 16_777_619 }
+    return 20_000 + Int(hash % 10_000)
   }
 
   /// The base URL of every API but Sendbird's cloud.

@@ -5,19 +5,21 @@ import Locking
 /// The token-auth backend of the chat apps (SANDBOX_API.md §2): login, refresh, logout and `/v1/me`, with access
 /// tokens that expire after `accessTokenTTL` and refresh tokens after `refreshTokenTTL`.
 struct AuthBackend: Sendable {
-  private struct Session {
+  struct Session: Codable {
     let email: String
     var refreshToken: String
     var accessExpiresAt: Duration
   }
 
-  private struct RefreshGrant {
+  struct RefreshGrant: Codable {
     let email: String
-    let expiresAt: Duration
+    var expiresAt: Duration
     var revoked = false
   }
 
-  private struct State {
+  /// Every session and refresh grant; their times are since the Sandbox started, or, in a snapshot, since it was
+  /// taken.
+  struct State: Codable {
     var sessions: [String: Session] = [:]
     var refreshGrants: [String: RefreshGrant] = [:]
   }
@@ -56,6 +58,21 @@ struct AuthBackend: Sendable {
 
   /// Forgets every token; the accounts stay.
   func reset() { state.withLock { $0 = State() } }
+
+  /// The sessions and refresh grants, their expiries counted from now, to be kept between runs.
+  var snapshot: State { rebased(state.withLock { $0 }, by: .zero - time.now()) }
+
+  /// Puts back the sessions of a snapshot taken `elapsed` ago (an expiry passed meanwhile stays passed).
+  func restore(_ snapshot: State, takenAgo elapsed: Duration) {
+    state.withLock { $0 = rebased(snapshot, by: time.now() - elapsed) }
+  }
+
+  private func rebased(_ state: State, by offset: Duration) -> State {
+    var state = state
+    for token in state.sessions.keys { state.sessions[token]?.accessExpiresAt += offset }
+    for token in state.refreshGrants.keys { state.refreshGrants[token]?.expiresAt += offset }
+    return state
+  }
 
   private func login(_ request: SandboxRequest) throws -> SandboxResponse {
     guard case .object(let body)? = JSONValue.parse(request.body),

@@ -1,5 +1,5 @@
 /// A user of the Sendbird Platform API, as the Sandbox stores and returns it.
-struct PlatformUser: Sendable, Hashable {
+struct PlatformUser: Sendable, Hashable, Codable {
   let userID: String
   var nickname: String
   var profileURL: String

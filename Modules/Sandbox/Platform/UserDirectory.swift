@@ -1,5 +1,5 @@
 /// One tenant's users, in creation order.
-struct UserDirectory: Sendable {
+struct UserDirectory: Sendable, Codable {
   private var users: [String: PlatformUser] = [:]
   private var order: [String] = []
   private var lastSequence = 0

@@ -19,6 +19,12 @@ struct UsersAPI: Sendable {
   /// Forgets every tenant's users.
   func reset() { tenants.withLock { $0 = [:] } }
 
+  /// Every tenant's users, to be kept between runs.
+  var snapshot: [String: UserDirectory] { tenants.withLock { $0 } }
+
+  /// Puts back the users of an earlier run.
+  func restore(_ snapshot: [String: UserDirectory]) { tenants.withLock { $0 = snapshot } }
+
   private func create(_ request: SandboxRequest) throws -> SandboxResponse {
     let body = try JSONObject(request.body)
     let userID = try body.requiredString("user_id", max: 80, allowEmpty: false)

@@ -20,8 +20,10 @@ struct SandboxResponder: HTTPResponder {
   let faults: FaultInjector
   let rateLimiter: ServerRateLimiter
   let routes: [Route]
+  /// Keeps users and sessions between runs, when the configuration has a state directory.
+  let persistence: (@Sendable () -> Void)?
 
-  init(configuration: SandboxConfiguration) {
+  init(configuration: SandboxConfiguration, stateFile: SandboxStateFile? = nil, logger: Logger? = nil) {
     let time = Timekeeper(configuration.clock)
     let stats = SandboxStats()
     let users = UsersAPI()
@@ -44,6 +46,19 @@ struct SandboxResponder: HTTPResponder {
     self.faults = faults
     self.rateLimiter = rateLimiter
     self.routes = users.routes + auth.routes + events.routes + ImageServer(stats: stats).routes + control.routes
+    persistence = stateFile.map { file in
+      if let kept = file.load() {
+        users.restore(kept.users)
+        auth.restore(kept.auth, takenAgo: .seconds(max(0, Date().timeIntervalSince(kept.savedAt))))
+      }
+      return {
+        do {
+          try file.save { SandboxStateFile.Contents(users: users.snapshot, auth: auth.snapshot, savedAt: Date()) }
+        } catch {
+          logger?.error("Cannot keep the Sandbox's state in \(file.url.path): \(error)")
+        }
+      }
+    }
   }
 
   func respond(to request: Request, context: Context) async throws -> Response {
@@ -83,6 +98,10 @@ struct SandboxResponder: HTTPResponder {
       response = section.tooLarge
     }
     if let limit { response.headers.append(contentsOf: limit.headers) }
+    // What changed users or sessions is kept before the client hears of it (GETs change nothing worth keeping).
+    if let persistence, request.method != .get, section == .platform || section == .backend || section == .control {
+      persistence()
+    }
     // The control plane is not counted: its own calls (a reset above all) would only blur what the tests look at.
     if section != .control {
       stats.record(route: resolution.statsKey, status: Int(response.status.code))
