@@ -51,97 +51,79 @@ struct KeelCommandTests {
 
   @Test("import validates every row first: bad rows are listed by line and nothing is sent")
   func importBadRows() async throws {
-    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .error))
-    let directory = try Keel.dataDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let file = directory.appendingPathComponent("users.csv")
-    try """
-    user_id,nickname,profile_url
-    alice,Alice,
-    ,Nobody,
-    carol,,
-    alice,Alice again,
-    "dave,Dave
-    """.write(to: file, atomically: true, encoding: .utf8)
+    try await Keel.withSandbox { sandbox, directory in
+      let file = directory.appendingPathComponent("users.csv")
+      try """
+      user_id,nickname,profile_url
+      alice,Alice,
+      ,Nobody,
+      carol,,
+      alice,Alice again,
+      "dave,Dave
+      """.write(to: file, atomically: true, encoding: .utf8)
 
-    let run = try await Keel.run([
-      "users", "import", file.path, "--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path,
-    ])
+      let run = try await Keel.run([
+        "users", "import", file.path, "--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path,
+      ])
 
-    #expect(run.status == 65)
-    for problem in ["line 3: Invalid user_id", "line 4: the nickname is empty", "line 5: the user_id alice", "line 6"] {
-      #expect(run.errors.contains(problem), "\(problem) in \(run.errors)")
+      #expect(run.status == 65)
+      for problem in [
+        "line 3: Invalid user_id", "line 4: the nickname is empty", "line 5: the user_id alice", "line 6",
+      ] {
+        #expect(run.errors.contains(problem), "\(problem) in \(run.errors)")
+      }
+      #expect(try await sandboxResponses("POST /v3/users", status: 200, on: sandbox.baseURL) == 0)
     }
-    #expect(try await sandboxResponses("POST /v3/users", status: 200, on: sandbox.baseURL) == 0)
-    await sandbox.stop()
   }
 
   @Test("import --json creates every user of a CSV file and prints the summary as JSON")
   func importJSON() async throws {
-    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .error))
-    let directory = try Keel.dataDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let file = directory.appendingPathComponent("users.csv")
-    try "user_id,nickname\r\nann,Ann\r\n\"bo,b\",\"Bob \"\"the\"\" builder\"\r\n"
-      .write(to: file, atomically: true, encoding: .utf8)
+    try await Keel.withSandbox { sandbox, directory in
+      let file = directory.appendingPathComponent("users.csv")
+      try "user_id,nickname\r\nann,Ann\r\n\"bo,b\",\"Bob \"\"the\"\" builder\"\r\n"
+        .write(to: file, atomically: true, encoding: .utf8)
 
-    let run = try await Keel.run([
-      "users", "import", file.path, "--json", "--base-url", sandbox.baseURL.absoluteString, "--data-dir",
-      directory.path,
-    ])
+      let run = try await Keel.run([
+        "users", "import", file.path, "--json", "--base-url", sandbox.baseURL.absoluteString, "--data-dir",
+        directory.path,
+      ])
 
-    #expect(run.status == 0, "\(run.errors)")
-    let summary = try Keel.json(run)
-    let created = try #require(summary["created"] as? [[String: Any]])
-    #expect(created.compactMap { $0["user_id"] as? String } == ["ann", "bo,b"])
-    #expect(created.last?["nickname"] as? String == "Bob \"the\" builder")
-    #expect((summary["failed"] as? [Any])?.isEmpty == true)
-    #expect(summary["stopped"] as? Bool == false)
-    #expect(try await sandboxResponses("POST /v3/users", status: 200, on: sandbox.baseURL) == 2)
-    await sandbox.stop()
+      #expect(run.status == 0, "\(run.errors)")
+      let summary = try Keel.json(run)
+      let created = try #require(summary["created"] as? [[String: Any]])
+      #expect(created.compactMap { $0["user_id"] as? String } == ["ann", "bo,b"])
+      #expect(created.last?["nickname"] as? String == "Bob \"the\" builder")
+      #expect((summary["failed"] as? [Any])?.isEmpty == true)
+      #expect(summary["stopped"] as? Bool == false)
+      #expect(try await sandboxResponses("POST /v3/users", status: 200, on: sandbox.baseURL) == 2)
+    }
   }
 
   @Test("Ctrl-C during an import stops once the request in flight has finished: no user is left half created")
   func importInterrupted() async throws {
-    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .error))
-    let directory = try Keel.dataDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let file = directory.appendingPathComponent("users.csv")
-    try (["user_id,nickname"] + (1...8).map { "u\($0),User \($0)" }).joined(separator: "\n")
-      .write(to: file, atomically: true, encoding: .utf8)
-    let process = Process()
-    process.executableURL = Keel.binary
-    process.arguments = [
-      "users", "import", file.path, "--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path,
-    ]
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    defer { if process.isRunning { process.terminate() } }
+    try await Keel.withSandbox { sandbox, directory in
+      let file = directory.appendingPathComponent("users.csv")
+      try (["user_id,nickname"] + (1...8).map { "u\($0),User \($0)" }).joined(separator: "\n")
+        .write(to: file, atomically: true, encoding: .utf8)
 
-    // WHEN Ctrl-C comes once the first user is done
-    var lines: [String] = []
-    while let line = ChildProcess.readLine(output.fileHandleForReading) {
-      lines.append(line)
-      if line.hasPrefix("1/8 done") { break }
+      // WHEN Ctrl-C comes once the first user is done ("0/8 done", then "1/8 done…")
+      let run = try await ChildProcess.run(
+        Keel.binary,
+        arguments: [
+          "users", "import", file.path, "--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path,
+        ], killAfter: .seconds(60), killAfterLines: (count: 2, thenMicroseconds: 0), signal: SIGINT)
+
+      // THEN it stops with exit 1, and every user it reports created exists: none is cut short
+      #expect(!run.killed && run.status == 1, "\(run.errors)")
+      #expect(run.errors.contains("Stopping once the request in flight has finished"))
+      #expect(run.errors.contains("Stopped:"))
+      let created = try await sandboxResponses("POST /v3/users", status: 200, on: sandbox.baseURL)
+      let output = run.lines.joined(separator: "\n")
+      #expect((1...2).contains(created), "the first user, and the one in flight at the Ctrl-C")
+      #expect(output.contains("Created \(created) of 8 users"), "\(output)")
+      #expect(output.contains("Not sent: \(8 - created) users."))
+      #expect(!output.contains("may or may not exist"))
     }
-    process.interrupt()
-    let rest = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    await ChildProcess.waitForExit(process)
-
-    // THEN it stops with exit 1, and every user it reports created exists: none is cut short
-    let complaints = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    #expect(process.terminationStatus == 1)
-    #expect(complaints.contains("Stopping once the request in flight has finished"))
-    #expect(complaints.contains("Stopped:"))
-    let created = try await sandboxResponses("POST /v3/users", status: 200, on: sandbox.baseURL)
-    #expect((1...2).contains(created), "the first user, and the one in flight at the Ctrl-C")
-    #expect(rest.contains("Created \(created) of 8 users"), "\(rest)")
-    #expect(rest.contains("Not sent: \(8 - created) users."))
-    #expect(!rest.contains("may or may not exist"))
-    await sandbox.stop()
   }
 
   @Test("--json errors are a document on standard output with the kind and exit code")
@@ -158,44 +140,40 @@ struct KeelCommandTests {
 
   @Test("An event tracked in one invocation stays on disk and is delivered by a later flush")
   func eventsAcrossInvocations() async throws {
-    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .error))
-    let directory = try Keel.dataDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let target = ["--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path, "--json"]
+    try await Keel.withSandbox { sandbox, directory in
+      let target = ["--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path, "--json"]
 
-    let tracked = try await Keel.run(["events", "track", "signed_up", "--property", "plan=pro"] + target)
-    #expect(tracked.status == 0, "\(tracked.errors)")
-    #expect(try Keel.json(tracked)["pending"] as? Int == 1)
-    #expect((try await sandboxStats(sandbox.baseURL)["eventUniques"] as? NSNumber) == nil, "not delivered yet")
-    let flushed = try await Keel.run(["events", "flush"] + target)
+      let tracked = try await Keel.run(["events", "track", "signed_up", "--property", "plan=pro"] + target)
+      #expect(tracked.status == 0, "\(tracked.errors)")
+      #expect(try Keel.json(tracked)["pending"] as? Int == 1)
+      #expect((try await sandboxStats(sandbox.baseURL)["eventUniques"] as? NSNumber) == nil, "not delivered yet")
+      let flushed = try await Keel.run(["events", "flush"] + target)
 
-    #expect(flushed.status == 0, "\(flushed.errors)")
-    #expect(try Keel.json(flushed)["pending"] as? Int == 0)
-    #expect((try await sandboxStats(sandbox.baseURL)["eventUniques"] as? NSNumber)?.intValue == 1)
-    let after = try await Keel.run(["events", "status"] + target)
-    #expect(try Keel.json(after)["pending"] as? Int == 0)
-    await sandbox.stop()
+      #expect(flushed.status == 0, "\(flushed.errors)")
+      #expect(try Keel.json(flushed)["pending"] as? Int == 0)
+      #expect((try await sandboxStats(sandbox.baseURL)["eventUniques"] as? NSNumber)?.intValue == 1)
+      let after = try await Keel.run(["events", "status"] + target)
+      #expect(try Keel.json(after)["pending"] as? Int == 0)
+    }
   }
 
   @Test("Signed in by one invocation, whoami and logout work in later ones (tokens in the data directory)")
   func sessionAcrossInvocations() async throws {
-    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .error))
-    let directory = try Keel.dataDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let target = ["--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path]
+    try await Keel.withSandbox { sandbox, directory in
+      let target = ["--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path]
 
-    let wrong = try await Keel.run(["auth", "login", "--email", "demo@keel.dev", "--password", "nope"] + target)
-    #expect(wrong.status == 77)
-    let login = try await Keel.run(
-      ["auth", "login", "--email", "demo@keel.dev", "--password", "demo-password"] + target)
-    #expect(login.status == 0, "\(login.errors)")
-    let whoami = try await Keel.run(["auth", "whoami", "--json"] + target)
-    #expect(try Keel.json(whoami)["email"] as? String == "demo@keel.dev")
-    let logout = try await Keel.run(["auth", "logout"] + target)
-    #expect(logout.status == 0)
-    let gone = try await Keel.run(["auth", "whoami"] + target)
-    #expect(gone.status == 77)
-    await sandbox.stop()
+      let wrong = try await Keel.run(["auth", "login", "--email", "demo@keel.dev", "--password", "nope"] + target)
+      #expect(wrong.status == 77)
+      let login = try await Keel.run(
+        ["auth", "login", "--email", "demo@keel.dev", "--password", "demo-password"] + target)
+      #expect(login.status == 0, "\(login.errors)")
+      let whoami = try await Keel.run(["auth", "whoami", "--json"] + target)
+      #expect(try Keel.json(whoami)["email"] as? String == "demo@keel.dev")
+      let logout = try await Keel.run(["auth", "logout"] + target)
+      #expect(logout.status == 0)
+      let gone = try await Keel.run(["auth", "whoami"] + target)
+      #expect(gone.status == 77)
+    }
   }
 
   @Test("The embedded Sandbox keeps users and sessions in the data directory from one command to the next")

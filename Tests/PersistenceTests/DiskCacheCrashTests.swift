@@ -16,24 +16,13 @@ struct DiskCacheCrashTests {
     defer { directory.remove() }
     var reported: [String: Int] = [:]  // key → the latest generation the child said it had stored
     for round in 0..<5 {
-      // GIVEN a child writing entries
-      let process = Process()
-      process.executableURL = DiskCacheCrashSupport.helper
-      process.arguments = ["disk-cache", directory.url.path, String(round * 1_000_000)]
-      let output = Pipe()
-      process.standardOutput = output
-      try process.run()
-      defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-
-      // WHEN it is killed at a random moment after its first write
-      let first = ChildProcess.readLine(output.fileHandleForReading)
-      #expect(first != nil, "the child wrote an entry")
-      try await Task.sleep(for: .milliseconds(Int.random(in: 0...250)))
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
-      #expect(process.terminationReason == .uncaughtSignal)
-      let rest = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      for line in ([first ?? ""] + rest.split(separator: "\n").map(String.init)) {
+      // GIVEN a child writing entries, WHEN it is killed at a random moment after its first write
+      let run = try await ChildProcess.run(
+        DiskCacheCrashSupport.helper, arguments: ["disk-cache", directory.url.path, String(round * 1_000_000)],
+        killAfter: .seconds(30), killAfterLines: (count: 1, thenMicroseconds: UInt32.random(in: 0...250_000)))
+      #expect(!run.lines.isEmpty, "the child wrote an entry")
+      #expect(run.killed)
+      for line in run.lines {
         let parts = line.split(separator: " ")
         guard parts.count == 2, let generation = Int(parts[1]) else { continue }
         let key = String(parts[0])

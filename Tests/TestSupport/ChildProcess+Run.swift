@@ -13,16 +13,18 @@ extension ChildProcess {
     public let status: Int32
   }
 
-  /// Runs `executable` with `arguments` and kills it with SIGKILL at the first of: `delay` after its launch; once it
-  /// has written `lines.count` lines to standard output, plus `lines.thenMicroseconds`; as soon as its output ends
-  /// with `marker`. Returns once it is gone and its output read to the end.
+  /// Runs `executable` with `arguments` and sends it `signal` (SIGKILL unless told otherwise) once it has written
+  /// `lines.count` lines to standard output, plus `lines.thenMicroseconds`, or as soon as its output ends with
+  /// `marker`; kills it with SIGKILL `delay` after its launch in any case. Returns once it is gone and its output
+  /// read to the end.
   ///
   /// Both pipes are read on threads of their own as the child writes, so that it never blocks on a full pipe; not on
   /// `DispatchQueue.global()`: with two blocking reads there on a 2-core Linux machine, the timer that kills the child
   /// ran late (a 19 ms kill landed after the child had finished its 0.6 s run).
   public static func run(
     _ executable: URL, arguments: [String], killAfter delay: Duration? = nil,
-    killAfterLines lines: (count: Int, thenMicroseconds: UInt32)? = nil, killWhenPrinting marker: String? = nil
+    killAfterLines lines: (count: Int, thenMicroseconds: UInt32)? = nil, killWhenPrinting marker: String? = nil,
+    signal: Int32 = SIGKILL
   ) async throws -> Run {
     let process = Process()
     process.executableURL = executable
@@ -39,7 +41,7 @@ extension ChildProcess {
         kill(pid, SIGKILL)
       }
     }
-    let watch = KillWatch(lines: lines, marker: marker.map { Data($0.utf8) })
+    let watch = KillWatch(lines: lines, marker: marker.map { Data($0.utf8) }, signal: signal)
     async let printed = read(output.fileHandleForReading, pid: pid, watch: watch)
     async let complained = read(errors.fileHandleForReading, pid: pid, watch: nil)
     let text = String(decoding: await printed, as: UTF8.self)
@@ -57,6 +59,7 @@ extension ChildProcess {
   private struct KillWatch: Sendable {
     let lines: (count: Int, thenMicroseconds: UInt32)?
     let marker: Data?
+    let signal: Int32
   }
 
   /// Reads `handle` to its end, killing `pid` once as `watch` says; the end comes when the child is gone.
@@ -73,11 +76,11 @@ extension ChildProcess {
           guard armed, let watch else { continue }
           lines += chunk.count { $0 == UInt8(ascii: "\n") }
           if let marker = watch.marker, data.suffix(marker.count) == marker {
-            kill(pid, SIGKILL)
+            kill(pid, watch.signal)
             armed = false
           } else if let (count, microseconds) = watch.lines, lines >= count {
             usleep(microseconds)
-            kill(pid, SIGKILL)
+            kill(pid, watch.signal)
             armed = false
           }
         }

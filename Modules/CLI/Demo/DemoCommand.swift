@@ -30,9 +30,7 @@ struct DemoCommand: AsyncParsableCommand {
   var json = false
 
   func validate() throws {
-    guard Logger.Level(rawValue: logLevel) != nil else {
-      throw ValidationError("--log-level \(logLevel) is not a level.")
-    }
+    try GlobalOptions.validate(logLevel: logLevel)
     if let baseURL, URL(string: baseURL)?.host == nil {
       throw ValidationError("--base-url \(baseURL) is not a URL such as http://127.0.0.1:8080.")
     }

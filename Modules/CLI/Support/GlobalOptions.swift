@@ -28,16 +28,21 @@ struct GlobalOptions: ParsableArguments {
   var json = false
 
   func validate() throws {
-    guard Logger.Level(rawValue: logLevel) != nil else {
-      throw ValidationError(
-        "--log-level \(logLevel) is not one of trace, debug, info, notice, warning, error, critical.")
-    }
+    try Self.validate(logLevel: logLevel)
     if let baseURL {
       guard let url = URL(string: baseURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
         throw ValidationError("--base-url \(baseURL) is not an http(s) URL such as http://127.0.0.1:8080.")
       }
     }
     if let appId = resolvedAppID, appId.isEmpty { throw ValidationError("--app-id is empty.") }
+  }
+
+  /// Fails unless `logLevel` names a level.
+  static func validate(logLevel: String) throws {
+    guard Logger.Level(rawValue: logLevel) != nil else {
+      throw ValidationError(
+        "--log-level \(logLevel) is not one of trace, debug, info, notice, warning, error, critical.")
+    }
   }
 
   /// The application id from `--app-id` or `KEEL_APP_ID`.

@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import Sandbox
 import TestSupport
 
 #if canImport(FoundationNetworking)
@@ -22,6 +24,22 @@ enum Keel {
       .appendingPathComponent("\(name.filter { $0.isLetter })-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     return directory
+  }
+
+  /// Runs `body` with a Sandbox and a fresh data directory, then stops the one and removes the other.
+  static func withSandbox(
+    _ body: (RunningSandbox, URL) async throws -> Void, function: String = #function
+  ) async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .error))
+    let directory = try dataDirectory(function)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    do {
+      try await body(sandbox, directory)
+      await sandbox.stop()
+    } catch {
+      await sandbox.stop()
+      throw error
+    }
   }
 
   /// A JSON document printed on standard output.
