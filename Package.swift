@@ -207,6 +207,13 @@ let package = Package(
 
     // MARK: - Examples (each an executable on an embedded Sandbox; `make examples` runs them all)
 
+    .executableTarget(
+      name: "UserManagerExample",
+      dependencies: ["Domain", "Networking", "Sandbox", logging],
+      path: "Examples/UserManagerExample",
+      swiftSettings: swiftSettings
+    ),
+
     // MARK: - Test support
 
     .target(
