@@ -40,6 +40,7 @@ demo:
 
 examples:
 	$(SWIFT) run UserManagerExample
+	$(SWIFT) run TokenRefreshExample
 
 ci: export KEEL_STRICT = 1
 ci: build test examples tsan lint docs

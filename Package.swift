@@ -213,6 +213,12 @@ let package = Package(
       path: "Examples/UserManagerExample",
       swiftSettings: swiftSettings
     ),
+    .executableTarget(
+      name: "TokenRefreshExample",
+      dependencies: ["Domain", "Networking", "Persistence", "Sandbox", logging],
+      path: "Examples/TokenRefreshExample",
+      swiftSettings: swiftSettings
+    ),
 
     // MARK: - Test support
 
