@@ -41,6 +41,7 @@ demo:
 examples:
 	$(SWIFT) run UserManagerExample
 	$(SWIFT) run TokenRefreshExample
+	$(SWIFT) run EventTrackingExample
 
 ci: export KEEL_STRICT = 1
 ci: build test examples tsan lint docs

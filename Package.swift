@@ -219,6 +219,12 @@ let package = Package(
       path: "Examples/TokenRefreshExample",
       swiftSettings: swiftSettings
     ),
+    .executableTarget(
+      name: "EventTrackingExample",
+      dependencies: ["Domain", "Networking", "Sandbox", logging],
+      path: "Examples/EventTrackingExample",
+      swiftSettings: swiftSettings
+    ),
 
     // MARK: - Test support
 
