@@ -42,6 +42,7 @@ examples:
 	$(SWIFT) run UserManagerExample
 	$(SWIFT) run TokenRefreshExample
 	$(SWIFT) run EventTrackingExample
+	$(SWIFT) run ImageCacheExample
 
 ci: export KEEL_STRICT = 1
 ci: build test examples tsan lint docs

@@ -225,6 +225,12 @@ let package = Package(
       path: "Examples/EventTrackingExample",
       swiftSettings: swiftSettings
     ),
+    .executableTarget(
+      name: "ImageCacheExample",
+      dependencies: ["Domain", "Networking", "Sandbox", logging],
+      path: "Examples/ImageCacheExample",
+      swiftSettings: swiftSettings
+    ),
 
     // MARK: - Test support
 
