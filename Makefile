@@ -43,6 +43,7 @@ examples:
 	$(SWIFT) run TokenRefreshExample
 	$(SWIFT) run EventTrackingExample
 	$(SWIFT) run ImageCacheExample
+	$(SWIFT) run UserSearchFeatureExample
 
 ci: export KEEL_STRICT = 1
 ci: build test examples tsan lint docs

@@ -231,6 +231,12 @@ let package = Package(
       path: "Examples/ImageCacheExample",
       swiftSettings: swiftSettings
     ),
+    .executableTarget(
+      name: "UserSearchFeatureExample",
+      dependencies: ["Features", "Domain", "Networking", "Sandbox", logging],
+      path: "Examples/UserSearchFeatureExample",
+      swiftSettings: swiftSettings
+    ),
 
     // MARK: - Test support
 
