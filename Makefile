@@ -1,10 +1,10 @@
 # One entry per habit. `make ci` is what .ci/run runs; it sets KEEL_STRICT=1 (warnings are errors in Keel's targets).
 SWIFT ?= swift
 MODULES := RateLimiting Networking Persistence Domain Features FeaturesTesting Sandbox
-SOURCES := Package.swift Modules Tests Benchmarks
+SOURCES := Package.swift Modules Tests Benchmarks Examples
 SYMBOL_GRAPHS := .build/symbol-graphs
 
-.PHONY: build test tsan lint format docs bench demo ci
+.PHONY: build test tsan lint format docs bench demo examples ci
 
 build:
 	$(SWIFT) build --build-tests
@@ -38,5 +38,12 @@ bench:
 demo:
 	$(SWIFT) run keel demo
 
+examples:
+	$(SWIFT) run UserManagerExample
+	$(SWIFT) run TokenRefreshExample
+	$(SWIFT) run EventTrackingExample
+	$(SWIFT) run ImageCacheExample
+	$(SWIFT) run UserSearchFeatureExample
+
 ci: export KEEL_STRICT = 1
-ci: build test tsan lint docs
+ci: build test examples tsan lint docs

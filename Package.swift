@@ -210,6 +210,37 @@ let package = Package(
 
     // MARK: - Examples (each an executable on an embedded Sandbox; `make examples` runs them all)
 
+    .executableTarget(
+      name: "UserManagerExample",
+      dependencies: ["Domain", "Networking", "Sandbox", logging],
+      path: "Examples/UserManagerExample",
+      swiftSettings: swiftSettings
+    ),
+    .executableTarget(
+      name: "TokenRefreshExample",
+      dependencies: ["Domain", "Networking", "Persistence", "Sandbox", logging],
+      path: "Examples/TokenRefreshExample",
+      swiftSettings: swiftSettings
+    ),
+    .executableTarget(
+      name: "EventTrackingExample",
+      dependencies: ["Domain", "Networking", "Sandbox", logging],
+      path: "Examples/EventTrackingExample",
+      swiftSettings: swiftSettings
+    ),
+    .executableTarget(
+      name: "ImageCacheExample",
+      dependencies: ["Domain", "Networking", "Sandbox", logging],
+      path: "Examples/ImageCacheExample",
+      swiftSettings: swiftSettings
+    ),
+    .executableTarget(
+      name: "UserSearchFeatureExample",
+      dependencies: ["Features", "Domain", "Networking", "Sandbox", logging],
+      path: "Examples/UserSearchFeatureExample",
+      swiftSettings: swiftSettings
+    ),
+
     // MARK: - Test support
 
     .target(
