@@ -21,16 +21,33 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive $(SOURCES)
 
+# One DocC archive per module in .build/docs/<Module>.doccarchive (warnings are errors), then `docc merge` combines
+# them into one site in .build/docs/Keel.
+# The dump also tries the synthesized test-runner modules, which exist only after `swift build --build-tests`, and
+# exits 1 without them; so its status is not trusted, and instead every module's own graph must be there afresh.
+# A module's graphs are <Module>.symbols.json and its extensions of other modules' types (<Module>@Other, such as
+# Features' `Collection[safe:]`, shown thanks to extension block symbols): a wider glob would hand Features the
+# FeaturesTesting graph too.
 docs:
-	$(SWIFT) package dump-symbol-graph --minimum-access-level public >/dev/null
+	@rm -rf .build/*/symbolgraph .build/docs && mkdir -p .build/docs $(SYMBOL_GRAPHS)
+	$(SWIFT) package dump-symbol-graph --minimum-access-level public --emit-extension-block-symbols \
+	  >$(SYMBOL_GRAPHS)/dump.log 2>&1 || \
+	  echo "docs: the dump reported errors (see $(SYMBOL_GRAPHS)/dump.log); checking each module's graph"
 	@for module in $(MODULES); do \
-	  rm -rf $(SYMBOL_GRAPHS)/$$module && mkdir -p $(SYMBOL_GRAPHS)/$$module .build/docs && \
-	  cp .build/*/symbolgraph/$$module*.symbols.json $(SYMBOL_GRAPHS)/$$module/ && \
+	  rm -rf $(SYMBOL_GRAPHS)/$$module && mkdir -p $(SYMBOL_GRAPHS)/$$module && \
+	  { cp .build/*/symbolgraph/$$module.symbols.json $(SYMBOL_GRAPHS)/$$module/ || \
+	    { echo "docs: no symbol graph for $$module; see $(SYMBOL_GRAPHS)/dump.log" >&2; exit 1; }; } && \
+	  for graph in .build/*/symbolgraph/$$module@*.symbols.json; do \
+	    if [ -e "$$graph" ]; then cp "$$graph" $(SYMBOL_GRAPHS)/$$module/; fi; \
+	  done && \
 	  docc convert Modules/$$module/$$module.docc --warnings-as-errors \
-	    --additional-symbol-graph-dir $(SYMBOL_GRAPHS)/$$module --output-path .build/docs/$$module \
+	    --additional-symbol-graph-dir $(SYMBOL_GRAPHS)/$$module --output-path .build/docs/$$module.doccarchive \
 	    --fallback-display-name $$module --fallback-bundle-identifier dev.keel.$$module && \
-	  echo "docs: .build/docs/$$module" || exit 1; \
+	  echo "docs: .build/docs/$$module.doccarchive" || exit 1; \
 	done
+	docc merge $(MODULES:%=.build/docs/%.doccarchive) --output-path .build/docs/Keel \
+	  --synthesized-landing-page-name Keel --synthesized-landing-page-kind Package
+	@echo "docs: .build/docs/Keel, one site for every module (serve the folder, open /documentation/)"
 
 bench:
 	$(SWIFT) run -c release keel-bench
