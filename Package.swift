@@ -210,33 +210,41 @@ let package = Package(
 
     // MARK: - Examples (each an executable on an embedded Sandbox; `make examples` runs them all)
 
+    // What every example shares: printing steps, checking outcomes, starting the Sandbox, waiting on a stream.
+    .target(
+      name: "ExampleSupport",
+      dependencies: ["Sandbox"],
+      path: "Examples/ExampleSupport",
+      swiftSettings: swiftSettings
+    ),
+
     .executableTarget(
       name: "UserManagerExample",
-      dependencies: ["Domain", "Networking", "Sandbox", logging],
+      dependencies: ["ExampleSupport", "Domain", "Networking", "Sandbox", logging],
       path: "Examples/UserManagerExample",
       swiftSettings: swiftSettings
     ),
     .executableTarget(
       name: "TokenRefreshExample",
-      dependencies: ["Domain", "Networking", "Persistence", "Sandbox", logging],
+      dependencies: ["ExampleSupport", "Domain", "Networking", "Persistence", "Sandbox", logging],
       path: "Examples/TokenRefreshExample",
       swiftSettings: swiftSettings
     ),
     .executableTarget(
       name: "EventTrackingExample",
-      dependencies: ["Domain", "Networking", "Sandbox", logging],
+      dependencies: ["ExampleSupport", "Domain", "Networking", "Sandbox", logging],
       path: "Examples/EventTrackingExample",
       swiftSettings: swiftSettings
     ),
     .executableTarget(
       name: "ImageCacheExample",
-      dependencies: ["Domain", "Networking", "Sandbox", logging],
+      dependencies: ["ExampleSupport", "Domain", "Networking", "Sandbox", logging],
       path: "Examples/ImageCacheExample",
       swiftSettings: swiftSettings
     ),
     .executableTarget(
       name: "UserSearchFeatureExample",
-      dependencies: ["Features", "Domain", "Networking", "Sandbox", logging],
+      dependencies: ["ExampleSupport", "Features", "Domain", "Networking", "Sandbox", logging],
       path: "Examples/UserSearchFeatureExample",
       swiftSettings: swiftSettings
     ),

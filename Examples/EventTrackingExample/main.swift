@@ -4,6 +4,7 @@
 /// for the ingestion API, with a fault that answers 503 to 30% of `POST /v1/events/batch` (seeded: the same
 /// sequence of refusals on every run).
 import Domain
+import ExampleSupport
 import Foundation
 import Logging
 import Sandbox
@@ -11,7 +12,7 @@ import Sandbox
 let start = ContinuousClock.now
 let fault = SandboxFault(route: "/v1/events/batch", status: 503, rate: 0.3, seed: 30)
 let sandbox = await startSandbox(SandboxConfiguration(faults: [fault], logLevel: .warning))
-let control = SandboxControl(sandbox)
+let control = sandbox.control
 let dataDirectory = FileManager.default.temporaryDirectory
   .appendingPathComponent("keel-event-tracking-example-\(UUID().uuidString)", isDirectory: true)
 let apiToken = "example-events-token"
@@ -57,14 +58,14 @@ do {
   try check(status.delivered == eventCount, "The tracker delivered \(status.delivered) of \(eventCount) events.")
   try check(status.deadLettered == 0 && status.dropped == 0, "Events were given up on: \(status).")
 
-  let stats = try await control.stats()
+  let stats = try await control.statistics()
   let refused = stats.responses("POST /v1/events/batch", status: 503)
   let accepted = stats.responses("POST /v1/events/batch", status: 200)
   step("uploads", "\(accepted + refused) in all: \(accepted) accepted, \(refused) refused with 503 and retried")
   try check(refused > 0, "No upload was refused, so the fault was not in force.")
 
-  let uniques = stats.eventUniques ?? 0
-  let duplicates = stats.eventDuplicates ?? 0
+  let uniques = stats.counter("eventUniques")
+  let duplicates = stats.counter("eventDuplicates")
   step("GET /_sandbox/stats", "\(uniques) unique events stored, \(duplicates) duplicates received")
   try check(uniques == eventCount, "The server stored \(uniques) unique events, not \(eventCount).")
   try check(

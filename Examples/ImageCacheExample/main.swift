@@ -2,13 +2,14 @@
 /// kept in memory and on disk, the second comes from memory, and after `clearMemory()` (what an app does under memory
 /// pressure) the third comes from disk. The server is asked once in all. An embedded Sandbox serves the image.
 import Domain
+import ExampleSupport
 import Foundation
 import Logging
 import Sandbox
 
 let start = ContinuousClock.now
 let sandbox = await startSandbox(SandboxConfiguration(logLevel: .warning))
-let control = SandboxControl(sandbox)
+let control = sandbox.control
 let dataDirectory = FileManager.default.temporaryDirectory
   .appendingPathComponent("keel-image-cache-example-\(UUID().uuidString)", isDirectory: true)
 
@@ -51,7 +52,7 @@ do {
     "statistics",
     "network loads \(statistics.networkLoads), memory hits \(statistics.memoryHits), disk hits \(statistics.diskHits), "
       + "revalidations \(statistics.revalidations), failures \(statistics.failures)")
-  let imageHits = try await control.stats().imageHits ?? 0
+  let imageHits = try await control.statistics().counter("imageHits")
   step("GET /_sandbox/stats", "the image route answered \(imageHits) request")
   try check(imageHits == 1, "The server was asked \(imageHits) times for the image; once should do.")
 } catch {

@@ -3,6 +3,7 @@
 /// succeeds. Then signing out wipes the tokens, and a call without a session is refused before it is sent. An
 /// embedded Sandbox stands in for the chat backend; its control plane expires the tokens on demand.
 import Domain
+import ExampleSupport
 import Foundation
 import Logging
 import Networking
@@ -11,7 +12,7 @@ import Sandbox
 
 let start = ContinuousClock.now
 let sandbox = await startSandbox(SandboxConfiguration(logLevel: .warning))
-let control = SandboxControl(sandbox)
+let control = sandbox.control
 let dataDirectory = FileManager.default.temporaryDirectory
   .appendingPathComponent("keel-token-refresh-example-\(UUID().uuidString)", isDirectory: true)
 
@@ -46,7 +47,7 @@ do {
     for try await answer in group { answers.append(answer) }
     return answers
   }
-  let stats = try await control.stats()
+  let stats = try await control.statistics()
   let expired = stats.responses("GET /v1/me", status: 401)
   step(
     "10 concurrent me()",
@@ -54,8 +55,10 @@ do {
       + "\(expired) answered E05 first")
   try check(answers == Array(repeating: user, count: 10), "Not every concurrent call succeeded: \(answers).")
   try check(expired >= 1, "No call met the expired token, so the expiry was not exercised.")
-  step("GET /_sandbox/stats", "logins \(stats.logins ?? 0), refreshes \(stats.refreshes ?? 0)")
-  try check(stats.refreshes == 1, "The Sandbox saw \(stats.refreshes ?? 0) refreshes; the ten calls should share one.")
+  step("GET /_sandbox/stats", "logins \(stats.counter("logins")), refreshes \(stats.counter("refreshes"))")
+  try check(
+    stats.counter("refreshes") == 1,
+    "The Sandbox saw \(stats.counter("refreshes")) refreshes; the ten calls should share one.")
 
   let renewed = try secureStore.value(Credentials.self, forKey: SessionManager.storageKey)
   step("secure store", "holds the renewed access token, and the same refresh token")
@@ -69,12 +72,12 @@ do {
   try check(
     sessions.state == .loggedOut && wiped, "After logout the state is \(sessions.state), tokens wiped: \(wiped).")
 
-  let sentBefore = try await control.stats().routes["GET /v1/me"]?.values.reduce(0, +) ?? 0
+  let sentBefore = try await control.statistics().requests("GET /v1/me")
   do {
     _ = try await sessions.me()
     throw ExampleFailure("me() succeeded after logout; it should be refused.")
   } catch let error as NetworkError {
-    let sentAfter = try await control.stats().routes["GET /v1/me"]?.values.reduce(0, +) ?? 0
+    let sentAfter = try await control.statistics().requests("GET /v1/me")
     step("me() after logout", "refused as \(error.kind), \(sentAfter - sentBefore) requests sent")
     try check(error.kind == .sessionExpired, "me() after logout failed as \(error.kind), not sessionExpired.")
     try check(sentAfter == sentBefore, "me() after logout was sent to the server.")

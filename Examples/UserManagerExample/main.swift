@@ -3,13 +3,14 @@
 /// `UserManager` underneath it. Both share one cache and one rate limiter of one request per second, so this takes
 /// about ten seconds. An embedded Sandbox stands in for Sendbird's Platform API.
 import Domain
+import ExampleSupport
 import Foundation
 import Logging
 import Sandbox
 
 let start = ContinuousClock.now
 let sandbox = await startSandbox(SandboxConfiguration(logLevel: .warning))
-let control = SandboxControl(sandbox)
+let control = sandbox.control
 let dataDirectory = FileManager.default.temporaryDirectory
   .appendingPathComponent("keel-user-manager-example-\(UUID().uuidString)", isDirectory: true)
 
@@ -41,9 +42,9 @@ do {
 
   // At most 10 users per batch: the eleventh makes the whole call invalid, and nothing is sent.
   let eleven = (1...11).map { UserCreationParams(userId: "crowd-\($0)", nickname: "Crowd") }
-  let sentBefore = try await control.stats().requests("POST /v3/users")
+  let sentBefore = try await control.statistics().requests("POST /v3/users")
   let refused = await completion { done in facade.createUsers(params: eleven, completionHandler: done) }
-  let sentAfter = try await control.stats().requests("POST /v3/users")
+  let sentAfter = try await control.statistics().requests("POST /v3/users")
   guard case .failure(let error as UserManagerError) = refused else {
     throw ExampleFailure("A batch of 11 users was not refused as invalid: \(refused).")
   }
@@ -59,7 +60,7 @@ do {
 
   // The update was cached, so reading the user back asks the server nothing.
   let cached = try await completion { done in facade.getUser(userId: "bob", completionHandler: done) }.get()
-  let lookups = try await control.stats().requests("GET /v3/users/:user_id")
+  let lookups = try await control.statistics().requests("GET /v3/users/:user_id")
   step("getUser(bob)", "\(cached.nickname ?? "none"), from the cache (\(lookups) requests to the server)")
   try check(cached == bob, "getUser answered \(cached), not the updated \(bob).")
   try check(lookups == 0, "getUser asked the server although bob was cached.")
@@ -85,7 +86,7 @@ do {
   step("createUsers(frank, grace)", pair.map(\.userId).joined(separator: ", "))
   try check(pair.map(\.userId) == ["frank", "grace"], "createUsers returned \(pair), not frank, grace.")
 
-  let sentBeforeAsync = try await control.stats().requests("POST /v3/users")
+  let sentBeforeAsync = try await control.statistics().requests("POST /v3/users")
   do {
     _ = try await users.createUsers(params: eleven)
     throw ExampleFailure("A batch of 11 users was created; it should have been refused.")
@@ -93,7 +94,7 @@ do {
     step("createUsers(11 users)", "throws \(error.kind) for `\(error.field ?? "")`, nothing sent")
     try check(error.kind == .validation, "The batch of 11 was refused as \(error.kind), not as invalid input.")
   }
-  let sentAfterAsync = try await control.stats().requests("POST /v3/users")
+  let sentAfterAsync = try await control.statistics().requests("POST /v3/users")
   try check(sentAfterAsync == sentBeforeAsync, "The batch of 11 sent requests; it should send none.")
 
   let renamed = try await users.updateUser(params: UserUpdateParams(userId: "erin", nickname: "Sam"))
@@ -101,7 +102,7 @@ do {
   try check(renamed.nickname == "Sam", "updateUser returned nickname \(renamed.nickname ?? "none"), not Sam.")
 
   let erinAgain = try await users.getUser(userId: "erin")
-  let lookupsAfter = try await control.stats().requests("GET /v3/users/:user_id")
+  let lookupsAfter = try await control.statistics().requests("GET /v3/users/:user_id")
   step("getUser(erin)", "\(erinAgain.nickname ?? "none"), from the cache (\(lookupsAfter) requests to the server)")
   try check(erinAgain == renamed && lookupsAfter == 0, "getUser did not answer the updated erin from the cache.")
 

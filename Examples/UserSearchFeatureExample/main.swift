@@ -3,6 +3,7 @@
 /// paused for 300 ms (the debounce), so typing "A", "An", "Ann" sends one request. The results arrive through
 /// `store.states()`, as a screen would receive them. An embedded Sandbox stands in for Sendbird's Platform API.
 import Domain
+import ExampleSupport
 import Features
 import Foundation
 import Logging
@@ -10,7 +11,7 @@ import Sandbox
 
 let start = ContinuousClock.now
 let sandbox = await startSandbox(SandboxConfiguration(logLevel: .warning))
-let control = SandboxControl(sandbox)
+let control = sandbox.control
 let dataDirectory = FileManager.default.temporaryDirectory
   .appendingPathComponent("keel-user-search-example-\(UUID().uuidString)", isDirectory: true)
 
@@ -31,7 +32,7 @@ do {
   let store = Store(
     initialState: UserSearchFeature.State(),
     reducer: UserSearchFeature.live(users: users, clock: ContinuousClock()))
-  let searchesBefore = try await control.stats().requests("GET /v3/users")
+  let searchesBefore = try await control.statistics().requests("GET /v3/users")
 
   // Keystrokes 100 ms apart: faster than the debounce, so each one cancels the search the previous one scheduled.
   for query in ["A", "An", "Ann"] {
@@ -41,7 +42,7 @@ do {
   }
   let anns = await first(of: store.states(), within: .seconds(5)) { $0.query == "Ann" && !$0.isLoading }
   guard let anns else { throw ExampleFailure("The search for Ann did not finish within 5 seconds.") }
-  let annSearches = try await control.stats().requests("GET /v3/users") - searchesBefore
+  let annSearches = try await control.statistics().requests("GET /v3/users") - searchesBefore
   step(
     "store.states()",
     "results for \"Ann\": \(anns.results.map(\.userId).joined(separator: ", ")) (an exact match: not anna), "
@@ -58,7 +59,7 @@ do {
 
   store.send(.view(.queryChanged("")))
   let cleared = store.state
-  let searches = try await control.stats().requests("GET /v3/users") - searchesBefore
+  let searches = try await control.statistics().requests("GET /v3/users") - searchesBefore
   step("clear the query", "\(cleared.results.count) results, loading \(cleared.isLoading), \(searches) searches in all")
   try check(cleared.results.isEmpty && !cleared.isLoading, "Clearing the query left \(cleared).")
   try check(searches == 2, "\(searches) searches were sent; Ann and Zed should make two.")

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Sandbox
 
 extension Demo {
   /// Signs in, expires the access token, and fires 10 calls at once: one refresh serves them all.
@@ -7,12 +8,12 @@ extension Demo {
     let sessions = dependencies.sessions
     let user = try await sessions.login(email: "demo@keel.dev", password: "demo-password")
     try await control.expireTokens()
-    let refreshesBefore = try await control.counter("refreshes")
+    let refreshesBefore = try await control.statistics().counter("refreshes")
     let answers = try await withThrowingTaskGroup(of: SessionUser.self) { group in
       for _ in 0..<10 { group.addTask { try await sessions.me() } }
       return try await group.reduce(into: [SessionUser]()) { $0.append($1) }
     }
-    let refreshes = try await control.counter("refreshes") - refreshesBefore
+    let refreshes = try await control.statistics().counter("refreshes") - refreshesBefore
     try expect(answers == Array(repeating: user, count: 10), "the calls answered \(Set(answers))")
     try expect(refreshes == 1, "\(refreshes) refreshes for 10 calls")
     try await sessions.logout()
@@ -22,9 +23,9 @@ extension Demo {
   /// Tracks events while 30% of uploads fail, then flushes until every one is delivered.
   func trackThroughFailures() async throws -> String {
     let tracker = try dependencies.events
-    let uniquesBefore = try await control.counter("eventUniques")
-    let failedBefore = try await control.responses("POST /v1/events/batch", status: 503)
-    try await control.fail("/v1/events/batch", status: 503, rate: 0.3)
+    let uniquesBefore = try await control.statistics().counter("eventUniques")
+    let failedBefore = try await control.statistics().responses("POST /v1/events/batch", status: 503)
+    try await control.addFault(SandboxFault(route: "/v1/events/batch", status: 503, rate: 0.3))
     for number in 1...size.events {
       try await tracker.track(AnalyticsEvent(name: "demo_event", properties: ["number": .number(Double(number))]))
     }
@@ -37,8 +38,8 @@ extension Demo {
     try await control.removeFaults()
     let status = tracker.status
     await tracker.shutDown()
-    let delivered = try await control.counter("eventUniques") - uniquesBefore
-    let failedUploads = try await control.responses("POST /v1/events/batch", status: 503) - failedBefore
+    let delivered = try await control.statistics().counter("eventUniques") - uniquesBefore
+    let failedUploads = try await control.statistics().responses("POST /v1/events/batch", status: 503) - failedBefore
     try expect(status.pending == 0, "\(status.pending) events still pending after 20 s")
     try expect(delivered == size.events, "the Sandbox received \(delivered) distinct events, not \(size.events)")
     try expect(status.deadLettered == 0, "\(status.deadLettered) events were set aside")

@@ -1,16 +1,17 @@
 import Domain
 import Features
 import Foundation
+import Sandbox
 
 extension Demo {
   /// Creates the demo's users through `UserImportFeature`, with a progress bar, and checks the pace.
   func createUsers() async throws -> String {
     let manager = try users()
-    let before = try await control.responses("POST /v3/users", status: 200)
+    let before = try await control.statistics().responses("POST /v3/users", status: 200)
     let started = ContinuousClock.now
     let report = await ImportRunner.run(demoUsers, with: manager, output: output)
     let elapsed = started.duration(to: .now)
-    let sent = try await control.responses("POST /v3/users", status: 200) - before
+    let sent = try await control.statistics().responses("POST /v3/users", status: 200) - before
     try expect(report.failures.isEmpty, "\(report.failures.count) users failed: \(report.failures.first!.reason)")
     try expect(report.created.count == size.users, "\(report.created.count) of \(size.users) users were created")
     try expect(sent == size.users, "the Sandbox created \(sent) users, not \(size.users)")
@@ -22,13 +23,13 @@ extension Demo {
   /// Sends 11 users in one `createUsers` call: refused by validation, with nothing sent.
   func refuseElevenUsers() async throws -> String {
     let manager = try users()
-    let before = try await control.responses("POST /v3/users", status: 200)
+    let before = try await control.statistics().responses("POST /v3/users", status: 200)
     let eleven = (1...11).map { UserCreationParams(userId: "batch-\($0)", nickname: "Batch \($0)") }
     do {
       _ = try await manager.createUsers(params: eleven)
       throw Wrong("a batch of 11 was accepted")
     } catch let error as UserManagerError where error.kind == .validation {
-      let after = try await control.responses("POST /v3/users", status: 200)
+      let after = try await control.statistics().responses("POST /v3/users", status: 200)
       try expect(after == before, "\(after - before) requests were sent")
       return "refused (\(error.description.clause)); nothing sent"
     }

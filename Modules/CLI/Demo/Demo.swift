@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Sandbox
 
 /// The demo's steps, run one after another against one set of services and one Sandbox.
 struct Demo {

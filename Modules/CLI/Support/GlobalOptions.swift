@@ -6,7 +6,7 @@ import Logging
 /// The options every `keel` command that talks to a server takes: where to, as whom, where to keep files, how to
 /// print.
 struct GlobalOptions: ParsableArguments {
-  @Option(help: "The server for every API (a Sandbox or your backend), e.g. http://127.0.0.1:8080.")
+  @Option(help: "The server for every API (a Sandbox or your backend), e.g. http://127.0.0.1:8080. Also KEEL_BASE_URL.")
   var baseURL: String?
 
   @Option(help: "The Sendbird application id; without --base-url, the Sendbird cloud. Also KEEL_APP_ID.")
@@ -29,7 +29,7 @@ struct GlobalOptions: ParsableArguments {
 
   func validate() throws {
     try Self.validate(logLevel: logLevel)
-    if let baseURL {
+    if let baseURL = resolvedBaseURL {
       guard let url = URL(string: baseURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
         throw ValidationError("--base-url \(baseURL) is not an http(s) URL such as http://127.0.0.1:8080.")
       }
@@ -44,6 +44,9 @@ struct GlobalOptions: ParsableArguments {
         "--log-level \(logLevel) is not one of trace, debug, info, notice, warning, error, critical.")
     }
   }
+
+  /// The server from `--base-url` or `KEEL_BASE_URL`.
+  var resolvedBaseURL: String? { baseURL ?? ProcessInfo.processInfo.environment["KEEL_BASE_URL"] }
 
   /// The application id from `--app-id` or `KEEL_APP_ID`.
   var resolvedAppID: String? { appId ?? ProcessInfo.processInfo.environment["KEEL_APP_ID"] }

@@ -20,7 +20,7 @@ enum Target {
 
   /// The target `options` choose; an embedded Sandbox is started, and said so on standard error.
   static func resolve(_ options: GlobalOptions, output: Output) async throws -> Target {
-    if let baseURL = options.baseURL, let url = URL(string: baseURL) { return .server(url) }
+    if let baseURL = options.resolvedBaseURL, let url = URL(string: baseURL) { return .server(url) }
     if options.resolvedAppID != nil { return .sendbirdCloud }
     var configuration = SandboxConfiguration(
       port: stablePort(for: options.dataDirectory), logLevel: .error,

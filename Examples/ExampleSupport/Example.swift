@@ -2,24 +2,26 @@ import Foundation
 import Sandbox
 
 /// What was wrong, in one sentence: the example prints it and exits with status 1.
-struct ExampleFailure: Error, CustomStringConvertible {
-  let description: String
+public struct ExampleFailure: Error, CustomStringConvertible {
+  /// The sentence.
+  public let description: String
 
-  init(_ description: String) { self.description = description }
+  /// A failure saying `description`.
+  public init(_ description: String) { self.description = description }
 }
 
 /// Prints one step of the walk-through and what came of it, on one line.
-func step(_ title: String, _ result: String) {
+public func step(_ title: String, _ result: String) {
   print("  \(title) → \(result)")
 }
 
 /// Goes on when `condition` holds; otherwise ends the walk-through with `sentence`.
-func check(_ condition: Bool, _ sentence: @autoclosure () -> String) throws {
+public func check(_ condition: Bool, _ sentence: @autoclosure () -> String) throws {
   guard condition else { throw ExampleFailure(sentence()) }
 }
 
 /// Starts an embedded Sandbox, or ends the example with status 1 if it cannot.
-func startSandbox(_ configuration: SandboxConfiguration) async -> RunningSandbox {
+public func startSandbox(_ configuration: SandboxConfiguration) async -> RunningSandbox {
   do {
     let sandbox = try await Sandbox.start(configuration)
     print("Sandbox listening at \(sandbox.baseURL)")
@@ -31,7 +33,7 @@ func startSandbox(_ configuration: SandboxConfiguration) async -> RunningSandbox
 }
 
 /// `duration` for people: `35 µs`, `4.2 ms`, `1.3 s`.
-func readable(_ duration: Duration) -> String {
+public func readable(_ duration: Duration) -> String {
   let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
   switch seconds {
   case ..<0.001: return String(format: "%.0f µs", seconds * 1_000_000)
@@ -41,7 +43,7 @@ func readable(_ duration: Duration) -> String {
 }
 
 /// Ends the example: status 0 when every outcome was right, else one sentence saying what was wrong and status 1.
-func finish(_ failure: (any Error)?, since start: ContinuousClock.Instant) -> Never {
+public func finish(_ failure: (any Error)?, since start: ContinuousClock.Instant) -> Never {
   switch failure {
   case nil:
     print("Every outcome was as expected, in \(readable(start.duration(to: .now))).")

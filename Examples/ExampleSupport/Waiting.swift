@@ -2,7 +2,7 @@
 ///
 /// A status stream tells when something is done without polling; the timeout keeps the example from waiting forever
 /// when it never is.
-func first<Element: Sendable>(
+public func first<Element: Sendable>(
   of stream: AsyncStream<Element>, within timeout: Duration, where condition: @escaping @Sendable (Element) -> Bool
 ) async -> Element? {
   await withTaskGroup(of: Element?.self) { group in

@@ -1,0 +1,119 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// A client of a Sandbox's control plane (`/_sandbox`, SANDBOX_API.md §5): what tests, examples and the demo use to
+/// cause faults, expire tokens and count what the Sandbox answered. Loopback only, as the control plane is.
+///
+/// ```swift
+/// let sandbox = try await Sandbox.start()
+/// try await sandbox.control.addFault(SandboxFault(route: "/v1/events/batch", status: 503, rate: 0.3))
+/// …
+/// let stats = try await sandbox.control.statistics()
+/// print(stats.counter("refreshes"), stats.responses("POST /v3/users", status: 200))
+/// ```
+public struct SandboxControl: Sendable {
+  /// The Sandbox's base URL.
+  public let baseURL: URL
+  private let session = URLSession(configuration: .ephemeral)
+
+  /// A client of the Sandbox at `baseURL`, such as one `keel sandbox serve` printed.
+  public init(baseURL: URL) {
+    self.baseURL = baseURL
+  }
+
+  /// What the Sandbox answered since it started (or was reset): `GET /_sandbox/stats`.
+  public func statistics() async throws -> SandboxStatistics {
+    let data = try await send("GET", "stats")
+    return try SandboxStatistics(json: data)
+  }
+
+  /// Expires every access token now: the next authenticated call gets `E05` and must refresh.
+  public func expireTokens() async throws {
+    _ = try await send("POST", "expire-tokens")
+  }
+
+  /// Adds `fault` to the faults in force.
+  public func addFault(_ fault: SandboxFault) async throws {
+    var body: [String: Any] = [
+      "route": fault.route, "rate": fault.rate, "dropConnectionRate": fault.dropConnectionRate,
+      "latencyMs": Double(fault.latency.components.seconds * 1_000)
+        + Double(fault.latency.components.attoseconds) / 1e15,
+    ]
+    if let status = fault.status { body["status"] = status }
+    if let count = fault.count { body["count"] = count }
+    if let seed = fault.seed { body["seed"] = seed }
+    _ = try await send("POST", "faults", body: try JSONSerialization.data(withJSONObject: body))
+  }
+
+  /// Removes every fault.
+  public func removeFaults() async throws {
+    _ = try await send("DELETE", "faults")
+  }
+
+  /// Wipes every user, session, event and counter.
+  public func reset() async throws {
+    _ = try await send("POST", "reset")
+  }
+
+  private func send(_ method: String, _ path: String, body: Data? = nil) async throws -> Data {
+    var request = URLRequest(url: baseURL.appendingPathComponent("_sandbox").appendingPathComponent(path))
+    request.httpMethod = method
+    if let body {
+      request.httpBody = body
+      request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    }
+    let (data, response) = try await session.data(for: request)
+    let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+    guard (200..<300).contains(status) else {
+      throw SandboxError(
+        description: "\(method) /_sandbox/\(path) answered \(status): \(String(decoding: data, as: UTF8.self))")
+    }
+    return data
+  }
+}
+
+/// What a Sandbox answered, from `GET /_sandbox/stats`: counters, and responses per route and status.
+public struct SandboxStatistics: Sendable, Hashable {
+  /// Counters by name: `logins`, `refreshes`, `imageHits`, `eventUniques`, `eventDuplicates`, `droppedConnections`.
+  public var counters: [String: Int]
+  /// Responses per route pattern (such as `POST /v3/users` or `GET /v3/users/:user_id`) and status.
+  public var routes: [String: [Int: Int]]
+
+  /// The counter `name`; 0 when nothing counted it yet.
+  public func counter(_ name: String) -> Int { counters[name] ?? 0 }
+
+  /// How many responses of `status` the Sandbox gave to `route`.
+  public func responses(_ route: String, status: Int) -> Int { routes[route]?[status] ?? 0 }
+
+  /// How many requests to `route` the Sandbox answered, whatever the status.
+  public func requests(_ route: String) -> Int { routes[route]?.values.reduce(0, +) ?? 0 }
+
+  init(json data: Data) throws {
+    guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+      throw SandboxError(description: "The Sandbox's statistics are not a JSON object.")
+    }
+    var counters: [String: Int] = [:]
+    var routes: [String: [Int: Int]] = [:]
+    for (name, value) in object {
+      if let number = value as? NSNumber {
+        counters[name] = number.intValue
+      } else if name == "routes", let byRoute = value as? [String: Any] {
+        for case (let route, let statuses as [String: Any]) in byRoute {
+          for case (let status, let count as NSNumber) in statuses {
+            if let status = Int(status) { routes[route, default: [:]][status] = count.intValue }
+          }
+        }
+      }
+    }
+    self.counters = counters
+    self.routes = routes
+  }
+}
+
+extension RunningSandbox {
+  /// A client of this Sandbox's control plane.
+  public var control: SandboxControl { SandboxControl(baseURL: baseURL) }
+}
