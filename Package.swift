@@ -24,6 +24,7 @@ let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-h
 let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 let unixSignals: Target.Dependency = .product(name: "UnixSignals", package: "swift-service-lifecycle")
+let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let clocks: Target.Dependency = .product(name: "Clocks", package: "swift-clocks")
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
@@ -138,7 +139,7 @@ let package = Package(
     // A reducer runtime on Swift concurrency alone (no Combine, no SwiftUI), and the features built on Domain.
     .target(
       name: "Features",
-      dependencies: ["Domain", "Networking", "RateLimiting", logging, locking],
+      dependencies: ["Domain", "Networking", logging, locking],
       path: "Modules/Features",
       swiftSettings: swiftSettings
     ),
@@ -179,7 +180,7 @@ let package = Package(
 
     .target(
       name: "Sandbox",
-      dependencies: [hummingbird, httpTypes, nioCore, logging, locking],
+      dependencies: [hummingbird, httpTypes, nioCore, serviceLifecycle, logging, locking],
       path: "Modules/Sandbox",
       swiftSettings: swiftSettings
     ),

@@ -14,6 +14,7 @@ import Features
 ///   let clock = TestClock()
 ///   let store = TestStore(initialState: Search.State(), reducer: Search(users: users, clock: clock))
 ///   await store.send(.queryChanged("ada")) { $0.query = "ada" }
+///   #expect(await clock.sleeperArrived())   // the effect sleeps on the clock: see "Testing a feature" in Features
 ///   await clock.advance(by: .milliseconds(300))
 ///   await store.receive({ if case .response = $0 { true } else { false } }, assert: { $0.results = [ada] })
 ///   await store.finish()

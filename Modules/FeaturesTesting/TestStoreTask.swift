@@ -5,6 +5,7 @@ import Features
 ///
 /// ```swift
 /// let load = await store.send(.load)
+/// #expect(await clock.sleeperArrived())   // advance only once the effect sleeps on the clock
 /// await clock.advance(by: .seconds(1))
 /// await load.finish()
 /// ```

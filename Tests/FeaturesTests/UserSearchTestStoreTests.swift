@@ -12,12 +12,12 @@ import Testing
   func debouncesThenSearches() async {
     let alice = User(userId: "alice", nickname: "Alice")
     let clock = TestClock()
-    let searches = Recorder<String>()
+    let searches = Searches()
     let store = TestStore(
       initialState: UserSearchFeature.State(),
       reducer: UserSearchFeature(
         search: { query in
-          searches.record(query)
+          await searches.record(query)
           return [alice]
         }, clock: clock))
 
@@ -27,13 +27,19 @@ import Testing
     }
     #expect(await clock.sleeperArrived())  // the debounce waits on the clock before it is advanced
     await clock.advance(by: .milliseconds(299))
-    #expect(searches.elements.isEmpty)
+    #expect(await searches.queries.isEmpty)
     await clock.advance(by: .milliseconds(1))
     await store.receive(.response(.results(query: "ali", users: [alice]))) {
       $0.results = [alice]
       $0.isLoading = false
     }
     await store.finish()
-    #expect(searches.elements == ["ali"])
+    #expect(await searches.queries == ["ali"])
   }
+}
+
+/// The queries the search was asked, as the article keeps them.
+private actor Searches {
+  var queries: [String] = []
+  func record(_ query: String) { queries.append(query) }
 }

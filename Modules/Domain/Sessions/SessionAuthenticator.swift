@@ -52,9 +52,20 @@ struct SessionAuthenticator: Authenticator {
     return now() >= credential.expiresAt.addingTimeInterval(-margin)
   }
 
-  /// Every endpoint but the auth routes that must go without the session's token (sign-in, refresh) or carry their
-  /// own (sign-out).
+  /// Every endpoint of the backend but the auth routes that must go without the session's token (sign-in, refresh)
+  /// or carry their own (sign-out). An endpoint of another server (another scheme, host or port) never gets the
+  /// token: a call through ``SessionManager/client`` to a third party must not hand it the session.
   func requiresCredential(_ endpoint: any Endpoint) -> Bool {
-    (endpoint as? AuthRouter)?.requiresSessionCredential ?? true
+    guard Self.sameOrigin(endpoint.baseURL, baseURL) else { return false }
+    return (endpoint as? AuthRouter)?.requiresSessionCredential ?? true
+  }
+
+  /// Whether `one` and `other` share scheme, host and port (the default port of the scheme when none is given).
+  static func sameOrigin(_ one: URL, _ other: URL) -> Bool {
+    func origin(_ url: URL) -> (String, String, Int?) {
+      let scheme = url.scheme?.lowercased() ?? ""
+      return (scheme, url.host?.lowercased() ?? "", url.port ?? ["http": 80, "https": 443][scheme])
+    }
+    return origin(one) == origin(other)
   }
 }

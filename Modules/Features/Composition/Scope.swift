@@ -2,10 +2,11 @@
 /// F2): the child's effects come back as parent actions.
 ///
 /// ```swift
-/// var body: some Reducer<State, Action> {
+/// let app = CombineReducers<State, Action> {
 ///   Scope(state: \.search, action: { if case .search(let a) = $0 { a } else { nil } }, embed: Action.search) {
 ///     UserSearchFeature.live(users: users, clock: clock)
 ///   }
+///   Reduce(core)
 /// }
 /// ```
 public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reducer {

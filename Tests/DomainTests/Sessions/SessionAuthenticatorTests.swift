@@ -43,7 +43,9 @@ struct SessionAuthenticatorTests {
     #expect(!authenticator.isAuthenticationFailure(failure(code: nil)))
   }
 
-  @Test("Login, refresh and logout go without the session's token; /v1/me and other endpoints carry it")
+  @Test(
+    "Login, refresh and logout go without the session's token; the backend's other endpoints carry it; another server never gets it"
+  )
   func whichRoutesCarryTheToken() {
     let authenticator = authenticator
     #expect(!authenticator.requiresCredential(AuthRouter(.login(email: "e", password: "p"), baseURL: baseURL)))
@@ -51,6 +53,10 @@ struct SessionAuthenticatorTests {
     #expect(!authenticator.requiresCredential(AuthRouter(.logout(accessToken: "a"), baseURL: baseURL)))
     #expect(authenticator.requiresCredential(AuthRouter(.me, baseURL: baseURL)))
     #expect(authenticator.requiresCredential(OtherEndpoint()))
+    #expect(authenticator.requiresCredential(OtherEndpoint(baseURL: URL(string: "HTTPS://chat.example.test:443/api")!)))
+    for other in ["https://elsewhere.example", "http://chat.example.test", "https://chat.example.test:8443"] {
+      #expect(!authenticator.requiresCredential(OtherEndpoint(baseURL: URL(string: other)!)), "\(other) gets no token")
+    }
   }
 
   @Test(
@@ -99,7 +105,7 @@ struct SessionAuthenticatorTests {
   }
 
   private struct OtherEndpoint: Endpoint {
-    var baseURL: URL { FakeAuthBackend.baseURL }
+    var baseURL = FakeAuthBackend.baseURL
     var path: EndpointPath { "/v1/channels" }
     var method: HTTPMethod { .get }
   }
