@@ -13,7 +13,8 @@ import ServiceLifecycle
 /// await sandbox.stop()
 /// ```
 ///
-/// Each started Sandbox has its own data and its own ephemeral port, so tests can run many in parallel.
+/// Each started Sandbox has its own data and, by default, its own ephemeral port, so tests can run many in parallel;
+/// a ``SandboxConfiguration/stateDirectory`` makes its users and sessions outlive it.
 public enum Sandbox {
   /// Starts a Sandbox and returns once it accepts connections.
   ///

@@ -44,4 +44,23 @@ struct SandboxStateTests {
       #expect(alice.status == 400)
     }
   }
+
+  @Test("A state file that cannot be read is set aside, not overwritten, and the Sandbox starts empty")
+  func unreadableState() async throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sandbox-state-\(UUID())")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let file = directory.appendingPathComponent("sandbox-state.json")
+    try Data(#"{"users":"#.utf8).write(to: file)
+
+    try await withSandbox(SandboxConfiguration(logLevel: .critical, stateDirectory: directory)) { client in
+      let created = try await client.createUser("alice", nickname: "Alice")
+      #expect(created.status == 200)
+    }
+
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+    let aside = try #require(names.first { $0.hasPrefix("sandbox-state.unreadable-") })
+    #expect(try Data(contentsOf: directory.appendingPathComponent(aside)) == Data(#"{"users":"#.utf8))
+    #expect(names.contains("sandbox-state.json"), "the new state was written beside it")
+  }
 }

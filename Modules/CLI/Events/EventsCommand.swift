@@ -9,7 +9,7 @@ struct EventsCommand: AsyncParsableCommand {
     abstract: "Track events into the durable queue, deliver them, show the queue.",
     discussion: """
       A tracked event is on disk (--data-dir) before `track` returns, and stays there until the server has \
-      acknowledged it: a later `flush`, or any later command that tracks, delivers it.
+      acknowledged it. Only `flush` uploads; `track` and `status` never do.
       """,
     subcommands: [EventsTrackCommand.self, EventsFlushCommand.self, EventsStatusCommand.self]
   )

@@ -42,6 +42,7 @@ extension GlobalOptions {
     let output = Output(json: json)
     var target: Target?
     do {
+      try DataDirectoryLock.acquire(dataDirectory)
       let resolved = try await Target.resolve(self, output: output)
       target = resolved
       let context = CommandContext(
@@ -58,7 +59,9 @@ extension GlobalOptions {
   }
 
   private func configuration(for target: Target) -> KeelConfiguration {
-    var configuration = KeelConfiguration(dataDirectory: dataDirectory, logLevel: level)
+    // Events are stored by `track` and delivered by `flush` alone: a command never leaves an upload half done.
+    var configuration = KeelConfiguration(
+      dataDirectory: dataDirectory, events: EventTrackerConfiguration(deliversOnItsOwn: false), logLevel: level)
     if let url = target.baseURL {
       configuration.sendbirdBaseURL = url
       configuration.backendBaseURL = url

@@ -23,7 +23,7 @@ enum Target {
     if let baseURL = options.resolvedBaseURL, let url = URL(string: baseURL) { return .server(url) }
     if options.resolvedAppID != nil { return .sendbirdCloud }
     var configuration = SandboxConfiguration(
-      port: stablePort(for: options.dataDirectory), logLevel: .error,
+      port: stablePort(for: options.dataDirectory), logLevel: .warning,
       stateDirectory: options.dataDirectory.appendingPathComponent("sandbox"))
     let sandbox: RunningSandbox
     do {

@@ -16,16 +16,18 @@ extension EventTracker {
   }
 
   /// The uploader: waits for a reason to upload (enough events, the interval, a flush, a retry falling due, events
-  /// left by an earlier run), then uploads every due event, one batch at a time.
+  /// left by an earlier run; only a flush and its retries when it does not deliver on its own), then uploads every
+  /// due event, one batch at a time.
   func deliver() async {
-    var recovering = await startup.value > 0
+    let automatic = configuration.deliversOnItsOwn
+    var recovering = await startup.value > 0 && automatic
     var retrying = false
     var pausedUntil: Date?
     var nextInterval = elapsed() + configuration.flushInterval
     while !Task.isCancelled {
       guard status.isOnline else {
         // Back online, everything pending goes at once (E6), whatever the triggers say.
-        recovering = true
+        recovering = automatic
         finishFlushes()
         await waitForWake(orAfter: nil)
         continue
@@ -40,9 +42,10 @@ extension EventTracker {
         retrying = true
       }
       let (flushing, tracked) = control.withLock { ($0.flushRequested, $0.trackedSinceUpload) }
-      let intervalDue = elapsed() >= nextInterval
-      guard flushing || recovering || retrying || intervalDue || tracked >= configuration.flushCount else {
-        await waitForWake(orAfter: nextInterval - elapsed())
+      let intervalDue = automatic && elapsed() >= nextInterval
+      let countDue = automatic && tracked >= configuration.flushCount
+      guard flushing || recovering || retrying || intervalDue || countDue else {
+        await waitForWake(orAfter: automatic ? nextInterval - elapsed() : nil)
         continue
       }
       let waiters = control.withLock { control in

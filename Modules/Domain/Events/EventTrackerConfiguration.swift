@@ -29,6 +29,10 @@ public struct EventTrackerConfiguration: Sendable, Hashable {
   public var maxNameLength: Int
   /// The most bytes an event's properties may take as JSON. Default 32 KiB.
   public var maxPropertiesBytes: Int
+  /// Whether the tracker uploads on its own (events left by an earlier run at once, then by count, interval and
+  /// reconnection), or only when `flush()` asks, and for the retries that follow. Default `true`; a command-line tool
+  /// that stores in one run and delivers in another sets `false`.
+  public var deliversOnItsOwn: Bool
 
   /// A configuration; each default is the property's.
   public init(
@@ -36,7 +40,8 @@ public struct EventTrackerConfiguration: Sendable, Hashable {
     flushInterval: Duration = .seconds(30), baseRetryDelay: Duration = .seconds(1),
     maxRetryDelay: Duration = .seconds(300), uploadTimeout: Duration = .seconds(30), capacity: Int = 100_000,
     overflow: OverflowPolicy = .dropOldest,
-    deadLetterCapacity: Int = 1_000, maxNameLength: Int = 256, maxPropertiesBytes: Int = 32 * 1_024
+    deadLetterCapacity: Int = 1_000, maxNameLength: Int = 256, maxPropertiesBytes: Int = 32 * 1_024,
+    deliversOnItsOwn: Bool = true
   ) {
     self.maxBatchCount = maxBatchCount
     self.maxBatchBytes = maxBatchBytes
@@ -50,6 +55,7 @@ public struct EventTrackerConfiguration: Sendable, Hashable {
     self.deadLetterCapacity = deadLetterCapacity
     self.maxNameLength = maxNameLength
     self.maxPropertiesBytes = maxPropertiesBytes
+    self.deliversOnItsOwn = deliversOnItsOwn
   }
 
   /// Throws unless every value is in range.

@@ -47,7 +47,11 @@ struct SandboxResponder: HTTPResponder {
     self.rateLimiter = rateLimiter
     self.routes = users.routes + auth.routes + events.routes + ImageServer(stats: stats).routes + control.routes
     persistence = stateFile.map { file in
-      if let kept = file.load() {
+      let setAside = { (aside: URL) -> Void in
+        logger?.warning(
+          "The Sandbox's state file could not be read; it was moved to \(aside.path), and the Sandbox starts empty.")
+      }
+      if let kept = file.load(setAside: setAside) {
         users.restore(kept.users)
         auth.restore(kept.auth, takenAgo: .seconds(max(0, Date().timeIntervalSince(kept.savedAt))))
       }

@@ -6,6 +6,8 @@ import Locking
 struct SandboxStateFile: Sendable {
   /// What is kept.
   struct Contents: Codable {
+    /// The file's format; a file of another format is set aside, not read.
+    var version = SandboxStateFile.version
     var users: [String: UserDirectory]
     var auth: AuthBackend.State
     var savedAt: Date
@@ -20,10 +22,24 @@ struct SandboxStateFile: Sendable {
     url = directory.appendingPathComponent("sandbox-state.json")
   }
 
-  /// What an earlier run kept, or `nil` when there is nothing (or nothing readable: a Sandbox starts empty then).
-  func load() -> Contents? {
-    guard let data = try? Data(contentsOf: url) else { return nil }
-    return try? JSONDecoder().decode(Contents.self, from: data)
+  /// The format this Sandbox writes.
+  static let version = 1
+
+  /// What an earlier run kept, or `nil` when there is nothing. A file that cannot be read (damaged, or of another
+  /// format) is renamed `sandbox-state.unreadable-<time>.json`, so that the next save does not overwrite it, and
+  /// `setAside` is told where it went.
+  func load(setAside: (URL) -> Void) -> Contents? {
+    guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+    if let data = try? Data(contentsOf: url), let contents = try? JSONDecoder().decode(Contents.self, from: data),
+      contents.version == Self.version
+    {
+      return contents
+    }
+    let aside = url.deletingLastPathComponent().appendingPathComponent(
+      "sandbox-state.unreadable-\(Int(Date().timeIntervalSince1970)).json")
+    try? FileManager.default.moveItem(at: url, to: aside)
+    setAside(aside)
+    return nil
   }
 
   /// Keeps what `contents` reads, taken and written under one lock, so that an older snapshot never overwrites a

@@ -84,6 +84,25 @@ import Testing
     await second.tracker.shutDown()
   }
 
+  @Test("A tracker that does not deliver on its own uploads nothing, leftovers and count included, until flush")
+  func onlyOnFlush() async throws {
+    let first = try EventsHarness(configuration: EventTrackerConfiguration(flushCount: 100))
+    try await first.track(3)
+    await first.tracker.shutDown()
+
+    let manual = EventTrackerConfiguration(flushCount: 2, deliversOnItsOwn: false)
+    let second = try EventsHarness(configuration: manual, queueURL: first.queueURL)
+    try await second.track(2, prefix: "new")  // crosses the flush count
+    #expect(await second.tracker.loadedStatus.pending == 5)
+    await settle()
+    #expect(second.server.uploads.isEmpty, "neither the leftovers nor the count started an upload")
+
+    await second.tracker.flush()
+    #expect(second.server.uploaded == ["e0", "e1", "e2", "new0", "new1"])
+    #expect(second.tracker.status.pending == 0)
+    await second.tracker.shutDown()
+  }
+
   @Test("Past the capacity the oldest are dropped, counted in the status and on disk (E5)")
   func capacity() async throws {
     let harness = try EventsHarness(configuration: EventTrackerConfiguration(capacity: 3))
