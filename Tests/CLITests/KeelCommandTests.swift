@@ -39,6 +39,10 @@ struct KeelCommandTests {
       (["users", "import", "/no/such/file.csv"], 66, "Cannot read /no/such/file.csv"),
       (["users", "get", "alice", "--base-url", "http://127.0.0.1:1"], 69, "Cannot reach the server"),
       (["auth", "whoami"], 77, "Nobody is signed in"),
+      (["users", "create", ":Nobody"], 65, "User '': A user id cannot be empty"),
+      (["users", "create", "a:A", "a:B"], 65, "'a' is given twice"),
+      (["users", "import", "/tmp"], 66, "it is a directory"),
+      (["images", "get", "ftp://example.com/a.png"], 65, "is not an http(s) URL"),
     ])
   func badInput(arguments: [String], status: Int32, sentence: String) async throws {
     let directory = try Keel.dataDirectory()
@@ -106,23 +110,57 @@ struct KeelCommandTests {
       try (["user_id,nickname"] + (1...8).map { "u\($0),User \($0)" }).joined(separator: "\n")
         .write(to: file, atomically: true, encoding: .utf8)
 
-      // WHEN Ctrl-C comes once the first user is done ("0/8 done", then "1/8 done…")
+      // WHEN Ctrl-C comes once the first user is done (progress on stderr: "0/8 done", then "1/8 done…")
       let run = try await ChildProcess.run(
         Keel.binary,
         arguments: [
           "users", "import", file.path, "--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path,
-        ], killAfter: .seconds(60), killAfterLines: (count: 2, thenMicroseconds: 0), signal: SIGINT)
+        ], killAfter: .seconds(60), killAfterLines: (count: 3, thenMicroseconds: 0), signal: SIGINT,
+        watchingStandardError: true)
 
-      // THEN it stops with exit 1, and every user it reports created exists: none is cut short
-      #expect(!run.killed && run.status == 1, "\(run.errors)")
+      // THEN it stops with exit 130, and its summary matches the server: no user is left half created
+      #expect(!run.killed && run.status == 130, "\(run.errors)")
       #expect(run.errors.contains("Stopping once the request in flight has finished"))
       #expect(run.errors.contains("Stopped:"))
       let created = try await sandboxResponses("POST /v3/users", status: 200, on: sandbox.baseURL)
       let output = run.lines.joined(separator: "\n")
-      #expect((1...2).contains(created), "the first user, and the one in flight at the Ctrl-C")
+      #expect((1..<8).contains(created))
       #expect(output.contains("Created \(created) of 8 users"), "\(output)")
       #expect(output.contains("Not sent: \(8 - created) users."))
       #expect(!output.contains("may or may not exist"))
+    }
+  }
+
+  @Test("A JSON import names the entry at fault: an unknown key, a number for a string")
+  func importJSONErrors() async throws {
+    let directory = try Keel.dataDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let file = directory.appendingPathComponent("users.json")
+    let entries = [
+      #"{"user_id":"ann","nickname":"Ann"}"#, #"{"user_id":"bo","profileUrl":"x","nickname":"Bo"}"#,
+      #"{"user_id":4,"nickname":"N"}"#,
+    ]
+    try "[\(entries.joined(separator: ","))]".write(to: file, atomically: true, encoding: .utf8)
+    let run = try await Keel.run(["users", "import", file.path, "--data-dir", directory.path])
+    #expect(run.status == 65)
+    #expect(run.errors.contains("entry 2: unknown key profileUrl"), "\(run.errors)")
+    #expect(run.errors.contains("entry 3: user_id and nickname must be strings"), "\(run.errors)")
+  }
+
+  @Test("A second command on a data directory in use fails at once with the holder's pid (exit 74)")
+  func oneCommandPerDataDirectory() async throws {
+    try await Keel.withSandbox { sandbox, directory in
+      let target = ["--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path]
+      async let first = Keel.run(["users", "create", "a:A", "b:B", "c:C"] + target)  // about 2 s at 1 request/s
+      let lock = directory.appendingPathComponent(".keel.lock")
+      let deadline = ContinuousClock.now.advanced(by: .seconds(20))
+      while (try? String(contentsOf: lock, encoding: .utf8))?.isEmpty ?? true, ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(20))
+      }
+      let second = try await Keel.run(["users", "get", "a"] + target)
+      #expect(second.status == 74)
+      #expect(second.errors.contains("Another keel command (pid"), "\(second.errors)")
+      #expect(try await first.status == 0)
     }
   }
 

@@ -14,8 +14,9 @@ extension ChildProcess {
   }
 
   /// Runs `executable` with `arguments` and sends it `signal` (SIGKILL unless told otherwise) once it has written
-  /// `lines.count` lines to standard output, plus `lines.thenMicroseconds`, or as soon as its output ends with
-  /// `marker`; kills it with SIGKILL `delay` after its launch in any case. Returns once it is gone and its output
+  /// `lines.count` lines to standard output (standard error with `watchingStandardError`), plus
+  /// `lines.thenMicroseconds`, or as soon as that output ends with `marker`; kills it with SIGKILL `delay` after its
+  /// launch in any case. Returns once it is gone and its output
   /// read to the end.
   ///
   /// Both pipes are read on threads of their own as the child writes, so that it never blocks on a full pipe; not on
@@ -24,7 +25,7 @@ extension ChildProcess {
   public static func run(
     _ executable: URL, arguments: [String], killAfter delay: Duration? = nil,
     killAfterLines lines: (count: Int, thenMicroseconds: UInt32)? = nil, killWhenPrinting marker: String? = nil,
-    signal: Int32 = SIGKILL
+    signal: Int32 = SIGKILL, watchingStandardError: Bool = false
   ) async throws -> Run {
     let process = Process()
     process.executableURL = executable
@@ -42,8 +43,8 @@ extension ChildProcess {
       }
     }
     let watch = KillWatch(lines: lines, marker: marker.map { Data($0.utf8) }, signal: signal)
-    async let printed = read(output.fileHandleForReading, pid: pid, watch: watch)
-    async let complained = read(errors.fileHandleForReading, pid: pid, watch: nil)
+    async let printed = read(output.fileHandleForReading, pid: pid, watch: watchingStandardError ? nil : watch)
+    async let complained = read(errors.fileHandleForReading, pid: pid, watch: watchingStandardError ? watch : nil)
     let text = String(decoding: await printed, as: UTF8.self)
     let errorText = String(decoding: await complained, as: UTF8.self)
     timer?.cancel()

@@ -94,7 +94,9 @@ struct AuthLogoutCommand: AsyncParsableCommand {
   @OptionGroup var global: GlobalOptions
 
   private struct SignedOut: Encodable {
-    let signedOut = true
+    /// Whether someone was signed in.
+    let wasSignedIn: Bool
+    /// Whether the server revoked the session (`false` when nobody was signed in).
     let serverTold: Bool
   }
 
@@ -103,15 +105,16 @@ struct AuthLogoutCommand: AsyncParsableCommand {
       try context.requireBackend(for: "Signing out")
       let sessions = context.dependencies.sessions
       guard sessions.currentUser != nil else {
-        try context.output.result(SignedOut(serverTold: true), human: "Nobody was signed in.")
+        try context.output.result(SignedOut(wasSignedIn: false, serverTold: false), human: "Nobody was signed in.")
         return
       }
       do {
         try await sessions.logout()
-        try context.output.result(SignedOut(serverTold: true), human: "Signed out.")
+        try context.output.result(SignedOut(wasSignedIn: true, serverTold: true), human: "Signed out.")
       } catch let error as SessionError where error.kind == .revocationFailed {
         context.output.note("keel: \(error.description)")
-        try context.output.result(SignedOut(serverTold: false), human: "Signed out here; the server was not told.")
+        try context.output.result(
+          SignedOut(wasSignedIn: true, serverTold: false), human: "Signed out here; the server was not told.")
       }
     }
   }

@@ -9,7 +9,9 @@ extension Demo {
     let manager = try users()
     let before = try await control.statistics().responses("POST /v3/users", status: 200)
     let started = ContinuousClock.now
-    let report = await ImportRunner.run(demoUsers, with: manager, output: output)
+    let outcome = await ImportRunner.run(demoUsers, with: manager)
+    if outcome.interrupted { throw Interrupted() }
+    let report = outcome.report
     let elapsed = started.duration(to: .now)
     let sent = try await control.statistics().responses("POST /v3/users", status: 200) - before
     try expect(report.failures.isEmpty, "\(report.failures.count) users failed: \(report.failures.first!.reason)")
@@ -24,7 +26,7 @@ extension Demo {
   func refuseElevenUsers() async throws -> String {
     let manager = try users()
     let before = try await control.statistics().responses("POST /v3/users", status: 200)
-    let eleven = (1...11).map { UserCreationParams(userId: "batch-\($0)", nickname: "Batch \($0)") }
+    let eleven = (1...11).map { UserCreationParams(userId: "batch-\(run)-\($0)", nickname: "Batch \($0)") }
     do {
       _ = try await manager.createUsers(params: eleven)
       throw Wrong("a batch of 11 was accepted")
@@ -37,9 +39,10 @@ extension Demo {
 
   /// Finds one of the demo's users by nickname, on the server.
   func search() async throws -> String {
-    let nickname = "Demo User \(size.users)"
+    let nickname = "Demo User \(size.users) (\(run))"
     let found = try await users().getUsers(nicknameMatches: nickname)
-    try expect(found.map(\.userId) == ["demo-\(size.users)"], "found \(found.map(\.userId)) for \(nickname)")
-    return "\"\(nickname)\" is demo-\(size.users)"
+    let expected = "demo-\(run)-\(size.users)"
+    try expect(found.map(\.userId) == [expected], "found \(found.map(\.userId)) for \(nickname)")
+    return "\"\(nickname)\" is \(expected)"
   }
 }

@@ -20,6 +20,9 @@ struct Demo {
     let seconds: Double
   }
 
+  /// Ctrl-C: the demo stops where it is.
+  struct Interrupted: Error {}
+
   /// A step's outcome was not the expected one.
   struct Wrong: Error, CustomStringConvertible {
     let description: String
@@ -30,6 +33,8 @@ struct Demo {
   let control: SandboxControl
   let output: Output
   let size: Size
+  /// What makes this run's user ids and nicknames its own, so that the demo runs again on the same Sandbox.
+  let run = String(UInt32.random(in: 0...UInt32.max), radix: 36)
 
   /// Runs every step, whatever happens to the others, and returns their outcomes in order.
   func run() async -> [Outcome] {
@@ -47,6 +52,11 @@ struct Demo {
       let started = ContinuousClock.now
       let result: Result<String, any Error>
       do { result = .success(try await step()) } catch { result = .failure(error) }
+      if case .failure(let error) = result, error is Interrupted {
+        output.line("   ✘ stopped by Ctrl-C")
+        outcomes.append(Outcome(step: title, passed: false, detail: "stopped by Ctrl-C", seconds: 0))
+        return outcomes
+      }
       let elapsed = started.duration(to: .now)
       let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
       switch result {
@@ -69,7 +79,7 @@ struct Demo {
 
   /// The users the demo creates.
   var demoUsers: [UserCreationParams] {
-    (1...size.users).map { UserCreationParams(userId: "demo-\($0)", nickname: "Demo User \($0)") }
+    (1...size.users).map { UserCreationParams(userId: "demo-\(run)-\($0)", nickname: "Demo User \($0) (\(run))") }
   }
 
   /// The user manager, on the Sandbox's application.

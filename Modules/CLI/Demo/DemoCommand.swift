@@ -59,6 +59,7 @@ struct DemoCommand: AsyncParsableCommand {
       human: failed.isEmpty
         ? "\nAll \(outcomes.count) steps passed in \(String(format: "%.1f", seconds)) s."
         : "\n\(failed.count) of \(outcomes.count) steps failed.")
+    if outcomes.last?.detail == "stopped by Ctrl-C" { throw ExitCode(ExitStatus.interrupted.rawValue) }
     if !failed.isEmpty { throw ExitCode(ExitStatus.failure.rawValue) }
   }
 

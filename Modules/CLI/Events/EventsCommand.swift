@@ -22,6 +22,7 @@ struct QueueStatus: Encodable {
   let duplicates: Int
   let deadLettered: Int
   let lastError: String?
+  let isOnline: Bool
 
   init(_ status: DeliveryStatus) {
     pending = status.pending
@@ -29,6 +30,7 @@ struct QueueStatus: Encodable {
     duplicates = status.duplicates
     deadLettered = status.deadLettered
     lastError = status.lastError
+    isOnline = status.isOnline
   }
 
   var line: String {
@@ -64,7 +66,8 @@ struct EventsTrackCommand: AsyncParsableCommand {
   var name: String
 
   @Option(
-    name: .customLong("property"), help: "A property as KEY=VALUE (repeatable); numbers and true/false are typed.")
+    name: .customLong("property"),
+    help: "A property as KEY=VALUE (repeatable); JSON numbers and true/false are typed, the rest are strings.")
   var properties: [String] = []
 
   @OptionGroup var global: GlobalOptions
@@ -100,8 +103,14 @@ struct EventsTrackCommand: AsyncParsableCommand {
     switch value {
     case "true": return (parts[0], .bool(true))
     case "false": return (parts[0], .bool(false))
-    default: return (parts[0], Double(value).map { $0.isFinite ? .number($0) : .string(value) } ?? .string(value))
+    case _ where isJSONNumber(value): return (parts[0], Double(value).map(JSONValue.number) ?? .string(value))
+    default: return (parts[0], .string(value))
     }
+  }
+
+  /// Whether `text` is written as a JSON number is: `3`, `-0.5`, `1e3`; not `02134` (a zip code) or `0x1F`.
+  private static func isJSONNumber(_ text: String) -> Bool {
+    text.wholeMatch(of: /-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/) != nil
   }
 }
 
@@ -121,8 +130,13 @@ struct EventsFlushCommand: AsyncParsableCommand {
       }
       try context.output.result(status, human: status.line)
       guard status.pending == 0 else {
+        // Offline or unreachable is the network's fault; an answer that refused the upload is the server's.
+        let kind: ExitStatus = status.lastError == nil || !status.isOnline ? .network : .server
         throw CommandFailure(
-          .network, "\(status.pending) events could not be delivered now; they stay stored for the next flush.")
+          kind,
+          "\(status.pending) events could not be delivered now\(status.lastError.map { " (\($0.clause))" } ?? ""); "
+            + "they stay stored for the next flush.",
+          followsResult: true)
       }
     }
   }

@@ -62,12 +62,20 @@ struct ImagesGetCommand: AsyncParsableCommand {
   }
 
   private func resolved(_ context: CommandContext) throws -> URL {
-    if let absolute = URL(string: url), absolute.scheme != nil { return absolute }
-    guard url.hasPrefix("/"), let base = context.target.baseURL, let relative = URL(string: url, relativeTo: base)
-    else {
-      throw CommandFailure(.invalidInput, "'\(url)' is neither an http(s) URL nor a path such as /images/1.png.")
+    if let absolute = URL(string: url), let scheme = absolute.scheme {
+      guard ["http", "https"].contains(scheme.lowercased()), absolute.host?.isEmpty == false else {
+        throw CommandFailure(.invalidInput, "'\(url)' is not an http(s) URL with a host. Nothing was sent.")
+      }
+      return absolute
     }
-    return relative.absoluteURL
+    guard url.hasPrefix("/"), let relative = URL(string: url) else {
+      throw CommandFailure(
+        .invalidInput, "'\(url)' is neither an http(s) URL nor a path such as /images/1.png. Nothing was sent.")
+    }
+    guard let base = context.target.baseURL else {
+      throw CommandFailure(.usage, "A path such as \(url) needs a server: give a full URL, or --base-url.")
+    }
+    return URL(string: relative.absoluteString, relativeTo: base)?.absoluteURL ?? base
   }
 }
 

@@ -10,10 +10,14 @@ struct CommandFailure: Error, CustomStringConvertible {
   var status: ExitStatus
   /// One sentence for the user.
   var description: String
+  /// Whether the command already printed its result (with `--json`, the one document on standard output), so that
+  /// the failure goes to standard error alone.
+  var followsResult = false
 
-  init(_ status: ExitStatus, _ description: String) {
+  init(_ status: ExitStatus, _ description: String, followsResult: Bool = false) {
     self.status = status
     self.description = description
+    self.followsResult = followsResult
   }
 
   /// The failure `error` means for a user of the CLI.
@@ -62,7 +66,7 @@ struct CommandFailure: Error, CustomStringConvertible {
     switch error.kind {
     case .transport:
       CommandFailure(
-        .network, "Cannot reach the server: \(error.description.clause). Check --base-url and the connection.")
+        .network, "Cannot reach the server: \(transportReason(error)). Check the server's address and the connection.")
     case .rateLimited:
       CommandFailure(.rateLimited, "The client-side rate limit refused the request, which was not sent; try again.")
     case .sessionExpired:
@@ -71,7 +75,20 @@ struct CommandFailure: Error, CustomStringConvertible {
     case .cancelled: CommandFailure(.failure, "Stopped.")
     case .status where error.statusCode == 401 || error.statusCode == 403:
       CommandFailure(.auth, "The server refused the credentials: \(error.description.clause). Check --api-token.")
-    default: CommandFailure(.server, "The server refused the request: \(error.description.clause).")
+    default: CommandFailure(.server, "\(error.description.clause).")
+    }
+  }
+
+  /// What went wrong on the way, in words: `connection refused` rather than `cannotConnectToHost`.
+  private static func transportReason(_ error: NetworkError) -> String {
+    let host = error.urlError?.failingURL?.host.map { " (\($0))" } ?? ""
+    switch error.urlError?.code {
+    case .cannotConnectToHost?: return "the connection was refused\(host)"
+    case .cannotFindHost?, .dnsLookupFailed?: return "the host name is unknown\(host)"
+    case .timedOut?: return "it did not answer in time\(host)"
+    case .networkConnectionLost?: return "the connection was lost\(host)"
+    case .notConnectedToInternet?: return "this machine is offline"
+    default: return error.description.clause
     }
   }
 
@@ -90,5 +107,13 @@ extension String {
     var text = self
     while text.hasSuffix(".") { text.removeLast() }
     return text
+  }
+}
+
+extension UserManagerError {
+  /// The description without its `Invalid field:` opening, for a sentence that names the input itself.
+  var reason: String {
+    guard let field, description.hasPrefix("Invalid \(field): ") else { return description.clause }
+    return String(description.dropFirst("Invalid \(field): ".count)).clause
   }
 }

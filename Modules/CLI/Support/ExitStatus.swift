@@ -22,6 +22,8 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
   case rateLimited = 75
   /// Not signed in, a wrong password, or the session expired.
   case auth = 77
+  /// Stopped by Ctrl-C (128 + SIGINT, as a shell reports it).
+  case interrupted = 130
 
   /// The name used in JSON output, such as `invalidInput`.
   var name: String { "\(self)" }
@@ -44,6 +46,7 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
     case .localStorage: "local storage: the data directory could not be read or written"
     case .rateLimited: "rate limited: the client-side limit refused the request; try later"
     case .auth: "auth: not signed in, wrong password, or the session expired"
+    case .interrupted: "stopped by Ctrl-C"
     }
   }
 }

@@ -6,14 +6,14 @@ import Foundation
   import Darwin
 #endif
 
-/// Where a command's results go: readable lines, or with `--json` one JSON document, on standard output; notes and
-/// failures on standard error.
+/// Where a command's results go: readable lines, or with `--json` one JSON document (the result, or else the error),
+/// on standard output; progress, notes and failures on standard error.
 struct Output: Sendable {
   /// Whether results are JSON.
   let json: Bool
 
-  /// Whether standard output is a terminal (a progress bar can redraw its line).
-  static var isTerminal: Bool { isatty(STDOUT_FILENO) != 0 }
+  /// Whether standard error is a terminal (a progress bar can redraw its line).
+  static var errorIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
 
   /// Prints `value` as JSON, or `human` as text.
   func result<Value: Encodable>(_ value: Value, human: @autoclosure () -> String) throws {
@@ -35,9 +35,10 @@ struct Output: Sendable {
     Self.write(text + "\n", to: .standardError)
   }
 
-  /// Reports `failure`: one sentence on standard error and, with `--json`, an error document on standard output.
+  /// Reports `failure`: one sentence on standard error and, with `--json`, an error document on standard output,
+  /// unless the command already printed its result there (stdout holds one document).
   func fail(_ failure: CommandFailure) {
-    if json {
+    if json && !failure.followsResult {
       let document = ErrorDocument(
         error: .init(kind: failure.status.name, exitCode: failure.status.rawValue, message: failure.description))
       Self.write(((try? Self.encode(document)) ?? "{}") + "\n", to: .standardOutput)

@@ -27,7 +27,7 @@ struct ProgressLine {
     if redraws && !last.isEmpty { Output.write("\n", to: handle) }
   }
 
-  /// `[#####-----] 5/12 created, 1 failed, about 7 s left`.
+  /// `[#####-----] 5/12 done, 1 failed, about 7 s left`.
   static func text(_ progress: UserImportFeature.Progress, bar: Bool) -> String {
     let width = 24
     let filled = Int((progress.fractionDone * Double(width)).rounded(.down))

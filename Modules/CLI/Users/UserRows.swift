@@ -25,15 +25,26 @@ struct UserRows {
   static func read(_ path: String) throws -> UserRows {
     let url = URL(fileURLWithPath: path)
     let data: Data
-    do {
-      data = try Data(contentsOf: url)
-    } catch {
-      throw CommandFailure(.noInput, "Cannot read \(path): \(Self.reason(error)). Check the path.")
+    if path == "-" {
+      data = FileHandle.standardInput.readDataToEndOfFile()
+    } else {
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        throw CommandFailure(.noInput, "Cannot read \(path): no such file. Check the path.")
+      }
+      guard !isDirectory.boolValue else {
+        throw CommandFailure(.noInput, "Cannot read \(path): it is a directory. Give a CSV or JSON file.")
+      }
+      do {
+        data = try Data(contentsOf: url)
+      } catch {
+        throw CommandFailure(.noInput, "Cannot read \(path): \(Self.reason(error)). Check its permissions.")
+      }
     }
     guard let text = String(data: data, encoding: .utf8) else {
       throw CommandFailure(.invalidInput, "\(path) is not UTF-8 text; save it as UTF-8 CSV or JSON.")
     }
-    let isJSON = url.pathExtension.lowercased() == "json" || text.first(where: { !$0.isWhitespace }) == "["
+    let isJSON = text.first(where: { !$0.isWhitespace && $0 != "\u{FEFF}" }) == "["
     let (rows, problems) = isJSON ? parseJSON(data) : parseCSV(text)
     let checked = check(rows, problems: problems)
     guard checked.problems.isEmpty else {
@@ -73,7 +84,8 @@ struct UserRows {
 
   private static func parseCSV(_ text: String) -> ([Row], [String]) {
     let records = CSV.records(text)
-    guard let header = records.first(where: { !$0.fields.allSatisfy(\.isEmpty) }) else { return ([], []) }
+    let blank = { (record: CSV.Record) in record.fields.allSatisfy { $0.allSatisfy(\.isWhitespace) } }
+    guard let header = records.first(where: { !blank($0) }) else { return ([], []) }
     let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
     guard let idColumn = names.firstIndex(of: "user_id"), let nicknameColumn = names.firstIndex(of: "nickname") else {
       return ([], ["line \(header.line): the header must name the columns user_id,nickname[,profile_url]"])
@@ -81,7 +93,7 @@ struct UserRows {
     let urlColumn = names.firstIndex(of: "profile_url")
     var rows: [Row] = []
     var problems: [String] = []
-    for record in records where record.line > header.line && !record.fields.allSatisfy(\.isEmpty) {
+    for record in records where record.line > header.line && !blank(record) {
       if let problem = record.problem {
         problems.append("line \(record.line): \(problem)")
         continue
@@ -101,32 +113,34 @@ struct UserRows {
   }
 
   private static func parseJSON(_ data: Data) -> ([Row], [String]) {
-    struct Entry: Decodable {
-      let userId: String?
-      let nickname: String?
-      let profileURL: String?
-      enum CodingKeys: String, CodingKey {
-        case userId = "user_id"
-        case nickname
-        case profileURL = "profile_url"
-      }
-    }
-    let entries: [Entry]
-    do {
-      entries = try JSONDecoder().decode([Entry].self, from: data)
-    } catch {
+    guard let entries = try? JSONSerialization.jsonObject(with: data) as? [Any] else {
       return ([], ["the file is not a JSON array of {\"user_id\", \"nickname\", \"profile_url\"} objects"])
     }
+    let keys: Set<String> = ["user_id", "nickname", "profile_url"]
     var rows: [Row] = []
     var problems: [String] = []
     for (index, entry) in entries.enumerated() {
       let place = "entry \(index + 1)"
-      guard let userId = entry.userId, let nickname = entry.nickname else {
-        problems.append("\(place): user_id and nickname are required")
+      guard let object = entry as? [String: Any] else {
+        problems.append("\(place): not an object")
         continue
       }
-      rows.append(
-        Row(place: place, params: UserCreationParams(userId: userId, nickname: nickname, profileURL: entry.profileURL)))
+      let unknown = object.keys.filter { !keys.contains($0) }.sorted()
+      guard unknown.isEmpty else {
+        problems.append(
+          "\(place): unknown key \(unknown.joined(separator: ", ")) (the keys are user_id, nickname, profile_url)")
+        continue
+      }
+      guard let userId = object["user_id"] as? String, let nickname = object["nickname"] as? String else {
+        problems.append("\(place): user_id and nickname must be strings")
+        continue
+      }
+      guard object["profile_url"] == nil || object["profile_url"] is NSNull || object["profile_url"] is String else {
+        problems.append("\(place): profile_url must be a string")
+        continue
+      }
+      let url = (object["profile_url"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+      rows.append(Row(place: place, params: UserCreationParams(userId: userId, nickname: nickname, profileURL: url)))
     }
     return (rows, problems)
   }

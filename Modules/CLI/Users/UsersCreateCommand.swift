@@ -26,23 +26,58 @@ struct UsersCreateCommand: AsyncParsableCommand {
 
   func run() async throws {
     try await global.run { context in
-      let params = try users.map(Self.params)
-      guard params.count <= 10 else {
-        throw CommandFailure(
-          .invalidInput,
-          "One create takes at most 10 users, the API's batch limit; this one has \(params.count). "
-            + "Use keel users import FILE for more. Nothing was sent.")
-      }
+      let params = try Self.checked(users.map(Self.params))
       let manager = try context.users()
       if params.count > 1 {
         context.output.note("Creating \(params.count) users at one request per second…")
       }
-      let created =
-        params.count == 1
-        ? [try await manager.createUser(params: params[0])] : try await manager.createUsers(params: params)
+      let created: [User]
+      do {
+        created =
+          params.count == 1
+          ? [try await manager.createUser(params: params[0])] : try await manager.createUsers(params: params)
+      } catch let error as UserManagerError where error.kind == .partialFailure {
+        try Self.report(error, context: context)
+        return
+      }
       try context.output.result(
         UserList(users: created), human: created.map { "Created \($0.line)" }.joined(separator: "\n"))
     }
+  }
+
+  /// Checks every user as the API will, and the batch as a whole, before anything is sent.
+  static func checked(_ params: [UserCreationParams]) throws -> [UserCreationParams] {
+    guard params.count <= 10 else {
+      throw CommandFailure(
+        .invalidInput,
+        "One create takes at most 10 users, the API's batch limit; this one has \(params.count). "
+          + "Use keel users import FILE for more. Nothing was sent.")
+    }
+    var seen: Set<String> = []
+    for item in params {
+      do {
+        try item.validate()
+      } catch let error as UserManagerError {
+        throw CommandFailure(.invalidInput, "User '\(item.userId)': \(error.reason). Nothing was sent.")
+      }
+      guard seen.insert(item.userId).inserted else {
+        throw CommandFailure(.invalidInput, "The user id '\(item.userId)' is given twice. Nothing was sent.")
+      }
+    }
+    return params
+  }
+
+  /// Prints the users created, then fails with the ones that were not.
+  private static func report(_ error: UserManagerError, context: CommandContext) throws {
+    try context.output.result(
+      UserList(users: error.created), human: error.created.map { "Created \($0.line)" }.joined(separator: "\n"))
+    let failures = error.failures.map { "\($0.params.userId): \(CommandFailure.from($0.error).description.clause)" }
+    var failure = CommandFailure.from(error.failures.first?.error ?? error)
+    failure.description =
+      "\(error.failures.count) of \(error.failures.count + error.created.count) users were not created: "
+      + failures.joined(separator: "; ") + "."
+    failure.followsResult = true
+    throw failure
   }
 
   /// The params `text` (ID:NICKNAME[:PROFILE_URL]) describes.

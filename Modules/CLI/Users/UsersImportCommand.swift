@@ -12,7 +12,7 @@ struct UsersImportCommand: AsyncParsableCommand {
       CSV has the header user_id,nickname,profile_url (profile_url optional); JSON is an array of objects with \
       those keys. Every row is checked before the first is sent; bad rows are listed with their line numbers \
       (exit 65). Users that fail are listed at the end (exit 1). Ctrl-C stops once the request in flight has \
-      finished; a second Ctrl-C cancels that request too.
+      finished; a second Ctrl-C cancels that request too (exit 130). FILE - reads standard input.
       """
   )
 
@@ -27,21 +27,22 @@ struct UsersImportCommand: AsyncParsableCommand {
       let users = try context.users()
       let output = context.output
       output.note("Importing \(rows.rows.count) users from \(file) at one request per second…")
-      let report = await ImportRunner.run(rows.rows.map(\.params), with: users, output: output)
-      try Self.summarize(report, rows: rows, output: output)
+      let outcome = await ImportRunner.run(rows.rows.map(\.params), with: users)
+      try Self.summarize(outcome, rows: rows, output: output)
     }
   }
 
-  private static func summarize(_ report: UserImportFeature.Report, rows: UserRows, output: Output) throws {
+  private static func summarize(_ outcome: ImportRunner.Outcome, rows: UserRows, output: Output) throws {
+    let report = outcome.report
     let total = rows.rows.count
     let failures = report.failures.map { failure in
       ImportSummary.Failure(
-        place: rows.rows[failure.index].place, userId: failure.params.userId, reason: failure.reason)
+        place: rows.rows[failure.index].place, userId: failure.params.userId, reason: failure.reason.clause)
     }
     let summary = ImportSummary(
       created: report.created, failed: failures, interrupted: report.interrupted.map(\.userId),
       notSent: report.notStarted.map(\.userId), stopped: report.wasCancelled,
-      elapsedSeconds: Double(report.elapsed.components.seconds))
+      elapsedSeconds: Double(report.elapsed.components.seconds) + Double(report.elapsed.components.attoseconds) / 1e18)
     var lines = ["Created \(report.created.count) of \(total) users in \(ProgressLine.seconds(report.elapsed))."]
     if !failures.isEmpty {
       lines.append("\(failures.count) failed:")
@@ -54,10 +55,13 @@ struct UsersImportCommand: AsyncParsableCommand {
     try output.result(summary, human: lines.joined(separator: "\n"))
     if report.wasCancelled {
       throw CommandFailure(
-        .failure, "Stopped: \(report.created.count) of \(total) users created, \(report.notStarted.count) not sent.")
+        outcome.interrupted ? .interrupted : .failure,
+        "Stopped: \(report.created.count) of \(total) users created, \(report.notStarted.count) not sent.",
+        followsResult: true)
     }
     if !failures.isEmpty {
-      throw CommandFailure(.failure, "\(failures.count) of \(total) users were not created (listed above).")
+      throw CommandFailure(
+        .failure, "\(failures.count) of \(total) users were not created (see the summary).", followsResult: true)
     }
   }
 }
@@ -66,9 +70,16 @@ struct UsersImportCommand: AsyncParsableCommand {
 struct ImportSummary: Encodable {
   /// A user that was not created.
   struct Failure: Encodable {
+    /// Where it is in the file: `line 3`, or `entry 3` in JSON.
     let place: String
     let userId: String
     let reason: String
+
+    enum CodingKeys: String, CodingKey {
+      case place
+      case userId = "user_id"
+      case reason
+    }
   }
 
   let created: [User]
@@ -77,4 +88,10 @@ struct ImportSummary: Encodable {
   let notSent: [String]
   let stopped: Bool
   let elapsedSeconds: Double
+
+  enum CodingKeys: String, CodingKey {
+    case created, failed, interrupted, stopped
+    case notSent = "not_sent"
+    case elapsedSeconds = "elapsed_seconds"
+  }
 }
