@@ -153,10 +153,10 @@ struct KeelCommandTests {
       let target = ["--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path]
       async let first = Keel.run(["users", "create", "a:A", "b:B", "c:C"] + target)  // about 2 s at 1 request/s
       let lock = directory.appendingPathComponent(".keel.lock")
-      let deadline = ContinuousClock.now.advanced(by: .seconds(20))
-      while (try? String(contentsOf: lock, encoding: .utf8))?.isEmpty ?? true, ContinuousClock.now < deadline {
-        try await Task.sleep(for: .milliseconds(20))
+      let locked = await poll(for: .seconds(20)) {
+        !((try? String(contentsOf: lock, encoding: .utf8))?.isEmpty ?? true)
       }
+      #expect(locked, "the first command took the lock")
       let second = try await Keel.run(["users", "get", "a"] + target)
       #expect(second.status == 74)
       #expect(second.errors.contains("Another keel command (pid"), "\(second.errors)")

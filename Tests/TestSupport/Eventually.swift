@@ -14,3 +14,18 @@ public func eventually(maxYields: Int = 200_000, _ condition: () -> Bool) async 
 public func settle(yields count: Int = 2_000) async {
   for _ in 0..<count { await Task.yield() }
 }
+
+/// Checks `condition` every `interval` of real time until it holds or `timeout` has passed: for a test that waits on
+/// another process (a file it writes, a port it opens), which no test clock can advance.
+///
+/// - Returns: whether the condition held in time.
+public func poll(
+  every interval: Duration = .milliseconds(20), for timeout: Duration, until condition: () -> Bool
+) async -> Bool {
+  let deadline = ContinuousClock.now.advanced(by: timeout)
+  while !condition() {
+    guard ContinuousClock.now < deadline else { return false }
+    try? await Task.sleep(for: interval)
+  }
+  return true
+}
