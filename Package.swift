@@ -196,8 +196,8 @@ let package = Package(
     .executableTarget(
       name: "KeelCLI",
       dependencies: [
-        "Domain", "Features", "Networking", "Persistence", "RateLimiting", "Sandbox", argumentParser, logging,
-        unixSignals,
+        "Domain", "Features", "Networking", "Persistence", "Sandbox", argumentParser, locking,
+        logging, unixSignals,
       ],
       path: "Modules/CLI",
       swiftSettings: swiftSettings
