@@ -76,7 +76,7 @@ struct KeelCommandTests {
       ] {
         #expect(run.errors.contains(problem), "\(problem) in \(run.errors)")
       }
-      #expect(try await sandboxResponses("POST /v3/users", status: 200, on: sandbox.baseURL) == 0)
+      #expect(try await sandbox.control.statistics().responses("POST /v3/users", status: 200) == 0)
     }
   }
 
@@ -99,7 +99,7 @@ struct KeelCommandTests {
       #expect(created.last?["nickname"] as? String == "Bob \"the\" builder")
       #expect((summary["failed"] as? [Any])?.isEmpty == true)
       #expect(summary["stopped"] as? Bool == false)
-      #expect(try await sandboxResponses("POST /v3/users", status: 200, on: sandbox.baseURL) == 2)
+      #expect(try await sandbox.control.statistics().responses("POST /v3/users", status: 200) == 2)
     }
   }
 
@@ -122,7 +122,7 @@ struct KeelCommandTests {
       #expect(!run.killed && run.status == 130, "\(run.errors)")
       #expect(run.errors.contains("Stopping once the request in flight has finished"))
       #expect(run.errors.contains("Stopped:"))
-      let created = try await sandboxResponses("POST /v3/users", status: 200, on: sandbox.baseURL)
+      let created = try await sandbox.control.statistics().responses("POST /v3/users", status: 200)
       let output = run.lines.joined(separator: "\n")
       #expect((1..<8).contains(created))
       #expect(output.contains("Created \(created) of 8 users"), "\(output)")
@@ -184,12 +184,12 @@ struct KeelCommandTests {
       let tracked = try await Keel.run(["events", "track", "signed_up", "--property", "plan=pro"] + target)
       #expect(tracked.status == 0, "\(tracked.errors)")
       #expect(try Keel.json(tracked)["pending"] as? Int == 1)
-      #expect((try await sandboxStats(sandbox.baseURL)["eventUniques"] as? NSNumber) == nil, "not delivered yet")
+      #expect(try await sandbox.control.statistics().counter("eventUniques") == 0, "not delivered yet")
       let flushed = try await Keel.run(["events", "flush"] + target)
 
       #expect(flushed.status == 0, "\(flushed.errors)")
       #expect(try Keel.json(flushed)["pending"] as? Int == 0)
-      #expect((try await sandboxStats(sandbox.baseURL)["eventUniques"] as? NSNumber)?.intValue == 1)
+      #expect(try await sandbox.control.statistics().counter("eventUniques") == 1)
       let after = try await Keel.run(["events", "status"] + target)
       #expect(try Keel.json(after)["pending"] as? Int == 0)
     }

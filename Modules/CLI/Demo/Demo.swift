@@ -57,8 +57,7 @@ struct Demo {
         outcomes.append(Outcome(step: title, passed: false, detail: "stopped by Ctrl-C", seconds: 0))
         return outcomes
       }
-      let elapsed = started.duration(to: .now)
-      let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+      let seconds = started.duration(to: .now).inSeconds
       switch result {
       case .success(let detail):
         output.line("   ✔ \(detail) (\(String(format: "%.1f", seconds)) s)")

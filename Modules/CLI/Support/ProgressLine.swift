@@ -45,3 +45,8 @@ struct ProgressLine {
     return total < 60 ? "\(total) s" : "\(total / 60) min \(total % 60) s"
   }
 }
+
+extension Duration {
+  /// The duration in seconds, fractions included: what the CLI prints and puts in JSON.
+  var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

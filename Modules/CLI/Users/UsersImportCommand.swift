@@ -42,7 +42,7 @@ struct UsersImportCommand: AsyncParsableCommand {
     let summary = ImportSummary(
       created: report.created, failed: failures, interrupted: report.interrupted.map(\.userId),
       notSent: report.notStarted.map(\.userId), stopped: report.wasCancelled,
-      elapsedSeconds: Double(report.elapsed.components.seconds) + Double(report.elapsed.components.attoseconds) / 1e18)
+      elapsedSeconds: report.elapsed.inSeconds)
     var lines = ["Created \(report.created.count) of \(total) users in \(ProgressLine.seconds(report.elapsed))."]
     if !failures.isEmpty {
       lines.append("\(failures.count) failed:")

@@ -48,16 +48,3 @@ enum Keel {
     return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
   }
 }
-
-/// The counters of a Sandbox's `GET /_sandbox/stats`.
-func sandboxStats(_ baseURL: URL) async throws -> [String: Any] {
-  let (data, _) = try await URLSession(configuration: .ephemeral).data(
-    from: baseURL.appendingPathComponent("_sandbox/stats"))
-  return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
-}
-
-/// How many responses of `status` a Sandbox gave to `route`, such as `POST /v3/users`.
-func sandboxResponses(_ route: String, status: Int, on baseURL: URL) async throws -> Int {
-  let routes = try await sandboxStats(baseURL)["routes"] as? [String: Any]
-  return ((routes?[route] as? [String: Any])?[String(status)] as? NSNumber)?.intValue ?? 0
-}

@@ -35,10 +35,6 @@ struct SandboxRoute: Endpoint {
   static func expireTokens(on sandbox: RunningSandbox) -> SandboxRoute {
     SandboxRoute(baseURL: sandbox.baseURL, path: "/_sandbox/expire-tokens", method: .post)
   }
-
-  static func stats(on sandbox: RunningSandbox) -> SandboxRoute {
-    SandboxRoute(baseURL: sandbox.baseURL, path: "/_sandbox/stats")
-  }
 }
 
 /// An access token and the refresh token that renews it.
@@ -59,17 +55,12 @@ func signIn(_ sandbox: RunningSandbox) async throws -> SandboxSession {
 
 /// A counter from `GET /_sandbox/stats`, such as `refreshes`; 0 if absent.
 func sandboxCounter(_ name: String, on sandbox: RunningSandbox) async throws -> Int {
-  let body = try await HTTPClient().send(.data(SandboxRoute.stats(on: sandbox)))
-  let stats = try JSONSerialization.jsonObject(with: body) as? [String: Any]
-  return (stats?[name] as? NSNumber)?.intValue ?? 0
+  try await sandbox.control.statistics().counter(name)
 }
 
 /// How many responses of `status` the Sandbox gave to `route` (a pattern such as `GET /v3/users/:user_id`).
 func sandboxResponses(_ route: String, status: Int, on sandbox: RunningSandbox) async throws -> Int {
-  let body = try await HTTPClient().send(.data(SandboxRoute.stats(on: sandbox)))
-  let stats = try JSONSerialization.jsonObject(with: body) as? [String: Any]
-  let routes = stats?["routes"] as? [String: Any]
-  return ((routes?[route] as? [String: Any])?[String(status)] as? NSNumber)?.intValue ?? 0
+  try await sandbox.control.statistics().responses(route, status: status)
 }
 
 /// The chat backend's bearer tokens: `E05` is the failure a refresh cures; the refresh goes through its own client.
