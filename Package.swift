@@ -180,7 +180,7 @@ let package = Package(
 
     .target(
       name: "Sandbox",
-      dependencies: [hummingbird, httpTypes, nioCore, serviceLifecycle, logging, locking],
+      dependencies: [hummingbird, httpTypes, nioCore, serviceLifecycle, logging, locking, crypto],
       path: "Modules/Sandbox",
       swiftSettings: swiftSettings
     ),
@@ -204,7 +204,7 @@ let package = Package(
     ),
     .testTarget(
       name: "CLITests",
-      dependencies: ["KeelCLI", "Sandbox", "TestSupport", logging],
+      dependencies: ["KeelCLI", "Sandbox", "TestSupport", logging, locking],
       path: "Tests/CLITests",
       swiftSettings: swiftSettings
     ),

@@ -58,7 +58,9 @@ public enum Sandbox {
       throw Task.isCancelled
         ? CancellationError() : SandboxError(description: "The Sandbox stopped before it accepted connections.")
     }
-    return RunningSandbox(host: configuration.host, port: port, group: group, task: task)
+    return RunningSandbox(
+      host: configuration.host, port: port, controlKey: configuration.controlKey ?? configuration.accessKey,
+      group: group, task: task)
   }
 }
 

@@ -32,9 +32,19 @@ public struct SandboxConfiguration: Sendable {
   public var clock: any Clock<Duration>
   /// The level the Sandbox logs at.
   public var logLevel: Logger.Level
-  /// Where the Sandbox keeps its users and sessions between runs (a `sandbox-state.json` file); `nil` keeps
-  /// everything in memory, gone when it stops. Events, faults and stats are never kept.
+  /// Where the Sandbox keeps its users and sessions between runs (a `sandbox-state.json` file, owner-only, with
+  /// token digests rather than tokens); `nil` keeps everything in memory, gone when it stops. Events, faults and
+  /// stats are never kept.
   public var stateDirectory: URL?
+  /// A secret every request must carry in the `Sandbox-Key` header; any other is answered 401 before its body is
+  /// read, and reads or changes nothing. `nil`, the default, is open mode: any process that can reach the port is
+  /// served. The `keel` CLI's embedded Sandbox sets one, kept owner-only in the data directory, so that other users
+  /// of the machine cannot read or wipe it.
+  public var accessKey: String?
+  /// A secret the control plane (`/_sandbox`: faults, reset, stats) requires in `Sandbox-Key`, on top of being
+  /// reached from loopback; `nil` falls back to ``accessKey``, and with neither the control plane is open to every
+  /// loopback peer. ``RunningSandbox/control`` presents it.
+  public var controlKey: String?
 
   /// Requests per second per tenant for each kind of `/v3` route, like a free-trial Sendbird application.
   public struct RateLimits: Sendable, Hashable {
@@ -69,7 +79,9 @@ public struct SandboxConfiguration: Sendable {
     faults: [SandboxFault] = [],
     clock: any Clock<Duration> = ContinuousClock(),
     logLevel: Logger.Level = .info,
-    stateDirectory: URL? = nil
+    stateDirectory: URL? = nil,
+    accessKey: String? = nil,
+    controlKey: String? = nil
   ) {
     self.host = host
     self.port = port
@@ -83,5 +95,7 @@ public struct SandboxConfiguration: Sendable {
     self.clock = clock
     self.logLevel = logLevel
     self.stateDirectory = stateDirectory
+    self.accessKey = accessKey
+    self.controlKey = controlKey
   }
 }

@@ -2,7 +2,9 @@ import ArgumentParser
 import Domain
 import Foundation
 import Logging
+import Networking
 import Sandbox
+import UnixSignals
 
 /// `keel demo`: Keel end to end on an embedded Sandbox, each step printed with its outcome.
 struct DemoCommand: AsyncParsableCommand {
@@ -39,17 +41,36 @@ struct DemoCommand: AsyncParsableCommand {
   func run() async throws {
     LoggingBootstrap.once()
     let output = Output(json: json)
-    let sandbox = baseURL == nil ? try await Sandbox.start(SandboxConfiguration(logLevel: .error)) : nil
+    DemoDirectory.removeAbandoned()
+    // The embedded Sandbox serves only this process (it holds the key), so no other user can disturb the demo.
+    let key = SandboxKey.random()
+    let sandbox =
+      baseURL == nil ? try await Sandbox.start(SandboxConfiguration(logLevel: .error, accessKey: key)) : nil
     let url = sandbox?.baseURL ?? URL(string: baseURL ?? "")!
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "keel-demo-\(UUID().uuidString)", isDirectory: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
+    let directory = try DemoDirectory.make()
+    defer { DemoDirectory.remove(directory) }
     output.line("Keel demo on \(sandbox == nil ? "the Sandbox" : "an embedded Sandbox") at \(url.absoluteString)\n")
 
+    var configuration = Self.configuration(url, directory: directory, level: logLevel)
+    if sandbox != nil { configuration.transport = SandboxKeyTransport(base: URLSessionTransport(), origin: url, key: key) }
     let demo = Demo(
-      dependencies: Dependencies.live(configuration: Self.configuration(url, directory: directory, level: logLevel)),
-      control: SandboxControl(baseURL: url), output: output, size: quick ? .quick : .full)
-    let outcomes = await demo.run()
+      dependencies: Dependencies.live(configuration: configuration),
+      control: sandbox?.control ?? SandboxControl(baseURL: url), output: output, size: quick ? .quick : .full)
+    // SIGTERM or SIGHUP (a closed terminal, a CI timeout) ends the demo as cleanly as its last step does: the
+    // Sandbox stops and the temporary directory goes.
+    let stopping = await UnixSignalsSequence(trapping: .sigterm, .sighup)
+    let running = Task { await demo.run() }
+    let watching = Task {
+      for await signal in stopping {
+        running.cancel()
+        await sandbox?.stop()
+        DemoDirectory.remove(directory)
+        output.note("keel: stopped by \(signal == .sigterm ? "SIGTERM" : "SIGHUP").")
+        Foundation.exit(128 + (signal == .sigterm ? SIGTERM : SIGHUP))
+      }
+    }
+    let outcomes = await running.value
+    watching.cancel()
     await sandbox?.stop()
 
     let failed = outcomes.filter { !$0.passed }

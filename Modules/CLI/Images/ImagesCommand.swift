@@ -27,7 +27,11 @@ struct ImagesGetCommand: AsyncParsableCommand {
   @Argument(help: "The image's URL, or a path on the target server.")
   var url: String
 
-  @Option(help: "Write the image to this file.")
+  @Option(
+    help: ArgumentHelp(
+      "Write the image to this file; - writes it to standard output.",
+      discussion: "A regular file is replaced whole (a new file renamed over it); a device or a FIFO is written "
+        + "to; a symbolic link is followed."))
   var output: String?
 
   @OptionGroup var global: GlobalOptions
@@ -39,6 +43,13 @@ struct ImagesGetCommand: AsyncParsableCommand {
     let file: String?
   }
 
+  func validate() throws {
+    if output == "-" && global.json {
+      throw ValidationError("--output - writes the image to standard output, where --json would go: choose one.")
+    }
+    if output?.isEmpty == true { throw ValidationError("--output is empty; give a file, or - for standard output.") }
+  }
+
   func run() async throws {
     try await global.run { context in
       let loader = try context.dependencies.images
@@ -48,16 +59,11 @@ struct ImagesGetCommand: AsyncParsableCommand {
       let after = loader.statistics
       let source =
         after.memoryHits > before.memoryHits ? "memory" : after.diskHits > before.diskHits ? "disk" : "network"
-      if let output {
-        do {
-          try data.write(to: URL(fileURLWithPath: output), options: .atomic)
-        } catch {
-          throw CommandFailure(.localStorage, "Cannot write \(output): \(error.localizedDescription.clause).")
-        }
-      }
-      try context.output.result(
-        Loaded(url: address.absoluteString, bytes: data.count, source: source, file: output),
-        human: "Loaded \(data.count) bytes from the \(source)" + (output.map { ", written to \($0)." } ?? "."))
+      if let output { try OutputFile.write(data, to: output) }
+      let loaded = Loaded(url: address.absoluteString, bytes: data.count, source: source, file: output)
+      let human = "Loaded \(data.count) bytes from the \(source)" + (output.map { ", written to \($0)." } ?? ".")
+      // Standard output holds the image itself: the summary goes to standard error.
+      if output == "-" { context.output.note(human) } else { try context.output.result(loaded, human: human) }
     }
   }
 
@@ -68,14 +74,20 @@ struct ImagesGetCommand: AsyncParsableCommand {
       }
       return absolute
     }
-    guard url.hasPrefix("/"), let relative = URL(string: url) else {
+    // `//host/x.png` is a reference to another server, not a path on this one.
+    guard url.hasPrefix("/"), !url.hasPrefix("//"), !url.hasPrefix("/\\"), let relative = URL(string: url) else {
       throw CommandFailure(
         .invalidInput, "'\(url)' is neither an http(s) URL nor a path such as /images/1.png. Nothing was sent.")
     }
     guard let base = context.target.baseURL else {
       throw CommandFailure(.usage, "A path such as \(url) needs a server: give a full URL, or --base-url.")
     }
-    return URL(string: relative.absoluteString, relativeTo: base)?.absoluteURL ?? base
+    guard let resolved = URL(string: relative.absoluteString, relativeTo: base)?.absoluteURL,
+      SandboxKeyTransport.sameOrigin(resolved, base)
+    else {
+      throw CommandFailure(.invalidInput, "'\(url)' does not stay on \(base.absoluteString). Nothing was sent.")
+    }
+    return resolved
   }
 }
 

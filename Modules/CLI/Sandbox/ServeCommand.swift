@@ -1,5 +1,11 @@
 import ArgumentParser
 import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 import Logging
 import Sandbox
 import UnixSignals
@@ -52,8 +58,21 @@ struct ServeCommand: AsyncParsableCommand {
   @Option(help: "trace, debug, info, notice, warning, error or critical.")
   var logLevel = "info"
 
+  @Option(
+    help: ArgumentHelp(
+      "A secret the control plane (/_sandbox: faults, reset, stats) requires in the Sandbox-Key header.",
+      discussion: "Also KEEL_SANDBOX_CONTROL_KEY. Without it, any process on this machine may use the control plane."))
+  var controlKey: String?
+
   func validate() throws {
     guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got \(port)") }
+    guard Self.isAddress(host) else {
+      throw ValidationError(
+        "--host \(host) is not an address this machine can bind, such as 127.0.0.1, ::1 or localhost.")
+    }
+    if let key = resolvedControlKey, key.isEmpty || key.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) {
+      throw ValidationError("--control-key must be non-empty, without spaces or control characters.")
+    }
     guard Logger.Level(rawValue: logLevel) != nil else {
       throw ValidationError("--log-level \(logLevel) is not a level")
     }
@@ -79,11 +98,51 @@ struct ServeCommand: AsyncParsableCommand {
 
   func run() async throws {
     LoggingSystem.bootstrap(StreamLogHandler.standardError)
-    let sandbox = try await Sandbox.start(configuration)
+    let sandbox: RunningSandbox
+    do {
+      sandbox = try await Sandbox.start(configuration)
+    } catch {
+      let failure = CommandFailure(
+        .network,
+        "Cannot serve on \(host):\(port): \(Self.reason(error)). Pick another --port (0 for any free one) or --host.")
+      Output(json: false).fail(failure)
+      throw ExitCode(failure.status.rawValue)
+    }
     // Written straight to the file descriptor, so that a script reading the pipe gets it at once.
     FileHandle.standardOutput.write(Data((sandbox.baseURL.absoluteString + "\n").utf8))
     for await _ in await UnixSignalsSequence(trapping: .sigint, .sigterm) { break }
     await sandbox.stop()
+  }
+
+  /// The control key from `--control-key` or `KEEL_SANDBOX_CONTROL_KEY`.
+  private var resolvedControlKey: String? {
+    controlKey ?? ProcessInfo.processInfo.environment["KEEL_SANDBOX_CONTROL_KEY"]
+  }
+
+  /// Whether `host` is an IPv4 or IPv6 literal, or a name this machine resolves.
+  private static func isAddress(_ host: String) -> Bool {
+    var v4 = in_addr()
+    var v6 = in6_addr()
+    if inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1 { return true }
+    guard !host.isEmpty, host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-.".contains($0)) }),
+      host.contains(where: \.isLetter)
+    else { return false }
+    var result: UnsafeMutablePointer<addrinfo>?
+    defer { if let result { freeaddrinfo(result) } }
+    return getaddrinfo(host, nil, nil, &result) == 0
+  }
+
+  /// Why the server could not start, in words: `the address is already in use`.
+  private static func reason(_ error: any Error) -> String {
+    let text = "\(error)"
+    if text.contains("errno: 98") || text.contains("Address already in use") { return "the address is already in use" }
+    if text.contains("errno: 99") || text.contains("Cannot assign requested address") {
+      return "this machine has no such address"
+    }
+    if text.contains("errno: 13") || text.contains("Permission denied") {
+      return "permission denied (ports below 1024 need privileges)"
+    }
+    return "the server could not start"
   }
 
   private var configuration: SandboxConfiguration {
@@ -91,7 +150,7 @@ struct ServeCommand: AsyncParsableCommand {
       host: host, port: port, apiTokens: Set(apiTokens), rateLimitsEnabled: !noRateLimit,
       accessTokenTTL: .milliseconds(Int(accessTokenTtl * 1_000)),
       refreshTokenTTL: .milliseconds(Int(refreshTokenTtl * 1_000)),
-      logLevel: Logger.Level(rawValue: logLevel) ?? .info)
+      logLevel: Logger.Level(rawValue: logLevel) ?? .info, controlKey: resolvedControlKey)
     if !accounts.isEmpty {
       configuration.accounts = Dictionary(
         accounts.map { account in

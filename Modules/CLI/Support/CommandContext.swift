@@ -25,6 +25,17 @@ struct CommandContext: Sendable {
     return users
   }
 
+  /// Fails, after the result was printed, when the user cache could not keep what the command changed (a full disk,
+  /// a read-only data directory): the server has the change, this machine's cache does not.
+  func requireCacheWritten(_ users: UserManager) throws {
+    guard let problem = users.store.writeFailure else { return }
+    throw CommandFailure(
+      .localStorage,
+      "The server has the change, but the local user cache could not keep it: \(problem.clause). "
+        + "Free space in, or fix the permissions of, \(options.dataDirectory.path).",
+      followsResult: true)
+  }
+
   /// Fails with a usage error when the target has no chat backend (the Sendbird cloud): `what` needs one.
   func requireBackend(for what: String) throws {
     guard target.baseURL != nil else {
@@ -61,7 +72,8 @@ extension GlobalOptions {
   private func configuration(for target: Target) -> KeelConfiguration {
     // Events are stored by `track` and delivered by `flush` alone: a command never leaves an upload half done.
     var configuration = KeelConfiguration(
-      dataDirectory: dataDirectory, events: EventTrackerConfiguration(deliversOnItsOwn: false), logLevel: level)
+      dataDirectory: dataDirectory, events: EventTrackerConfiguration(deliversOnItsOwn: false), logLevel: level,
+      transport: target.transport)
     if let url = target.baseURL {
       configuration.sendbirdBaseURL = url
       configuration.backendBaseURL = url

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 #if canImport(Glibc)
   import Glibc
@@ -15,10 +16,11 @@ enum DataDirectoryLock {
   ///   command holds it.
   static func acquire(_ directory: URL) throws {
     do {
-      try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+      // Created 0700 when new; a directory the user made is left as it is (it may be their home).
+      try OwnerOnlyFiles.makeDirectory(directory, ownedByKeel: false)
     } catch {
       throw CommandFailure(
-        .localStorage, "Cannot use the data directory \(directory.path): \(Self.reason(error)). Check --data-dir.")
+        .localStorage, "Cannot use the data directory \(directory.path): \(error.reason.lowercased()). Check --data-dir.")
     }
     let path = directory.appendingPathComponent(".keel.lock").path
     let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
@@ -38,13 +40,5 @@ enum DataDirectoryLock {
     _ = ftruncate(descriptor, 0)
     let pid = "\(getpid())\n"
     _ = pid.withCString { write(descriptor, $0, strlen($0)) }
-  }
-
-  private static func reason(_ error: any Error) -> String {
-    let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-    if let code = underlying.map({ Int32($0.code) }), underlying?.domain == NSPOSIXErrorDomain {
-      return String(cString: strerror(code)).lowercased()
-    }
-    return "a file is in the way, or it is not writable"
   }
 }

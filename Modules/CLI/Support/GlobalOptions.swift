@@ -35,6 +35,14 @@ struct GlobalOptions: ParsableArguments {
       }
     }
     if let appId = resolvedAppID, appId.isEmpty { throw ValidationError("--app-id is empty.") }
+    if let token = resolvedAPIToken,
+      token.isEmpty || token.unicodeScalars.contains(where: { $0.value < 0x21 || (0x7F...0x9F).contains($0.value) })
+    {
+      throw ValidationError("--api-token must be non-empty, without spaces or control characters.")
+    }
+    if let dataDir, dataDir.trimmingCharacters(in: .whitespaces).isEmpty {
+      throw ValidationError("--data-dir is empty; give a directory, or leave the option out for the default.")
+    }
   }
 
   /// Fails unless `logLevel` names a level.

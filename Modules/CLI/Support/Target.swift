@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import Logging
+import Networking
 import Sandbox
 
 /// The server a command talks to: the one `--base-url` names, the Sendbird cloud for `--app-id` alone, or else a
@@ -10,8 +11,9 @@ enum Target {
   case server(URL)
   /// The Sendbird cloud, for the application `--app-id` names; it has no sign-in, events or images API.
   case sendbirdCloud
-  /// A Sandbox on 127.0.0.1, running while the command does; its users and sessions stay in the data directory.
-  case embedded(RunningSandbox)
+  /// A Sandbox on 127.0.0.1, running while the command does; its users and sessions stay in the data directory,
+  /// and it serves only requests that carry `key` (``SandboxKey``).
+  case embedded(RunningSandbox, key: String)
 
   /// The application id used with a Sandbox when none is given.
   static let sandboxApplicationID = "keel-sandbox"
@@ -22,9 +24,10 @@ enum Target {
   static func resolve(_ options: GlobalOptions, output: Output) async throws -> Target {
     if let baseURL = options.resolvedBaseURL, let url = URL(string: baseURL) { return .server(url) }
     if options.resolvedAppID != nil { return .sendbirdCloud }
+    let directory = options.dataDirectory.appendingPathComponent("sandbox", isDirectory: true)
+    let key = try SandboxKey.load(in: directory)
     var configuration = SandboxConfiguration(
-      port: stablePort(for: options.dataDirectory), logLevel: .warning,
-      stateDirectory: options.dataDirectory.appendingPathComponent("sandbox"))
+      port: stablePort(for: options.dataDirectory), logLevel: .warning, stateDirectory: directory, accessKey: key)
     let sandbox: RunningSandbox
     do {
       sandbox = try await Sandbox.start(configuration)
@@ -32,8 +35,10 @@ enum Target {
       configuration.port = 0  // taken: any free port will do, at the cost of image-cache hits for this command
       sandbox = try await Sandbox.start(configuration)
     }
-    output.note("keel: no --base-url or --app-id: using the embedded Sandbox kept in \(options.dataDirectory.path).")
-    return .embedded(sandbox)
+    output.note(
+      "keel: no --base-url or --app-id: using the embedded Sandbox at \(sandbox.baseURL.absoluteString) "
+        + "(it serves only this user), kept in \(options.dataDirectory.path).")
+    return .embedded(sandbox, key: key)
   }
 
   /// The port an embedded Sandbox asks for first: the same for a data directory every time, so that the URLs it
@@ -48,12 +53,18 @@ enum Target {
     switch self {
     case .server(let url): url
     case .sendbirdCloud: nil
-    case .embedded(let sandbox): sandbox.baseURL
+    case .embedded(let sandbox, _): sandbox.baseURL
     }
+  }
+
+  /// What Keel's services send through: URLSession, which adds the embedded Sandbox's key to its requests.
+  var transport: any HTTPTransport {
+    guard case .embedded(let sandbox, let key) = self else { return URLSessionTransport() }
+    return SandboxKeyTransport(base: URLSessionTransport(), origin: sandbox.baseURL, key: key)
   }
 
   /// Stops an embedded Sandbox.
   func stop() async {
-    if case .embedded(let sandbox) = self { await sandbox.stop() }
+    if case .embedded(let sandbox, _) = self { await sandbox.stop() }
   }
 }

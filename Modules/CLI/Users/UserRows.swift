@@ -16,36 +16,45 @@ struct UserRows {
 
   /// The most problems listed before the rest are counted only.
   static let listedProblems = 20
+  /// The largest import file, in bytes: 32 MiB, about 300,000 rows of typical users. Reading stops one byte past
+  /// it, so an endless stream costs no more memory than this.
+  static let maxBytes = 32 << 20
+  /// The most users one import creates: 100,000, a day and more at one request per second.
+  static let maxRows = 100_000
 
-  /// Reads `file`.
+  /// Reads `path` (`-` is standard input), at most ``maxBytes`` of it.
   ///
   /// - Throws: ``CommandFailure`` of ``ExitStatus/noInput`` when the file cannot be read, or
-  ///   ``ExitStatus/invalidInput`` listing every bad row (empty id, empty nickname, too long, an id twice, a
-  ///   malformed line).
+  ///   ``ExitStatus/invalidInput`` for a file over the limits or listing every bad row (empty id, empty nickname,
+  ///   too long, an id twice, a malformed line).
   static func read(_ path: String) throws -> UserRows {
-    let url = URL(fileURLWithPath: path)
-    let data: Data
-    if path == "-" {
-      data = FileHandle.standardInput.readDataToEndOfFile()
-    } else {
-      var isDirectory: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-        throw CommandFailure(.noInput, "Cannot read \(path): no such file. Check the path.")
-      }
-      guard !isDirectory.boolValue else {
-        throw CommandFailure(.noInput, "Cannot read \(path): it is a directory. Give a CSV or JSON file.")
-      }
-      do {
-        data = try Data(contentsOf: url)
-      } catch {
-        throw CommandFailure(.noInput, "Cannot read \(path): \(Self.reason(error)). Check its permissions.")
-      }
+    let data = try BoundedInput.read(path, limit: maxBytes)
+    guard data.count <= maxBytes else {
+      throw CommandFailure(
+        .invalidInput,
+        "\(path == "-" ? "Standard input" : path) is larger than \(maxBytes >> 20) MiB, the import limit; split it into smaller files. Nothing was sent.")
     }
+    return try parse(data, from: path == "-" ? "standard input" : path)
+  }
+
+  /// The users of `data`, an import file's contents, checked in full; `path` names it in messages.
+  static func parse(_ data: Data, from path: String) throws -> UserRows {
     guard let text = String(data: data, encoding: .utf8) else {
       throw CommandFailure(.invalidInput, "\(path) is not UTF-8 text; save it as UTF-8 CSV or JSON.")
     }
-    let isJSON = text.first(where: { !$0.isWhitespace && $0 != "\u{FEFF}" }) == "["
-    let (rows, problems) = isJSON ? parseJSON(data) : parseCSV(text)
+    let opening = text.first(where: { !$0.isWhitespace && $0 != "\u{FEFF}" })
+    if opening == "{" {
+      throw CommandFailure(
+        .invalidInput,
+        "\(path) is a JSON object; an import file is a JSON array of {\"user_id\", \"nickname\", \"profile_url\"} "
+          + "objects, or CSV. Nothing was sent.")
+    }
+    let (rows, problems) = opening == "[" ? parseJSON(data) : parseCSV(text)
+    guard rows.count + problems.count <= maxRows else {
+      throw CommandFailure(
+        .invalidInput,
+        "\(path) has more than \(maxRows) users, the import limit; split it into smaller files. Nothing was sent.")
+    }
     let checked = check(rows, problems: problems)
     guard checked.problems.isEmpty else {
       let shown = checked.problems.prefix(listedProblems).joined(separator: "; ")
@@ -113,42 +122,65 @@ struct UserRows {
   }
 
   private static func parseJSON(_ data: Data) -> ([Row], [String]) {
-    guard let entries = try? JSONSerialization.jsonObject(with: data) as? [Any] else {
+    guard let entries = try? JSONDecoder().decode([JSONEntry].self, from: data) else {
       return ([], ["the file is not a JSON array of {\"user_id\", \"nickname\", \"profile_url\"} objects"])
     }
-    let keys: Set<String> = ["user_id", "nickname", "profile_url"]
     var rows: [Row] = []
     var problems: [String] = []
     for (index, entry) in entries.enumerated() {
       let place = "entry \(index + 1)"
-      guard let object = entry as? [String: Any] else {
-        problems.append("\(place): not an object")
-        continue
+      switch entry {
+      case .user(let userId, let nickname, let url):
+        rows.append(Row(place: place, params: UserCreationParams(userId: userId, nickname: nickname, profileURL: url)))
+      case .problem(let problem):
+        problems.append("\(place): \(problem)")
       }
-      let unknown = object.keys.filter { !keys.contains($0) }.sorted()
-      guard unknown.isEmpty else {
-        problems.append(
-          "\(place): unknown key \(unknown.joined(separator: ", ")) (the keys are user_id, nickname, profile_url)")
-        continue
-      }
-      guard let userId = object["user_id"] as? String, let nickname = object["nickname"] as? String else {
-        problems.append("\(place): user_id and nickname must be strings")
-        continue
-      }
-      guard object["profile_url"] == nil || object["profile_url"] is NSNull || object["profile_url"] is String else {
-        problems.append("\(place): profile_url must be a string")
-        continue
-      }
-      let url = (object["profile_url"] as? String).flatMap { $0.isEmpty ? nil : $0 }
-      rows.append(Row(place: place, params: UserCreationParams(userId: userId, nickname: nickname, profileURL: url)))
     }
     return (rows, problems)
   }
 
-  private static func reason(_ error: any Error) -> String {
-    let error = error as NSError
-    if error.domain == NSCocoaErrorDomain, error.code == NSFileReadNoSuchFileError { return "no such file" }
-    if error.domain == NSCocoaErrorDomain, error.code == NSFileReadNoPermissionError { return "permission denied" }
-    return error.localizedDescription
+  /// One element of a JSON import: a user, or what is wrong with it. Decoded straight from the bytes (no
+  /// `JSONSerialization` tree of the whole file), and never failing for one bad entry, so that every one is listed.
+  private enum JSONEntry: Decodable {
+    case user(userId: String, nickname: String, profileURL: String?)
+    case problem(String)
+
+    private struct Key: CodingKey {
+      var stringValue: String
+      var intValue: Int? { nil }
+      init(stringValue: String) { self.stringValue = stringValue }
+      init?(intValue: Int) { nil }
+    }
+
+    private static let keys: Set<String> = ["user_id", "nickname", "profile_url"]
+
+    init(from decoder: any Decoder) throws {
+      guard let object = try? decoder.container(keyedBy: Key.self) else {
+        self = .problem("not an object")
+        return
+      }
+      let unknown = object.allKeys.map(\.stringValue).filter { !Self.keys.contains($0) }.sorted()
+      guard unknown.isEmpty else {
+        self = .problem(
+          "unknown key \(unknown.joined(separator: ", ")) (the keys are user_id, nickname, profile_url)")
+        return
+      }
+      guard let userId = try? object.decode(String.self, forKey: Key(stringValue: "user_id")),
+        let nickname = try? object.decode(String.self, forKey: Key(stringValue: "nickname"))
+      else {
+        self = .problem("user_id and nickname must be strings")
+        return
+      }
+      let urlKey = Key(stringValue: "profile_url")
+      var url: String?
+      if object.contains(urlKey), (try? object.decodeNil(forKey: urlKey)) != true {
+        guard let value = try? object.decode(String.self, forKey: urlKey) else {
+          self = .problem("profile_url must be a string")
+          return
+        }
+        url = value.isEmpty ? nil : value
+      }
+      self = .user(userId: userId, nickname: nickname, profileURL: url)
+    }
   }
 }

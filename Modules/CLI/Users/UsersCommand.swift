@@ -14,10 +14,12 @@ struct UsersCommand: AsyncParsableCommand {
 }
 
 extension User {
-  /// `alice  Alice  https://…`: one line per user.
+  /// `alice  Alice  https://…`: one line per user, whatever its fields hold (control characters and line breaks
+  /// from the server are escaped).
   var line: String {
     let name = nickname.flatMap { $0.isEmpty ? nil : $0 } ?? "(no nickname)"
-    return [userId, name, profileURL ?? ""].filter { !$0.isEmpty }.joined(separator: "  ")
+    return [userId, name, profileURL ?? ""].filter { !$0.isEmpty }.map { Output.printable($0) }
+      .joined(separator: "  ")
   }
 }
 

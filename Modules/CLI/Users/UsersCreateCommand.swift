@@ -42,6 +42,7 @@ struct UsersCreateCommand: AsyncParsableCommand {
       }
       try context.output.result(
         UserList(users: created), human: created.map { "Created \($0.line)" }.joined(separator: "\n"))
+      try context.requireCacheWritten(manager)
     }
   }
 

@@ -29,8 +29,10 @@ struct UsersUpdateCommand: AsyncParsableCommand {
         throw CommandFailure(.invalidInput, "The new nickname is empty; give one. Nothing was sent.")
       }
       let params = UserUpdateParams(userId: userId, nickname: nickname, profileURL: profileUrl)
-      let user = try await context.users().updateUser(params: params)
+      let users = try context.users()
+      let user = try await users.updateUser(params: params)
       try context.output.result(user, human: "Updated \(user.line)")
+      try context.requireCacheWritten(users)
     }
   }
 }

@@ -20,34 +20,45 @@ extension Dependencies {
       clock: environment.clock, now: environment.now, logger: environment.logger)
   }
 
-  static func makeImages(_ configuration: KeelConfiguration, _ environment: Environment) throws -> ImageLoader {
+  static func makeImages(
+    _ configuration: KeelConfiguration, _ environment: Environment, scratch: ScratchDirectory
+  ) throws -> ImageLoader {
     let client = HTTPClient(
       transport: environment.transport, interceptors: [RetryPolicy()], clock: environment.clock,
       logger: environment.logger)
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("keel-images-\(UUID().uuidString)")
     let cache: HybridCache<CachedImage>
     do {
       cache = try ImageLoader.makeCache(
-        directory: environment.dataDirectory?.appendingPathComponent("images", isDirectory: true) ?? scratch,
+        directory: environment.dataDirectory?.appendingPathComponent("images", isDirectory: true)
+          ?? scratch.folder("images"),
         limits: configuration.imageCache, now: environment.now)
     } catch let error as ImageLoaderError {
       throw error
     } catch {
-      environment.logger.error("The image cache cannot use its directory; a temporary one stands in: \(error)")
-      cache = try ImageLoader.makeCache(directory: scratch, limits: configuration.imageCache, now: environment.now)
+      environment.logger.error(
+        "The image cache cannot use its directory; a temporary one, removed at the end, stands in: \(error)")
+      cache = try ImageLoader.makeCache(
+        directory: scratch.folder("images"), limits: configuration.imageCache, now: environment.now)
     }
     return ImageLoader(
       client: client, cache: cache, defaultMaxAge: configuration.imageCache.defaultMaxAge, now: environment.now,
       logger: environment.logger)
   }
 
-  static func makeEvents(_ configuration: KeelConfiguration, _ environment: Environment) throws -> EventTracker {
+  static func makeEvents(
+    _ configuration: KeelConfiguration, _ environment: Environment, scratch: ScratchDirectory
+  ) throws -> EventTracker {
     guard let apiToken = configuration.eventsAPIToken else {
       throw EventTrackerError(.invalidConfiguration, "Event tracking needs KeelConfiguration.eventsAPIToken.")
     }
-    let queueURL =
-      environment.dataDirectory?.appendingPathComponent("events.sqlite")
-      ?? FileManager.default.temporaryDirectory.appendingPathComponent("keel-events-\(UUID().uuidString).sqlite")
+    let queueURL: URL
+    do {
+      queueURL =
+        try environment.dataDirectory?.appendingPathComponent("events.sqlite")
+        ?? scratch.folder("events").appendingPathComponent("events.sqlite")
+    } catch {
+      throw EventTrackerError(.storage, "No directory can hold the event queue: \(error).")
+    }
     return try EventTracker(
       baseURL: configuration.eventsBaseURL ?? configuration.backendBaseURL, apiToken: apiToken, queueURL: queueURL,
       transport: environment.transport, monitor: environment.monitor, configuration: configuration.events,

@@ -33,6 +33,8 @@ public final class Dependencies: Sendable {
   /// Built on first use like the others, but their builds can fail, and a failed one is tried again on the next use.
   private let imagesService = Locked<ImageLoader?>(nil)
   private let eventsService = Locked<EventTracker?>(nil)
+  /// Where the image cache and the event queue go when there is no data directory; removed with this object.
+  private let scratch = ScratchDirectory()
 
   private init(configuration: KeelConfiguration, environment: Environment) {
     self.configuration = configuration
@@ -54,7 +56,7 @@ public final class Dependencies: Sendable {
     get throws {
       try imagesService.withLock { loader in
         if let loader { return loader }
-        let made = try Self.makeImages(configuration, environment)
+        let made = try Self.makeImages(configuration, environment, scratch: scratch)
         loader = made
         return made
       }
@@ -69,7 +71,7 @@ public final class Dependencies: Sendable {
     get throws {
       try eventsService.withLock { tracker in
         if let tracker { return tracker }
-        let made = try Self.makeEvents(configuration, environment)
+        let made = try Self.makeEvents(configuration, environment, scratch: scratch)
         tracker = made
         return made
       }
@@ -89,7 +91,7 @@ public final class Dependencies: Sendable {
     logger.logLevel = configuration.logLevel
     var directory: URL? = configuration.resolvedDataDirectory
     do {
-      if let directory { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
+      if let directory { try OwnerOnlyFiles.makeDirectory(directory, ownedByKeel: false) }
     } catch {
       logger.error("\(configuration.resolvedDataDirectory.path) cannot hold Keel's files; memory it is: \(error)")
       directory = nil
@@ -112,9 +114,9 @@ public final class Dependencies: Sendable {
     _ configuration: KeelConfiguration, logger: Logger
   ) -> (any HTTPTransport, any NetworkMonitor) {
     #if canImport(Network)
-      return (URLSessionTransport(), PathNetworkMonitor())
+      return (configuration.transport ?? URLSessionTransport(), PathNetworkMonitor())
     #else
-      let base = URLSessionTransport()
+      let base = configuration.transport ?? URLSessionTransport()
       let probe = InferredNetworkMonitor.probe(configuration.eventsBaseURL ?? configuration.backendBaseURL, over: base)
       let monitor = InferredNetworkMonitor(probe: probe, clock: ContinuousClock(), logger: logger)
       return (MonitoredTransport(base, reportingTo: monitor), monitor)

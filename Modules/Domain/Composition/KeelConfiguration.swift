@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Networking
 import RateLimiting
 
 /// What an app tells Keel about its backends, its files and its limits; ``Dependencies/live(configuration:)`` builds
@@ -35,13 +36,18 @@ public struct KeelConfiguration: Sendable {
   public var imageCache: ImageCacheLimits
   /// The least severe log level Keel's loggers pass on.
   public var logLevel: Logger.Level
+  /// What every service sends its requests through; `nil`, the default, is URLSession. An app passes its own to add
+  /// a header its gateway wants, pin certificates or record traffic; on Linux it is still watched by the network
+  /// monitor.
+  public var transport: (any HTTPTransport)?
 
   /// A configuration; every parameter has the default its property describes.
   public init(
     sendbirdBaseURL: URL? = nil, backendBaseURL: URL = URL(string: "http://127.0.0.1:8080")!,
     dataDirectory: URL? = nil, usersRate: Rate = .perSecond(1), usersQueueCapacity: Int = 10,
     eventsBaseURL: URL? = nil, eventsAPIToken: String? = nil, events: EventTrackerConfiguration = .init(),
-    imageCache: ImageCacheLimits = ImageCacheLimits(), logLevel: Logger.Level = .info
+    imageCache: ImageCacheLimits = ImageCacheLimits(), logLevel: Logger.Level = .info,
+    transport: (any HTTPTransport)? = nil
   ) {
     self.sendbirdBaseURL = sendbirdBaseURL
     self.backendBaseURL = backendBaseURL
@@ -53,6 +59,7 @@ public struct KeelConfiguration: Sendable {
     self.events = events
     self.imageCache = imageCache
     self.logLevel = logLevel
+    self.transport = transport
   }
 
   /// The data directory, or the default one when none is set.

@@ -71,7 +71,7 @@ public final class EventTracker: Sendable {
   ///
   /// - Parameters:
   ///   - baseURL: The ingestion API (`/v1/events/batch` below it).
-  ///   - apiToken: The token sent in the `Api-Token` header; not empty.
+  ///   - apiToken: The token sent in the `Api-Token` header; not empty, no spaces or control characters.
   ///   - queueURL: The queue's database file; one tracker per file.
   ///   - transport: How uploads travel.
   ///   - monitor: Whether the device is online; uploads wait while it says offline.
@@ -91,6 +91,11 @@ public final class EventTracker: Sendable {
   ) throws {
     try configuration.validate()
     guard !apiToken.isEmpty else { throw EventTrackerError(.invalidConfiguration, "The API token is empty.") }
+    // A header value with a line break or another control character would be refused by the transport, or split
+    // the request; spaces have no place in a token either.
+    guard !apiToken.unicodeScalars.contains(where: { UserValidation.isRefused($0) || $0 == " " }) else {
+      throw EventTrackerError(.invalidConfiguration, "The API token holds spaces or control characters.")
+    }
     do {
       queue = try DurableQueue(
         url: queueURL, capacity: configuration.capacity, overflow: configuration.overflow,

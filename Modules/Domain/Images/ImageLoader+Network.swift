@@ -10,6 +10,8 @@ extension ImageLoader {
     case image(Data, etag: String?, cacheControl: CacheControl)
     /// `304`: the cached copy is current.
     case notModified(etag: String?, cacheControl: CacheControl)
+    /// A 2xx whose body is not an image: neither returned nor kept.
+    case notAnImage(contentType: String?, size: Int)
     /// A 3xx other than 304 that the transport did not follow.
     case unexpected(status: Int)
   }
@@ -21,7 +23,11 @@ extension ImageLoader {
       let cacheControl = CacheControl(raw.header("Cache-Control"))
       switch raw.status {
       case 304: return .notModified(etag: raw.header("ETag"), cacheControl: cacheControl)
-      case 200..<300: return .image(raw.body, etag: raw.header("ETag"), cacheControl: cacheControl)
+      case 200..<300:
+        guard ImageFormat.isImage(raw.body, contentType: raw.header("Content-Type")) else {
+          return .notAnImage(contentType: raw.header("Content-Type"), size: raw.body.count)
+        }
+        return .image(raw.body, etag: raw.header("ETag"), cacheControl: cacheControl)
       default: return .unexpected(status: raw.status)
       }
     }
@@ -47,6 +53,10 @@ extension ImageLoader {
       keep(data, etag: etag, cacheControl, forKey: key, url: url)
       count(validator == nil ? \.networkLoads : \.revalidationsModified)
       return data
+    case .notAnImage(let contentType, let size):
+      throw ImageLoaderError(
+        .notAnImage,
+        "\(Self.describe(url)) is not an image (\(contentType ?? "no Content-Type"), \(size) bytes); it was not kept.")
     case .unexpected(let status):
       throw unexpected(status, url)
     }

@@ -138,6 +138,7 @@ public final class ImageLoader: Sendable {
     var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
     components?.query = nil
     components?.fragment = nil
+    if components?.percentEncodedPassword != nil { components?.percentEncodedPassword = LogRedaction.mask }
     return components?.string ?? "an image URL"
   }
 }

@@ -16,6 +16,9 @@ public struct ImageLoaderError: Error, Sendable, Equatable, CustomStringConverti
 
     /// The URL has no `http` or `https` scheme, or no host; nothing was sent.
     public static let invalidURL = Kind("invalidURL")
+    /// The server answered with something that is not an image (an HTML page, a JSON error with status 200): it
+    /// is neither returned nor cached.
+    public static let notAnImage = Kind("notAnImage")
     /// A cache limit or a max-age is negative, or the disk level's size limit is not positive.
     public static let invalidConfiguration = Kind("invalidConfiguration")
 
@@ -35,6 +38,6 @@ public struct ImageLoaderError: Error, Sendable, Equatable, CustomStringConverti
   }
 
   static func invalidURL(_ url: URL, _ reason: String) -> ImageLoaderError {
-    ImageLoaderError(.invalidURL, "Cannot load an image from \(url.absoluteString): \(reason).")
+    ImageLoaderError(.invalidURL, "Cannot load an image from \(ImageLoader.describe(url)): \(reason).")
   }
 }

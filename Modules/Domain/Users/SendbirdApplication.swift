@@ -1,4 +1,5 @@
 import Foundation
+import Networking
 
 /// The application a ``UserManager`` talks to: its id, its API token and the base URL of its Platform API.
 ///
@@ -35,6 +36,6 @@ public struct SendbirdApplication: Hashable, Sendable, CustomStringConvertible {
     URL(string: "https://api-\(applicationId).sendbird.com")
   }
 
-  /// The id and the base URL; never the token.
-  public var description: String { "\(applicationId) at \(baseURL.absoluteString)" }
+  /// The id and the base URL, its password masked; never the token.
+  public var description: String { "\(applicationId) at \(LogRedaction.standard.render(url: baseURL))" }
 }

@@ -31,7 +31,8 @@ public final class UserStore: Sendable {
   }
 
   private let state: ReadWriteLocked<Snapshot>
-  private let written = Locked(0)
+  /// The newest snapshot version on disk, and the last write's failure (`nil` once a write succeeds).
+  private let written = Locked<(version: Int, failure: String?)>((0, nil))
   private let file: URL?
   private let logger: Logger
 
@@ -56,6 +57,10 @@ public final class UserStore: Sendable {
     }
     state = ReadWriteLocked(snapshot)
   }
+
+  /// Why the last write of the file failed (a full disk, a read-only directory), or `nil` when it succeeded or there
+  /// is no file. The users are in memory either way; a caller that promised to keep them says so.
+  public var writeFailure: String? { written.withLock { $0.failure } }
 
   /// Stores `user`, replacing the stored user with the same id (which keeps its place in ``users()``).
   public func upsert(_ user: User) {
@@ -147,14 +152,21 @@ public final class UserStore: Sendable {
     guard let file else { return }
     // One writer at a time, newest first: an older snapshot that arrives late is not written over a newer one.
     written.withLock { onDisk in
-      guard snapshot.version > onDisk else { return }
+      guard snapshot.version > onDisk.version else { return }
       do {
         // The owner is written with the users, so a file can never pass for another application's (U2).
         let contents = StoredUsers(applicationId: snapshot.applicationId, users: Self.ordered(snapshot.users.values))
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try JSONEncoder().encode(contents).write(to: file, options: .atomic)
-        onDisk = snapshot.version
+        let data: Data
+        do {
+          data = try JSONEncoder().encode(contents)
+        } catch {
+          throw FileSystemError(EINVAL, while: "encode the user cache for", path: file.path)
+        }
+        try OwnerOnlyFiles.makeDirectory(file.deletingLastPathComponent(), ownedByKeel: false)
+        try OwnerOnlyFiles.write(data, to: file, synchronously: false)
+        onDisk = (snapshot.version, nil)
       } catch {
+        onDisk.failure = (error as? FileSystemError)?.description ?? "\(error)"
         logger.warning("The user cache could not be written to \(file.path): \(error)")
       }
     }

@@ -11,8 +11,38 @@ enum UserValidation {
   /// The most users one nickname search returns (U7).
   static let searchLimit = 100
 
+  /// The first character of `text` that Keel refuses in any user field, with its place (from 1): a control
+  /// character (C0, DEL, C1: an escape sequence can retitle or clear a terminal that shows it, a NUL or a line break
+  /// can split a log line or a CSV row), a line or paragraph separator, or a bidirectional override that makes text
+  /// read other than it is stored. The Platform API takes them; nothing a person types needs them.
+  static func refusedCharacter(in text: String) -> (scalar: Unicode.Scalar, place: Int)? {
+    for (offset, scalar) in text.unicodeScalars.enumerated() where isRefused(scalar) {
+      return (scalar, offset + 1)
+    }
+    return nil
+  }
+
+  /// Whether Keel refuses `scalar` in user input (see ``refusedCharacter(in:)``).
+  static func isRefused(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.value {
+    case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: true
+    default: false
+    }
+  }
+
+  /// Fails when `text` holds a character ``refusedCharacter(in:)`` finds; `what` names the field in the sentence.
+  static func printable(_ text: String?, _ what: String, field: String) throws {
+    guard let text, let (scalar, place) = refusedCharacter(in: text) else { return }
+    let code = String(scalar.value, radix: 16, uppercase: true)
+    throw UserManagerError.validation(
+      field: field,
+      "\(what) cannot hold control characters; U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code) "
+        + "is character \(place).")
+  }
+
   static func userId(_ id: String, field: String = "userId") throws {
     guard !id.isEmpty else { throw UserManagerError.validation(field: field, "A user id cannot be empty.") }
+    try printable(id, "A user id", field: field)
     guard id.count <= maxIdLength else {
       throw UserManagerError.validation(
         field: field, "A user id has at most \(maxIdLength) characters; this one has \(id.count).")
@@ -20,12 +50,14 @@ enum UserValidation {
   }
 
   static func nickname(_ nickname: String?, field: String = "nickname") throws {
+    try printable(nickname, "A nickname", field: field)
     guard let nickname, nickname.count > maxNicknameLength else { return }
     throw UserManagerError.validation(
       field: field, "A nickname has at most \(maxNicknameLength) characters; this one has \(nickname.count).")
   }
 
   static func profileURL(_ url: String?, field: String = "profileURL") throws {
+    try printable(url, "A profile URL", field: field)
     guard let url, url.count > maxProfileURLLength else { return }
     throw UserManagerError.validation(
       field: field, "A profile URL has at most \(maxProfileURLLength) characters; this one has \(url.count).")
@@ -89,8 +121,11 @@ enum UserValidation {
   }
 
   static func apiToken(_ token: String) throws {
-    guard !token.isEmpty, !token.contains(where: \.isWhitespace) else {
-      throw UserManagerError.validation(field: "apiToken", "An API token cannot be empty or hold spaces.")
+    guard !token.isEmpty, !token.contains(where: \.isWhitespace),
+      !token.unicodeScalars.contains(where: isRefused)
+    else {
+      throw UserManagerError.validation(
+        field: "apiToken", "An API token cannot be empty or hold spaces or control characters.")
     }
   }
 }

@@ -28,12 +28,13 @@ public struct LogRedaction: Sendable {
     self.bodyLimit = bodyLimit
   }
 
-  /// `Api-Token`, `Authorization`, `Proxy-Authorization`, `RefreshToken`, `Cookie`, `Set-Cookie` and `X-Api-Key`
-  /// headers; fields whose names contain `token`, `password`, `secret`, `authorization`, `apikey`, `api_key`,
+  /// `Api-Token`, `Authorization`, `Proxy-Authorization`, `RefreshToken`, `Cookie`, `Set-Cookie`, `X-Api-Key` and
+  /// `Sandbox-Key` headers; fields whose names contain `token`, `password`, `secret`, `authorization`, `apikey`, `api_key`,
   /// `api-key` or `cookie`; 1 KiB of each body.
   public static let standard = LogRedaction(
     headers: [
       "api-token", "authorization", "proxy-authorization", "refreshtoken", "cookie", "set-cookie", "x-api-key",
+      "sandbox-key",
     ],
     fieldFragments: ["token", "password", "secret", "authorization", "apikey", "api_key", "api-key", "cookie"],
     bodyLimit: 1_024)
@@ -48,16 +49,20 @@ public struct LogRedaction: Sendable {
       .joined(separator: ", ")
   }
 
-  /// `url` with the values of secret query items masked.
+  /// `url` with its user-info password and the values of secret query items masked:
+  /// `https://bob:***@example.com/x?token=***`.
   public func render(url: URL?) -> String {
     guard let url else { return "(no URL)" }
-    guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-      let items = components.percentEncodedQueryItems, !items.isEmpty
-    else { return url.absoluteString }
-    components.percentEncodedQueryItems = items.map { item in
-      isSecret(field: item.name) ? URLQueryItem(name: item.name, value: Self.mask) : item
+    guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+      return url.user == nil && url.password == nil ? url.absoluteString : "(a URL with credentials)"
     }
-    return components.string ?? url.absoluteString
+    if components.percentEncodedPassword != nil { components.percentEncodedPassword = Self.mask }
+    if let items = components.percentEncodedQueryItems, !items.isEmpty {
+      components.percentEncodedQueryItems = items.map { item in
+        isSecret(field: item.name) ? URLQueryItem(name: item.name, value: Self.mask) : item
+      }
+    }
+    return components.string ?? "(an unprintable URL)"
   }
 
   /// The first ``bodyLimit`` bytes of `body` as text, with the values of secret JSON fields (`"token":"…"`) and form

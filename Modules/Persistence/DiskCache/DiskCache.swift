@@ -94,11 +94,7 @@ public final class DiskCache: Sendable {
     directoryPath = directory.standardizedFileURL.path
     // A directory this call creates holds no entries, so its new index is complete without a look at it.
     let isNewDirectory = !FileManager.default.fileExists(atPath: directoryPath)
-    do {
-      try FileManager.default.createDirectory(atPath: directoryPath, withIntermediateDirectories: true)
-    } catch {
-      throw PersistenceError.wrapping(error, while: "create the disk cache directory", path: directoryPath)
-    }
+    try OwnerOnlyFile.makeDirectory(URL(fileURLWithPath: directoryPath, isDirectory: true))
     guard access(directoryPath, W_OK | X_OK) == 0 else {
       throw PersistenceError.posix(errno, while: "open the disk cache directory for writing", path: directoryPath)
     }

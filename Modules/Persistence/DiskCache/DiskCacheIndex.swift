@@ -40,6 +40,7 @@ final class DiskCacheIndex: Sendable {
       try db.execute(sql: "PRAGMA journal_mode = WAL")
       try db.execute(sql: "PRAGMA synchronous = NORMAL")
     }
+    try OwnerOnlyFile.prepare(URL(fileURLWithPath: path))
     let queue = try DatabaseQueue(path: path, configuration: configuration)
     try queue.write { db in
       try db.execute(

@@ -87,11 +87,8 @@ public final class DurableQueue<Element: Codable & Sendable>: Sendable {
   }
 
   private static func open(_ url: URL) throws -> DatabasePool {
-    do {
-      try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-    } catch {
-      throw PersistenceError.wrapping(error, while: "create the directory of the durable queue", path: url.path)
-    }
+    try OwnerOnlyFile.makeDirectory(url.deletingLastPathComponent(), ownedByKeel: false)
+    try OwnerOnlyFile.prepare(url)
     var configuration = Configuration()
     configuration.label = "Keel.DurableQueue"
     // Only another process (or a second queue on the same file) can hold the lock; wait for it rather than fail.

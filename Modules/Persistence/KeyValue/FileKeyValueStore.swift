@@ -63,9 +63,8 @@ public final class FileKeyValueStore: KeyValueStore {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.sortedKeys]
       do {
-        try FileManager.default.createDirectory(
-          at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try encoder.encode(text).write(to: url, options: .atomic)
+        try OwnerOnlyFile.makeDirectory(url.deletingLastPathComponent(), ownedByKeel: false)
+        try OwnerOnlyFile.write(try encoder.encode(text), to: url)
       } catch {
         throw PersistenceError.wrapping(error, while: "write the key-value store", path: url.path)
       }

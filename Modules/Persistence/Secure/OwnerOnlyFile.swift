@@ -1,26 +1,25 @@
 import Foundation
+import Locking
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
-/// Files only their owner can read: created 0600 from the first byte (no window with wider permissions), written to
-/// a new file then renamed over the old one, so a reader sees the old file or the new one, never half of one.
+/// Files only their owner can read, for Persistence's stores: ``OwnerOnlyFiles`` (0700 directories, 0600 files
+/// written to a new file then renamed over the old one) with its failures as ``PersistenceError``.
 enum OwnerOnlyFile {
-  /// Creates `directory` (and its parents) if needed and makes it 0700.
-  static func makeDirectory(_ directory: URL) throws {
+  /// Creates `directory` (and its parents) if needed, each 0700; an existing `directory` is made 0700 when
+  /// `ownedByKeel`.
+  static func makeDirectory(_ directory: URL, ownedByKeel: Bool = true) throws {
     do {
-      try FileManager.default.createDirectory(
-        at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+      try OwnerOnlyFiles.makeDirectory(directory, ownedByKeel: ownedByKeel)
     } catch {
-      throw PersistenceError.wrapping(error, while: "create the directory", path: directory.path)
+      throw PersistenceError.posix(error.code, while: error.operation, path: error.path)
     }
-    guard chmod(directory.path, 0o700) == 0 else {
-      throw PersistenceError.posix(errno, while: "make the directory owner-only", path: directory.path)
+  }
+
+  /// Makes sure `file` exists and is 0600 before another library (SQLite) opens it.
+  static func prepare(_ file: URL) throws {
+    do {
+      try OwnerOnlyFiles.prepareFile(file)
+    } catch {
+      throw PersistenceError.posix(error.code, while: error.operation, path: error.path)
     }
   }
 
@@ -36,26 +35,11 @@ enum OwnerOnlyFile {
   }
 
   /// Writes `data` to a new 0600 file beside `url`, flushes it to disk, and renames it over `url`.
-  static func write(_ data: Data, to url: URL) throws {
-    let temporary = url.deletingLastPathComponent()
-      .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp").path
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-    guard descriptor >= 0 else { throw PersistenceError.posix(errno, while: "create", path: temporary) }
-    var failure: PersistenceError?
-    let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
+  static func write(_ data: Data, to url: URL, synchronously: Bool = true) throws {
     do {
-      try handle.write(contentsOf: data)
-      try handle.synchronize()
+      try OwnerOnlyFiles.write(data, to: url, synchronously: synchronously)
     } catch {
-      failure = PersistenceError.wrapping(error, while: "write", path: temporary)
-    }
-    close(descriptor)
-    if failure == nil, rename(temporary, url.path) != 0 {
-      failure = PersistenceError.posix(errno, while: "replace", path: url.path)
-    }
-    if let failure {
-      unlink(temporary)
-      throw failure
+      throw PersistenceError.posix(error.code, while: error.operation, path: error.path)
     }
   }
 }

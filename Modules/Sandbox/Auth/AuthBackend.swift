@@ -5,8 +5,10 @@ import Locking
 /// The token-auth backend of the chat apps (SANDBOX_API.md §2): login, refresh, logout and `/v1/me`, with access
 /// tokens that expire after `accessTokenTTL` and refresh tokens after `refreshTokenTTL`.
 struct AuthBackend: Sendable {
+  /// An access token's session, kept under the token's digest (``Secrets/digest(_:)``).
   struct Session: Codable {
     let email: String
+    /// The digest of the refresh token the session came from.
     var refreshToken: String
     var accessExpiresAt: Duration
   }
@@ -17,8 +19,8 @@ struct AuthBackend: Sendable {
     var revoked = false
   }
 
-  /// Every session and refresh grant; their times are since the Sandbox started, or, in a snapshot, since it was
-  /// taken.
+  /// Every session and refresh grant, each under its token's digest, never the token: a state file holds nothing a
+  /// reader could present. Their times are since the Sandbox started, or, in a snapshot, since it was taken.
   struct State: Codable {
     var sessions: [String: Session] = [:]
     var refreshGrants: [String: RefreshGrant] = [:]
@@ -82,10 +84,12 @@ struct AuthBackend: Sendable {
     let now = time.now()
     let accessToken = Self.newToken()
     let refreshToken = Self.newToken()
+    let grant = Secrets.digest(refreshToken)
     state.withLock { state in
-      state.refreshGrants[refreshToken] = RefreshGrant(email: email, expiresAt: now + refreshTokenTTL)
-      state.sessions[accessToken] = Session(
-        email: email, refreshToken: refreshToken, accessExpiresAt: now + accessTokenTTL)
+      prune(&state, now: now)
+      state.refreshGrants[grant] = RefreshGrant(email: email, expiresAt: now + refreshTokenTTL)
+      state.sessions[Secrets.digest(accessToken)] = Session(
+        email: email, refreshToken: grant, accessExpiresAt: now + accessTokenTTL)
     }
     stats.count("logins")
     return .json([
@@ -101,20 +105,43 @@ struct AuthBackend: Sendable {
     }
     let now = time.now()
     let accessToken = Self.newToken()
+    let grantKey = Secrets.digest(refreshToken)
     try state.withLock { state in
-      guard let grant = state.refreshGrants[refreshToken], !grant.revoked, grant.expiresAt > now else {
+      prune(&state, now: now)
+      guard let grant = state.refreshGrants[grantKey], !grant.revoked, grant.expiresAt > now else {
         throw BackendError.refreshTokenInvalid
       }
-      state.sessions[accessToken] = Session(
-        email: grant.email, refreshToken: refreshToken, accessExpiresAt: now + accessTokenTTL)
+      state.sessions[Secrets.digest(accessToken)] = Session(
+        email: grant.email, refreshToken: grantKey, accessExpiresAt: now + accessTokenTTL)
     }
     return .json(["accessToken": .string(accessToken), "expiresIn": .number(Self.seconds(accessTokenTTL))])
   }
 
+  /// Ends the session: its refresh grant is revoked (a refresh with it is refused, E06) and every access token
+  /// issued from it expires now (a call with one is answered E05, expired, as a client expects of a session ended
+  /// elsewhere). What is left of it is pruned once those tokens are past their lifetime.
   private func logout(_ request: SandboxRequest) throws -> SandboxResponse {
     let session = try authenticate(request)
-    state.withLock { $0.refreshGrants[session.refreshToken]?.revoked = true }
+    let now = time.now()
+    state.withLock { state in
+      state.refreshGrants[session.refreshToken]?.revoked = true
+      for (token, other) in state.sessions where other.refreshToken == session.refreshToken {
+        state.sessions[token]?.accessExpiresAt = min(other.accessExpiresAt, now)
+      }
+    }
     return .json([:])
+  }
+
+  /// Forgets what can no longer be used: access tokens expired for longer than a token lives (until then, one
+  /// still answers E05, expired, rather than E02, unknown), refresh grants past their expiry, and revoked grants
+  /// that no access token refers to any more. Run on every sign-in and refresh, so that the state stays the size
+  /// of the sessions of one token lifetime, however many come and go.
+  private func prune(_ state: inout State, now: Duration) {
+    state.sessions = state.sessions.filter { $0.value.accessExpiresAt + accessTokenTTL > now }
+    let referred = Set(state.sessions.values.map(\.refreshToken))
+    state.refreshGrants = state.refreshGrants.filter { key, grant in
+      grant.expiresAt > now && (!grant.revoked || referred.contains(key))
+    }
   }
 
   private func me(_ request: SandboxRequest) throws -> SandboxResponse {
@@ -126,7 +153,7 @@ struct AuthBackend: Sendable {
     guard let header = request.header("Authorization"), header.hasPrefix("Bearer ") else {
       throw BackendError.accessTokenInvalid
     }
-    let token = String(header.dropFirst("Bearer ".count))
+    let token = Secrets.digest(String(header.dropFirst("Bearer ".count)))
     let now = time.now()
     guard let session = state.withLock({ $0.sessions[token] }) else { throw BackendError.accessTokenInvalid }
     guard session.accessExpiresAt > now else { throw BackendError.accessTokenExpired }

@@ -17,11 +17,15 @@ import Foundation
 public struct SandboxControl: Sendable {
   /// The Sandbox's base URL.
   public let baseURL: URL
+  /// The key sent in `Sandbox-Key`, for a Sandbox started with a control or access key.
+  private let key: String?
   private let session = URLSession(configuration: .ephemeral)
 
-  /// A client of the Sandbox at `baseURL`, such as one `keel sandbox serve` printed.
-  public init(baseURL: URL) {
+  /// A client of the Sandbox at `baseURL`, such as one `keel sandbox serve` printed; `key` is the control key it was
+  /// started with (`--control-key`), if any.
+  public init(baseURL: URL, key: String? = nil) {
     self.baseURL = baseURL
+    self.key = key
   }
 
   /// What the Sandbox answered since it started (or was reset): `GET /_sandbox/stats`.
@@ -61,6 +65,7 @@ public struct SandboxControl: Sendable {
   private func send(_ method: String, _ path: String, body: Data? = nil) async throws -> Data {
     var request = URLRequest(url: baseURL.appendingPathComponent("_sandbox").appendingPathComponent(path))
     request.httpMethod = method
+    if let key { request.setValue(key, forHTTPHeaderField: "Sandbox-Key") }
     if let body {
       request.httpBody = body
       request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -115,5 +120,5 @@ public struct SandboxStatistics: Sendable, Hashable {
 
 extension RunningSandbox {
   /// A client of this Sandbox's control plane.
-  public var control: SandboxControl { SandboxControl(baseURL: baseURL) }
+  public var control: SandboxControl { SandboxControl(baseURL: baseURL, key: controlKey) }
 }

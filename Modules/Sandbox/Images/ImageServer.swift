@@ -3,12 +3,14 @@ import HTTPTypes
 
 /// `GET /images/{id}.png?size=N` (SANDBOX_API.md §4): a PNG of N × N pixels (1–2,048, default 256), the same for the
 /// same id and size, with `ETag` and `Cache-Control: max-age=3600`; `If-None-Match` with the current ETag is 304.
+/// The drawing happens in ``ImageRenderer``, off the request path.
 struct ImageServer: Sendable {
   let stats: SandboxStats
+  let renderer: ImageRenderer
 
   var routes: [Route] { [Route(.get, "/images/:file", handler: image)] }
 
-  private func image(_ request: SandboxRequest) throws -> SandboxResponse {
+  private func image(_ request: SandboxRequest) async throws -> SandboxResponse {
     guard let file = request.parameter("file"), file.hasSuffix(".png") else { throw BackendError.notFound("Image") }
     let id = String(file.dropLast(4))
     guard (1...64).contains(id.count),
@@ -25,7 +27,8 @@ struct ImageServer: Sendable {
       return SandboxResponse(status: .notModified, body: Data(), headers: headers)
     }
     headers[.contentType] = "image/png"
-    return SandboxResponse(status: .ok, body: Data(Self.render(id: id, size: size, seed: seed)), headers: headers)
+    let png = await renderer.image(forKey: "\(id):\(size)") { Self.render(id: id, size: size, seed: seed) }
+    return SandboxResponse(status: .ok, body: Data(png), headers: headers)
   }
 
   /// Diagonal bands in a palette of eight colours derived from the id: recognisably different per id, identical per

@@ -15,6 +15,8 @@ struct BackendError: Error, Sendable {
   static let accessTokenExpired = BackendError(status: .unauthorized, code: "E05", message: "Access token expired.")
   static let refreshTokenInvalid = BackendError(
     status: .unauthorized, code: "E06", message: "Refresh token expired, revoked or invalid; log in again.")
+  static let keyRequired = BackendError(
+    status: .unauthorized, code: "E401", message: "This Sandbox serves only requests that carry its Sandbox-Key.")
   static let tooLarge = BackendError(status: .contentTooLarge, code: "E413", message: "The request is too large.")
 
   static func malformed(_ what: String) -> BackendError {

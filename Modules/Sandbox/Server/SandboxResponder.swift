@@ -45,7 +45,7 @@ struct SandboxResponder: HTTPResponder {
     self.stats = stats
     self.faults = faults
     self.rateLimiter = rateLimiter
-    self.routes = users.routes + auth.routes + events.routes + ImageServer(stats: stats).routes + control.routes
+    self.routes = users.routes + auth.routes + events.routes + ImageServer(stats: stats, renderer: ImageRenderer()).routes + control.routes
     persistence = stateFile.map { file in
       let setAside = { (aside: URL) -> Void in
         logger?.warning(
@@ -68,6 +68,11 @@ struct SandboxResponder: HTTPResponder {
   func respond(to request: Request, context: Context) async throws -> Response {
     var request = request
     let section = Section(path: request.uri.path)
+    // Before anything is read, counted or changed: a request without the key learns nothing and leaves no trace.
+    if let refusal = refusal(of: request, in: section, from: context.channel.remoteAddress) {
+      return Response(
+        status: refusal.status, headers: refusal.headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: refusal.body)))
+    }
     // Resolved once: for the handler, for the section's rules and for the stats.
     let resolution = routes.resolve(request.method, path: request.uri.path)
     // /v3 counts against its rate limit first, so that every /v3 response carries the headers: faulted, too large
@@ -82,11 +87,7 @@ struct SandboxResponder: HTTPResponder {
         method: request.method, path: request.uri.path, headers: request.headers,
         query: Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) }) { $1 },
         body: Data(body.readableBytesView), rawParameters: [:])
-      if section == .control, !Self.isLoopback(context.channel.remoteAddress) {
-        response =
-          BackendError(status: .forbidden, code: "E403", message: "The control plane is loopback only.")
-          .response
-      } else if section != .control, let faulted = try await applyFaults(to: sandboxRequest, context: context) {
+      if section != .control, let faulted = try await applyFaults(to: sandboxRequest, context: context) {
         response = faulted
       } else if let limit, !limit.allowed {
         response = PlatformError.tooManyRequests("\(limit.limit);w=1").response
@@ -98,8 +99,11 @@ struct SandboxResponder: HTTPResponder {
       throw error
     } catch let error as CancellationError {
       throw error
-    } catch {
+    } catch is NIOTooManyBytesError {
       response = section.tooLarge
+    } catch {
+      // The body ended before its declared length, or its chunked encoding broke: a bad request, not a large one.
+      response = section.malformedBody("the body could not be read whole (\(error))")
     }
     if let limit { response.headers.append(contentsOf: limit.headers) }
     // What changed users or sessions is kept before the client hears of it (GETs change nothing worth keeping).
@@ -118,6 +122,25 @@ struct SandboxResponder: HTTPResponder {
   }
 
   private static let apiToken = HTTPField.Name("Api-Token")!
+  /// The header that carries ``SandboxConfiguration/accessKey`` or ``SandboxConfiguration/controlKey``.
+  static let key = HTTPField.Name("Sandbox-Key")!
+
+  /// The answer to a request that may not be served: 401 without the access key, 403 for the control plane from
+  /// off the machine, 401 for it without the control key; `nil` for one that may.
+  private func refusal(of request: Request, in section: Section, from peer: SocketAddress?) -> SandboxResponse? {
+    let presented = request.headers[Self.key]
+    if let accessKey = configuration.accessKey, !Secrets.matches(presented, accessKey) {
+      return BackendError.keyRequired.response
+    }
+    guard section == .control else { return nil }
+    guard Self.isLoopback(peer) else {
+      return BackendError(status: .forbidden, code: "E403", message: "The control plane is loopback only.").response
+    }
+    if let controlKey = configuration.controlKey ?? configuration.accessKey, !Secrets.matches(presented, controlKey) {
+      return BackendError.keyRequired.response
+    }
+    return nil
+  }
 
   /// Waits the injected latency; returns the injected error response, closes the connection, or lets it through.
   private func applyFaults(to request: SandboxRequest, context: Context) async throws -> SandboxResponse? {
@@ -145,10 +168,11 @@ struct SandboxResponder: HTTPResponder {
     return await dispatch(request, in: section, resolution: resolution)
   }
 
-  /// The tenant named by `Api-Token`: any non-empty token in open mode, else one of the configured tokens.
+  /// The tenant named by `Api-Token`: any non-empty token in open mode, else one of the configured tokens. A tenant
+  /// is known by its token's digest, which is what a state file keeps.
   private func tenant(of request: SandboxRequest) -> String? {
     guard let token = request.header("Api-Token"), !token.isEmpty else { return nil }
-    return configuration.apiTokens.isEmpty || configuration.apiTokens.contains(token) ? token : nil
+    return configuration.apiTokens.isEmpty || configuration.apiTokens.contains(token) ? Secrets.digest(token) : nil
   }
 
   private func dispatch(

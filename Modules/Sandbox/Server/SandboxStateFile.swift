@@ -2,7 +2,9 @@ import Foundation
 import Locking
 
 /// Where a Sandbox keeps its users and sessions between runs (``SandboxConfiguration/stateDirectory``): one JSON
-/// file, rewritten atomically after every request that changes them.
+/// file, rewritten atomically after every request that changes them, 0600 in a 0700 directory. Tenants and
+/// sessions are kept under the digests of their tokens (``Secrets``), so the file holds no API, access or refresh
+/// token.
 struct SandboxStateFile: Sendable {
   /// What is kept.
   struct Contents: Codable {
@@ -18,12 +20,14 @@ struct SandboxStateFile: Sendable {
 
   /// A state file in `directory`, created if missing.
   init(directory: URL) throws {
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    try OwnerOnlyFiles.makeDirectory(directory)
     url = directory.appendingPathComponent("sandbox-state.json")
+    // A file an earlier version wrote with wider permissions is narrowed before anything is read from it.
+    if FileManager.default.fileExists(atPath: url.path) { try OwnerOnlyFiles.prepareFile(url) }
   }
 
-  /// The format this Sandbox writes.
-  static let version = 1
+  /// The format this Sandbox writes: 2 keeps token digests (1 kept the tokens, and is set aside unread).
+  static let version = 2
 
   /// What an earlier run kept, or `nil` when there is nothing. A file that cannot be read (damaged, or of another
   /// format) is renamed `sandbox-state.unreadable-<time>.json`, so that the next save does not overwrite it, and
@@ -47,7 +51,7 @@ struct SandboxStateFile: Sendable {
   func save(_ contents: () -> Contents) throws {
     try writing.withLock { _ in
       let data = try JSONEncoder().encode(contents())
-      try data.write(to: url, options: .atomic)
+      try OwnerOnlyFiles.write(data, to: url, synchronously: false)
     }
   }
 }

@@ -41,6 +41,13 @@ enum Section: Equatable {
       ? PlatformError.methodNotAllowed(method, path).response : BackendError.methodNotAllowed(method, path).response
   }
 
+  /// 400 for a request whose body could not be read: `detail` says why.
+  func malformedBody(_ detail: String) -> SandboxResponse {
+    isPlatformShaped
+      ? PlatformError(code: 400_403, message: "Malformed request: \(detail).").response
+      : BackendError.malformed(detail).response
+  }
+
   var tooLarge: SandboxResponse { isPlatformShaped ? PlatformError.tooLarge.response : BackendError.tooLarge.response }
 
   func internalError(_ detail: String) -> SandboxResponse {
