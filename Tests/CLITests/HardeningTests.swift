@@ -53,12 +53,12 @@ struct HardeningTests {
     let directory = try Keel.dataDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
     let file = directory.appendingPathComponent("users.csv")
-    try (["user_id,nickname"] + (1...4).map { "u\($0),User \($0)" }).joined(separator: "\n")
+    try (["user_id,nickname"] + (1...15).map { "u\($0),User \($0)" }).joined(separator: "\n")
       .write(to: file, atomically: true, encoding: .utf8)
     let data = directory.appendingPathComponent("data")
 
     let importing = try Spawned(Keel.binary, ["users", "import", file.path, "--data-dir", data.path])
-    #expect(await importing.waitForErrors(containing: "1/4 done"), "\(importing.errors)")
+    #expect(await importing.waitForErrors(containing: "1/15 done"), "\(importing.errors)")
     let announced = importing.errors.components(separatedBy: "embedded Sandbox at ").dropFirst().first
     let url = try #require(announced?.split(separator: " ").first.map(String.init), "\(importing.errors)")
 
@@ -70,7 +70,7 @@ struct HardeningTests {
     // THEN each is refused, and the import finishes with every user
     #expect([reset, users, guessed] == ["401", "401", "401"])
     #expect(await importing.finish() == 0, "\(importing.errors)")
-    let found = try await Keel.run(["users", "search", "User 4", "--json", "--data-dir", data.path])
+    let found = try await Keel.run(["users", "search", "User 15", "--json", "--data-dir", data.path])
     #expect((try Keel.json(found)["users"] as? [Any])?.count == 1, "\(found.errors)")
   }
 

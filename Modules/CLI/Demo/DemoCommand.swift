@@ -41,6 +41,8 @@ struct DemoCommand: AsyncParsableCommand {
   func run() async throws {
     LoggingBootstrap.once()
     let output = Output(json: json)
+    // Trapped before the temporary directory exists, so that no signal can leave it behind.
+    let stopping = await UnixSignalsSequence(trapping: .sigterm, .sighup)
     DemoDirectory.removeAbandoned()
     // The embedded Sandbox serves only this process (it holds the key), so no other user can disturb the demo.
     let key = SandboxKey.random()
@@ -56,17 +58,15 @@ struct DemoCommand: AsyncParsableCommand {
     let demo = Demo(
       dependencies: Dependencies.live(configuration: configuration),
       control: sandbox?.control ?? SandboxControl(baseURL: url), output: output, size: quick ? .quick : .full)
-    // SIGTERM or SIGHUP (a closed terminal, a CI timeout) ends the demo as cleanly as its last step does: the
-    // Sandbox stops and the temporary directory goes.
-    let stopping = await UnixSignalsSequence(trapping: .sigterm, .sighup)
+    // SIGTERM or SIGHUP (a closed terminal, a CI timeout) ends the demo at once, its temporary directory removed.
+    // Nothing in flight is cancelled first: cancelling a URLSession task crashes FoundationNetworking on Linux, and
+    // the process's end closes every connection anyway.
     let running = Task { await demo.run() }
     let watching = Task {
       for await signal in stopping {
-        running.cancel()
-        await sandbox?.stop()
         DemoDirectory.remove(directory)
         output.note("keel: stopped by \(signal == .sigterm ? "SIGTERM" : "SIGHUP").")
-        Foundation.exit(128 + (signal == .sigterm ? SIGTERM : SIGHUP))
+        _exit(128 + (signal == .sigterm ? SIGTERM : SIGHUP))
       }
     }
     let outcomes = await running.value

@@ -25,9 +25,14 @@ enum DemoDirectory {
     return directory
   }
 
-  /// Removes `directory` and everything in it.
+  /// Removes `directory` and everything in it. It is renamed first, so that a service still writing into it (the
+  /// demo's tasks when a signal ends it) cannot put a file back while it goes.
   static func remove(_ directory: URL) {
-    try? FileManager.default.removeItem(at: directory)
+    let doomed = directory.deletingLastPathComponent().appendingPathComponent(".removing-\(UUID().uuidString)")
+    let target = rename(directory.path, doomed.path) == 0 ? doomed : directory
+    for _ in 0..<3 where FileManager.default.fileExists(atPath: target.path) {
+      try? FileManager.default.removeItem(at: target)
+    }
   }
 
   /// Removes the folders of earlier demos of this user whose process is gone.

@@ -1,0 +1,159 @@
+import Clocks
+import Foundation
+import Logging
+import Sandbox
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Issue 14: the Sandbox's keys, its state file, a truncated body, and one route unable to starve the others.
+@Suite("Sandbox security and robustness", .timeLimit(.minutes(2)))
+struct SandboxSecurityTests {
+  @Test("With an access key, every route answers 401 without it, counts nothing and changes nothing")
+  func accessKey() async throws {
+    let configuration = SandboxConfiguration(logLevel: .warning, accessKey: "k3y")
+    try await withSandbox(configuration) { client in
+      for (method, path) in [
+        ("GET", "/v3/users"), ("POST", "/v3/users"), ("POST", "/v1/auth/login"), ("GET", "/images/a.png"),
+        ("POST", "/_sandbox/reset"), ("GET", "/_sandbox/stats"), ("GET", "/nowhere"),
+      ] {
+        let refused = try await client.send(method, path, headers: ["Sandbox-Key": "wrong"])
+        #expect(refused.status == 401, "\(method) \(path)")
+        #expect(refused.json["errorCode"] as? String == "E401")
+        #expect(try await client.send(method, path).status == 401, "\(method) \(path) without a key")
+      }
+      let keyed = ["Sandbox-Key": "k3y"]
+      let created = try await client.send(
+        "POST", "/v3/users", json: ["user_id": "a", "nickname": "A", "profile_url": ""], headers: keyed)
+      #expect(created.status == 200)
+      // The control plane wants the key too: RunningSandbox.control presents it.
+      let stats = try await client.sandbox.control.statistics()
+      #expect(stats.requests("POST /v3/users") == 1, "only the keyed request counted")
+      await #expect(throws: SandboxError.self) { try await SandboxControl(baseURL: client.sandbox.baseURL).reset() }
+    }
+  }
+
+  @Test("A control key guards the control plane alone; the APIs stay open")
+  func controlKey() async throws {
+    try await withSandbox(SandboxConfiguration(logLevel: .warning, controlKey: "c0ntrol")) { client in
+      #expect(try await client.createUser("a", nickname: "A").status == 200)
+      #expect(try await client.send("POST", "/_sandbox/reset").status == 401)
+      #expect(try await client.send("GET", "/v3/users/a").status == 200, "the refused reset changed nothing")
+      try await SandboxControl(baseURL: client.sandbox.baseURL, key: "c0ntrol").reset()
+      #expect(try await client.send("GET", "/v3/users/a").status == 400, "the keyed reset did")
+    }
+  }
+
+  @Test("The state file is 0600 in a 0700 directory, holds no token, and stays small over 20 sign-ins and outs")
+  func stateFile() async throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sandbox-state-\(UUID())")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let clock = TestClock()
+    let configuration = SandboxConfiguration(
+      accessTokenTTL: .seconds(60), clock: clock, logLevel: .warning, stateDirectory: directory)
+    try await withSandbox(configuration) { client in
+      #expect(try await client.createUser("alice", nickname: "Alice").status == 200)
+      var tokens: [String] = ["token-a"]
+      for _ in 1...20 {
+        let login = try await client.send(
+          "POST", "/v1/auth/login", json: ["email": "demo@keel.dev", "password": "demo-password"])
+        let access = try #require(login.json["accessToken"] as? String)
+        tokens += [access, try #require(login.json["refreshToken"] as? String)]
+        let out = try await client.send("POST", "/v1/auth/logout", headers: ["Authorization": "Bearer \(access)"])
+        #expect(out.status == 200)
+      }
+      let file = directory.appendingPathComponent("sandbox-state.json")
+      let text = try String(contentsOf: file, encoding: .utf8)
+      for token in tokens { #expect(!text.contains(token), "a token in the clear") }
+      #expect(Self.mode(of: file.path) == 0o600)
+      #expect(Self.mode(of: directory.path) == 0o700)
+
+      // Once the ended sessions' tokens are past their lifetime, the next sign-in prunes them.
+      await clock.advance(by: .seconds(121))
+      _ = try await client.send(
+        "POST", "/v1/auth/login", json: ["email": "demo@keel.dev", "password": "demo-password"])
+      let kept = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any]
+      let auth = try #require(kept?["auth"] as? [String: Any])
+      #expect((auth["sessions"] as? [String: Any])?.count == 1)
+      #expect((auth["refreshGrants"] as? [String: Any])?.count == 1)
+    }
+  }
+
+  @Test("A body shorter than its Content-Length is 400 (malformed), not 413")
+  func truncatedBody() async throws {
+    try await withSandbox(SandboxConfiguration(logLevel: .critical)) { client in
+      let answer = try await Self.raw(
+        port: client.sandbox.port,
+        "POST /v1/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+          + "Content-Length: 100\r\n\r\n{\"email\":")
+      #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer)")
+      #expect(answer.contains("E01"), "\(answer)")
+    }
+  }
+
+  @Test("Large images drawn at once do not hold up another route: users are listed while images are drawn")
+  func imagesDoNotStarveOthers() async throws {
+    try await withSandbox(SandboxConfiguration(logLevel: .warning)) { client in
+      let finished = Recorder<Int>()
+      let drawing = Task {
+        await withTaskGroup(of: Void.self) { group in
+          for index in 0..<12 {
+            group.addTask {
+              _ = try? await client.send("GET", "/images/starve\(index).png?size=1024")
+              finished.record(index)
+            }
+          }
+        }
+      }
+      // Once drawing is under way, a users listing is answered before the drawing is done.
+      let drawingStarted = await poll(every: .milliseconds(5), for: .seconds(60)) { finished.count >= 1 }
+      #expect(drawingStarted)
+      let listed = try await client.send("GET", "/v3/users")
+      let imagesDoneMeanwhile = finished.count
+      #expect(listed.status == 200)
+      #expect(imagesDoneMeanwhile < 12, "the listing waited for every image")
+      await drawing.value
+    }
+  }
+
+  /// The permission bits of `path`.
+  static func mode(of path: String) -> Int {
+    ((try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int) ?? 0
+  }
+
+  /// Sends `request` over a plain socket to 127.0.0.1:`port`, closes the sending side, and returns what came back.
+  static func raw(port: Int, _ request: String) async throws -> String {
+    try await withCheckedThrowingContinuation { continuation in
+      Thread.detachNewThread {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+          }
+        }
+        guard descriptor >= 0, connected == 0 else {
+          continuation.resume(throwing: POSIXError(.ECONNREFUSED))
+          return
+        }
+        defer { close(descriptor) }
+        _ = request.withCString { send(descriptor, $0, strlen($0), 0) }
+        shutdown(descriptor, Int32(SHUT_WR))
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        while true {
+          let count = recv(descriptor, &buffer, buffer.count, 0)
+          if count <= 0 { break }
+          received += buffer[0..<count]
+        }
+        continuation.resume(returning: String(decoding: received, as: UTF8.self))
+      }
+    }
+  }
+}
