@@ -91,6 +91,16 @@ struct LoggingTests {
     #expect(!redaction.render(body: Data(#"{"sessionKey":"SECRET-f"}"#.utf8)).contains("SECRET"))
   }
 
+  @Test("A URL's password is masked, the user name kept; a Sandbox-Key header is masked (issue 14)")
+  func userInfoAndSandboxKey() throws {
+    let standard = LogRedaction.standard
+    let url = try #require(URL(string: "http://bob:pw-s3cret@127.0.0.1:8080/v3/users?token=abc&limit=2"))
+    let rendered = standard.render(url: url)
+    #expect(rendered == "http://bob:***@127.0.0.1:8080/v3/users?token=***&limit=2", "\(rendered)")
+    #expect(standard.render(url: URL(string: "http://bob@example.com/x")) == "http://bob@example.com/x")
+    #expect(standard.render(headers: ["Sandbox-Key": "k3y"]) == "Sandbox-Key: ***")
+  }
+
   @Test("Retries are logged at info, the final failure at warning, a cancellation at neither")
   func levels() async throws {
     let transport = FakeTransport(FakeTransport.json(503, "{}"), FakeTransport.json(503, "{}"))

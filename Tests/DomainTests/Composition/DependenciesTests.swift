@@ -98,6 +98,24 @@ import Testing
     #expect(dependencies.environment.dataDirectory == nil)
   }
 
+  @Test("Without a data directory the image cache and event queue use a 0700 scratch folder, gone with its owner")
+  func scratchRemoved() async throws {
+    let blocker = try temporaryDirectory().appendingPathComponent("file")
+    try Data("not a directory".utf8).write(to: blocker)
+    var dependencies: Dependencies? = Dependencies.live(
+      configuration: KeelConfiguration(dataDirectory: blocker.appendingPathComponent("keel"), eventsAPIToken: "t"))
+    let images = try #require(try dependencies?.images.cache.disk.directory)
+    let scratch = images.deletingLastPathComponent()
+    #expect(scratch.lastPathComponent.hasPrefix("keel-"))
+    let tracker = try #require(try dependencies?.events)
+    let mode = try FileManager.default.attributesOfItem(atPath: scratch.path)[.posixPermissions] as? Int
+    #expect(mode == 0o700)
+    #expect(FileManager.default.fileExists(atPath: scratch.appendingPathComponent("events/events.sqlite").path))
+    await tracker.shutDown()
+    dependencies = nil
+    #expect(!FileManager.default.fileExists(atPath: scratch.path), "the scratch folder is removed")
+  }
+
   @Test("A damaged token store is set aside and started afresh, so sessions still survive restarts")
   func damagedSecureStore() throws {
     #if !canImport(Security)

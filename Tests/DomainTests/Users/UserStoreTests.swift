@@ -21,6 +21,24 @@ import Testing
     #expect(store.users().isEmpty)
   }
 
+  @Test("A write the file cannot take is reported by writeFailure, kept in memory, and cleared by the next good one")
+  func writeFailure() throws {
+    let directory = try temporaryDirectory()
+    let blocker = directory.appendingPathComponent("blocker")
+    try Data("a file where the folder should be".utf8).write(to: blocker)
+    let store = UserStore(file: blocker.appendingPathComponent("users.json"))
+    store.upsert(User(userId: "a", nickname: "Ann"))
+    #expect(store.writeFailure?.contains("blocker") == true, "\(store.writeFailure ?? "nil")")
+    #expect(store.user(id: "a")?.nickname == "Ann")
+
+    let file = directory.appendingPathComponent("users.json")
+    let good = UserStore(file: file)
+    good.upsert(User(userId: "b"))
+    #expect(good.writeFailure == nil)
+    let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
+    #expect(mode == 0o600)
+  }
+
   @Test("Every write is visible to the read that follows it, while 8 tasks write and read at once")
   func readYourWrites() async {
     let store = UserStore()

@@ -104,4 +104,34 @@ import Testing
     #expect(app.baseURL.absoluteString == "https://api-5A3F-99.sendbird.com")
     #expect(!app.description.contains("secret"))
   }
+
+  @Test(
+    "Control characters, line separators and bidirectional overrides are refused in every user field (issue 14)",
+    arguments: ["\u{1B}]0;pwned\u{07}", "a\u{0}b", "two\nlines", "del\u{7F}", "c1\u{9B}2J", "rtl\u{202E}txt", "ls\u{2028}"])
+  func controlCharacters(_ text: String) async throws {
+    let harness = try UsersHarness.initialized()
+    let manager = harness.manager
+    await expectValidation("params.userId", harness) {
+      _ = try await manager.createUser(params: UserCreationParams(userId: "id\(text)", nickname: "N"))
+    }
+    await expectValidation("params.nickname", harness) {
+      _ = try await manager.createUser(params: UserCreationParams(userId: "a", nickname: "N\(text)"))
+    }
+    await expectValidation("params.profileURL", harness) {
+      _ = try await manager.createUser(
+        params: UserCreationParams(userId: "a", nickname: "N", profileURL: "https://x.test/\(text)"))
+    }
+    await expectValidation("nicknameMatches", harness) { _ = try await manager.getUsers(nicknameMatches: "N\(text)") }
+    #expect(throws: UserManagerError.self) { try SendbirdApplication(applicationId: "app", apiToken: "t\(text)") }
+    let error = #expect(throws: UserManagerError.self) { try UserCreationParams(userId: "a", nickname: text).validate() }
+    #expect(error?.description.contains("control characters") == true)
+  }
+
+  @Test("Ordinary text passes: accents, emoji, spaces and punctuation")
+  func printableAccepted() async throws {
+    let harness = try UsersHarness.initialized()
+    let user = try await harness.manager.createUser(
+      params: UserCreationParams(userId: "zoë-1", nickname: "Zoë 🚀 O'Brien, Jr.", profileURL: "https://x.test/a b"))
+    #expect(user.nickname == "Zoë 🚀 O'Brien, Jr.")
+  }
 }
