@@ -1,10 +1,10 @@
 # One entry per habit. `make ci` is what .ci/run runs; it sets KEEL_STRICT=1 (warnings are errors in Keel's targets).
 SWIFT ?= swift
 MODULES := RateLimiting Networking Persistence Domain Features FeaturesTesting Sandbox
-SOURCES := Package.swift Modules Tests Benchmarks Examples
+SOURCES := Package.swift Modules Tests Benchmarks Examples Fuzz
 SYMBOL_GRAPHS := .build/symbol-graphs
 
-.PHONY: build test tsan lint format docs bench demo examples ci
+.PHONY: build test tsan lint format docs bench demo examples fuzz ci
 
 build:
 	$(SWIFT) build --build-tests
@@ -49,6 +49,18 @@ docs:
 	  --synthesized-landing-page-name Keel --synthesized-landing-page-kind Package
 	@echo "docs: .build/docs/Keel, one site for every module (serve the folder, open /documentation/)"
 
+# libFuzzer over the import parsers and the Sandbox's request handling (Fuzz/KeelFuzz): a build with
+# -sanitize=fuzzer,address in its own build folder, then FUZZ_SECONDS of fuzzing from the seeds in Fuzz/Seeds. A crash
+# is saved as .build/fuzz/artifacts/crash-<hash>; replay it with `swift run KeelFuzz FILE` and make it a unit test.
+FUZZ_SECONDS ?= 60
+fuzz:
+	$(SWIFT) build --product KeelFuzz --build-path .build/fuzz \
+	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -DKEEL_FUZZING
+	rm -rf .build/fuzz/corpus .build/fuzz/artifacts && mkdir -p .build/fuzz/corpus .build/fuzz/artifacts
+	cp Fuzz/Seeds/* .build/fuzz/corpus/
+	.build/fuzz/debug/KeelFuzz .build/fuzz/corpus -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 \
+	  -artifact_prefix=.build/fuzz/artifacts/ -print_final_stats=1
+
 bench:
 	$(SWIFT) run -c release keel-bench
 
@@ -63,4 +75,4 @@ examples:
 	$(SWIFT) run UserSearchFeatureExample
 
 ci: export KEEL_STRICT = 1
-ci: build test examples tsan lint docs
+ci: build test examples tsan lint docs fuzz

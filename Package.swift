@@ -259,6 +259,15 @@ let package = Package(
       swiftSettings: swiftSettings
     ),
 
+    // MARK: - Fuzzing (`make fuzz`: libFuzzer through -sanitize=fuzzer; a plain build replays saved inputs)
+
+    .executableTarget(
+      name: "KeelFuzz",
+      dependencies: ["Domain", "Sandbox", logging],
+      path: "Fuzz/KeelFuzz",
+      swiftSettings: swiftSettings
+    ),
+
     // MARK: - Benchmarks
 
     .executableTarget(

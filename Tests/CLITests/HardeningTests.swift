@@ -114,7 +114,9 @@ struct HardeningTests {
       let elsewhere = try await Keel.run(["images", "get", "//127.0.0.1:1/x.png"] + target)
       #expect(elsewhere.status == 65, "\(elsewhere.errors)")
       #expect(elsewhere.errors.contains("Nothing was sent"))
-      let empty = try await Keel.run(["users", "get", "a", "--base-url", sandbox.baseURL.absoluteString, "--data-dir", ""])
+      let empty = try await Keel.run([
+        "users", "get", "a", "--base-url", sandbox.baseURL.absoluteString, "--data-dir", "",
+      ])
       #expect(empty.status == 64, "\(empty.errors)")
       #expect(empty.errors.contains("--data-dir is empty"))
     }

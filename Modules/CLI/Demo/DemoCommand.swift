@@ -54,7 +54,9 @@ struct DemoCommand: AsyncParsableCommand {
     output.line("Keel demo on \(sandbox == nil ? "the Sandbox" : "an embedded Sandbox") at \(url.absoluteString)\n")
 
     var configuration = Self.configuration(url, directory: directory, level: logLevel)
-    if sandbox != nil { configuration.transport = SandboxKeyTransport(base: URLSessionTransport(), origin: url, key: key) }
+    if sandbox != nil {
+      configuration.transport = SandboxKeyTransport(base: URLSessionTransport(), origin: url, key: key)
+    }
     let demo = Demo(
       dependencies: Dependencies.live(configuration: configuration),
       control: sandbox?.control ?? SandboxControl(baseURL: url), output: output, size: quick ? .quick : .full)

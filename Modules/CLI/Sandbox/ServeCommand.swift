@@ -1,14 +1,14 @@
 import ArgumentParser
 import Foundation
+import Logging
+import Sandbox
+import UnixSignals
 
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
 #endif
-import Logging
-import Sandbox
-import UnixSignals
 
 /// `keel sandbox serve`: serves the whole contract until SIGINT or SIGTERM, printing the base URL once ready.
 struct ServeCommand: AsyncParsableCommand {
@@ -70,7 +70,9 @@ struct ServeCommand: AsyncParsableCommand {
       throw ValidationError(
         "--host \(host) is not an address this machine can bind, such as 127.0.0.1, ::1 or localhost.")
     }
-    if let key = resolvedControlKey, key.isEmpty || key.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) {
+    if let key = resolvedControlKey,
+      key.isEmpty || key.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F })
+    {
       throw ValidationError("--control-key must be non-empty, without spaces or control characters.")
     }
     guard Logger.Level(rawValue: logLevel) != nil else {

@@ -20,7 +20,8 @@ enum DataDirectoryLock {
       try OwnerOnlyFiles.makeDirectory(directory, ownedByKeel: false)
     } catch {
       throw CommandFailure(
-        .localStorage, "Cannot use the data directory \(directory.path): \(error.reason.lowercased()). Check --data-dir.")
+        .localStorage,
+        "Cannot use the data directory \(directory.path): \(error.reason.lowercased()). Check --data-dir.")
     }
     let path = directory.appendingPathComponent(".keel.lock").path
     let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)

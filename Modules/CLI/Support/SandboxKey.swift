@@ -41,7 +41,10 @@ enum SandboxKey {
   }
 
   private static func isWellFormed(_ key: String) -> Bool {
-    key.utf8.count == 64 && key.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
+    key.utf8.count == 64
+      && key.utf8.allSatisfy {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+      }
   }
 }
 

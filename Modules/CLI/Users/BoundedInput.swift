@@ -30,7 +30,9 @@ enum BoundedInput {
     let chunk = 1 << 16
     var buffer = [UInt8](repeating: 0, count: chunk)
     while data.count <= limit {
-      let count = buffer.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, min(chunk, limit + 1 - data.count)) }
+      let count = buffer.withUnsafeMutableBytes {
+        Foundation.read(descriptor, $0.baseAddress, min(chunk, limit + 1 - data.count))
+      }
       if count < 0 {
         if errno == EINTR { continue }
         throw failure(path, errno)

@@ -32,7 +32,7 @@ struct UsersImportCommand: AsyncParsableCommand {
     }
   }
 
-  private static func summarize(_ outcome: ImportRunner.Outcome, rows: UserRows, output: Output) throws {
+  private static func summarize(_ outcome: ImportRunner.Outcome, rows: UserImportFile, output: Output) throws {
     let report = outcome.report
     let total = rows.rows.count
     let failures = report.failures.map { failure in

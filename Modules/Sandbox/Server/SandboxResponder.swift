@@ -45,7 +45,9 @@ struct SandboxResponder: HTTPResponder {
     self.stats = stats
     self.faults = faults
     self.rateLimiter = rateLimiter
-    self.routes = users.routes + auth.routes + events.routes + ImageServer(stats: stats, renderer: ImageRenderer()).routes + control.routes
+    self.routes =
+      users.routes + auth.routes + events.routes + ImageServer(stats: stats, renderer: ImageRenderer()).routes
+      + control.routes
     persistence = stateFile.map { file in
       let setAside = { (aside: URL) -> Void in
         logger?.warning(
@@ -71,7 +73,8 @@ struct SandboxResponder: HTTPResponder {
     // Before anything is read, counted or changed: a request without the key learns nothing and leaves no trace.
     if let refusal = refusal(of: request, in: section, from: context.channel.remoteAddress) {
       return Response(
-        status: refusal.status, headers: refusal.headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: refusal.body)))
+        status: refusal.status, headers: refusal.headers,
+        body: ResponseBody(byteBuffer: ByteBuffer(bytes: refusal.body)))
     }
     // Resolved once: for the handler, for the section's rules and for the stats.
     let resolution = routes.resolve(request.method, path: request.uri.path)

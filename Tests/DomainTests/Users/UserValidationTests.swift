@@ -107,7 +107,9 @@ import Testing
 
   @Test(
     "Control characters, line separators and bidirectional overrides are refused in every user field (issue 14)",
-    arguments: ["\u{1B}]0;pwned\u{07}", "a\u{0}b", "two\nlines", "del\u{7F}", "c1\u{9B}2J", "rtl\u{202E}txt", "ls\u{2028}"])
+    arguments: [
+      "\u{1B}]0;pwned\u{07}", "a\u{0}b", "two\nlines", "del\u{7F}", "c1\u{9B}2J", "rtl\u{202E}txt", "ls\u{2028}",
+    ])
   func controlCharacters(_ text: String) async throws {
     let harness = try UsersHarness.initialized()
     let manager = harness.manager
@@ -123,7 +125,9 @@ import Testing
     }
     await expectValidation("nicknameMatches", harness) { _ = try await manager.getUsers(nicknameMatches: "N\(text)") }
     #expect(throws: UserManagerError.self) { try SendbirdApplication(applicationId: "app", apiToken: "t\(text)") }
-    let error = #expect(throws: UserManagerError.self) { try UserCreationParams(userId: "a", nickname: text).validate() }
+    let error = #expect(throws: UserManagerError.self) {
+      try UserCreationParams(userId: "a", nickname: text).validate()
+    }
     #expect(error?.description.contains("control characters") == true)
   }
 
