@@ -46,6 +46,15 @@ public struct SandboxConfiguration: Sendable {
   /// loopback peer. ``RunningSandbox/control`` presents it.
   public var controlKey: String?
 
+  /// A new key for ``accessKey`` or ``controlKey``: 32 bytes from the system's random generator, as 64 hex digits.
+  public static func randomKey() -> String {
+    var generator = SystemRandomNumberGenerator()
+    return (0..<4).map { _ in
+      let word = String(generator.next() as UInt64, radix: 16)
+      return String(repeating: "0", count: 16 - word.count) + word
+    }.joined()
+  }
+
   /// Requests per second per tenant for each kind of `/v3` route, like a free-trial Sendbird application.
   public struct RateLimits: Sendable, Hashable {
     /// `GET` requests per second.

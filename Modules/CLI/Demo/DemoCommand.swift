@@ -45,7 +45,7 @@ struct DemoCommand: AsyncParsableCommand {
     let stopping = await UnixSignalsSequence(trapping: .sigterm, .sighup)
     DemoDirectory.removeAbandoned()
     // The embedded Sandbox serves only this process (it holds the key), so no other user can disturb the demo.
-    let key = SandboxKey.random()
+    let key = SandboxConfiguration.randomKey()
     let sandbox =
       baseURL == nil ? try await Sandbox.start(SandboxConfiguration(logLevel: .error, accessKey: key)) : nil
     let url = sandbox?.baseURL ?? URL(string: baseURL ?? "")!

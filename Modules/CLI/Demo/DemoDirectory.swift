@@ -25,13 +25,14 @@ enum DemoDirectory {
     return directory
   }
 
-  /// Removes `directory` and everything in it. It is renamed first, so that a service still writing into it (the
-  /// demo's tasks when a signal ends it) cannot put a file back while it goes.
+  /// Removes `directory` and everything in it. It is renamed first, so that nothing can put a file back under its
+  /// name while it goes, and the removal is tried again while a file written at that moment keeps it from going.
   static func remove(_ directory: URL) {
     let doomed = directory.deletingLastPathComponent().appendingPathComponent(".removing-\(UUID().uuidString)")
-    let target = rename(directory.path, doomed.path) == 0 ? doomed : directory
-    for _ in 0..<3 where FileManager.default.fileExists(atPath: target.path) {
-      try? FileManager.default.removeItem(at: target)
+    for target in rename(directory.path, doomed.path) == 0 ? [doomed, directory] : [directory] {
+      for _ in 0..<5 where FileManager.default.fileExists(atPath: target.path) {
+        try? FileManager.default.removeItem(at: target)
+      }
     }
   }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Locking
 import Networking
+import Sandbox
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -22,22 +23,13 @@ enum SandboxKey {
         try OwnerOnlyFiles.prepareFile(file)
         if let kept = try? String(contentsOf: file, encoding: .utf8), isWellFormed(kept) { return kept }
       }
-      let key = random()
+      let key = SandboxConfiguration.randomKey()
       try OwnerOnlyFiles.write(Data(key.utf8), to: file)
       return key
     } catch {
       throw CommandFailure(
         .localStorage, "Cannot keep the embedded Sandbox's key in \(directory.path): \(error). Check --data-dir.")
     }
-  }
-
-  /// A new key: 64 hex digits from the system's random generator.
-  static func random() -> String {
-    var generator = SystemRandomNumberGenerator()
-    return (0..<4).map { _ in
-      let word = String(generator.next() as UInt64, radix: 16)
-      return String(repeating: "0", count: 16 - word.count) + word
-    }.joined()
   }
 
   private static func isWellFormed(_ key: String) -> Bool {

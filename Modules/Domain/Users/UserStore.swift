@@ -49,6 +49,15 @@ public final class UserStore: Sendable {
   public init(file: URL?, logger: Logger = Logger(label: "keel.users", factory: { _ in SwiftLogNoOpLogHandler() })) {
     self.file = file
     self.logger = logger
+    // Made once, here: a folder removed while the app runs (a data directory wiped, a demo's folder cleaned up) is
+    // not made again behind its remover's back; the writes fail, and `writeFailure` says so.
+    if let file {
+      do {
+        try OwnerOnlyFiles.makeDirectory(file.deletingLastPathComponent(), ownedByKeel: false)
+      } catch {
+        logger.warning("The user cache's directory cannot be made: \(error)")
+      }
+    }
     let stored = Self.load(file, logger: logger)
     var snapshot = Snapshot(applicationId: stored.applicationId)
     for user in stored.users {
@@ -162,7 +171,6 @@ public final class UserStore: Sendable {
         } catch {
           throw FileSystemError(EINVAL, while: "encode the user cache for", path: file.path)
         }
-        try OwnerOnlyFiles.makeDirectory(file.deletingLastPathComponent(), ownedByKeel: false)
         try OwnerOnlyFiles.write(data, to: file, synchronously: false)
         onDisk = (snapshot.version, nil)
       } catch {

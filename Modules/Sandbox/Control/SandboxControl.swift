@@ -82,7 +82,8 @@ public struct SandboxControl: Sendable {
 
 /// What a Sandbox answered, from `GET /_sandbox/stats`: counters, and responses per route and status.
 public struct SandboxStatistics: Sendable, Hashable {
-  /// Counters by name: `logins`, `refreshes`, `imageHits`, `eventUniques`, `eventDuplicates`, `droppedConnections`.
+  /// Counters by name: `logins`, `refreshes`, `imageHits`, `imageRenders`, `eventUniques`, `eventDuplicates`,
+  /// `droppedConnections`.
   public var counters: [String: Int]
   /// Responses per route pattern (such as `POST /v3/users` or `GET /v3/users/:user_id`) and status.
   public var routes: [String: [Int: Int]]

@@ -10,15 +10,14 @@ final class ImageRenderer: Sendable {
   let byteLimit: Int
   private let queue = DispatchQueue(label: "keel.sandbox.images")
   private let kept = Locked<(images: [String: [UInt8]], order: [String], bytes: Int)>(([:], [], 0))
-  private let renders = Locked(0)
+  private let stats: SandboxStats
 
-  /// A renderer that keeps up to `byteLimit` bytes of drawn images (32 MiB: seven of the largest).
-  init(byteLimit: Int = 32 << 20) {
+  /// A renderer that keeps up to `byteLimit` bytes of drawn images (32 MiB: seven of the largest), and counts each
+  /// image it draws in `stats` as `imageRenders`.
+  init(stats: SandboxStats, byteLimit: Int = 32 << 20) {
+    self.stats = stats
     self.byteLimit = byteLimit
   }
-
-  /// How many images were drawn, as opposed to served from what was kept.
-  var renderCount: Int { renders.withLock { $0 } }
 
   /// The image under `key`, drawn by `draw` on the renderer's thread unless it is kept.
   func image(forKey key: String, draw: @escaping @Sendable () -> [UInt8]) async -> [UInt8] {
@@ -31,7 +30,7 @@ final class ImageRenderer: Sendable {
           return
         }
         let image = draw()
-        renders.withLock { $0 += 1 }
+        stats.count("imageRenders")
         keep(image, forKey: key)
         continuation.resume(returning: image)
       }

@@ -46,7 +46,8 @@ struct SandboxResponder: HTTPResponder {
     self.faults = faults
     self.rateLimiter = rateLimiter
     self.routes =
-      users.routes + auth.routes + events.routes + ImageServer(stats: stats, renderer: ImageRenderer()).routes
+      users.routes + auth.routes + events.routes
+      + ImageServer(stats: stats, renderer: ImageRenderer(stats: stats)).routes
       + control.routes
     persistence = stateFile.map { file in
       let setAside = { (aside: URL) -> Void in

@@ -22,13 +22,4 @@ enum Secrets {
     for index in 0..<right.count { difference |= right[index] ^ (index < left.count ? left[index] : 0) }
     return difference == 0
   }
-
-  /// A new random secret: 32 bytes from the system's generator, as 64 hex digits.
-  static func newKey() -> String {
-    var generator = SystemRandomNumberGenerator()
-    return (0..<32).map { _ in
-      let byte = UInt8.random(in: 0...255, using: &generator)
-      return byte < 16 ? "0" + String(byte, radix: 16) : String(byte, radix: 16)
-    }.joined()
-  }
 }
