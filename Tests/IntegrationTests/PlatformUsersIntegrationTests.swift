@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import Logging
 import Networking
@@ -52,7 +53,8 @@ struct PlatformUsersIntegrationTests {
   func notFound() async throws {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
     let error = await #expect(throws: NetworkError.self) {
-      try await HTTPClient().send(APIRequest<PlatformUser>.json(SandboxUsers.get("nobody", on: sandbox)))
+      try await HTTPClient(serverErrorDecoders: [.sendbird]).send(
+        APIRequest<PlatformUser>.json(SandboxUsers.get("nobody", on: sandbox)))
     }
     #expect(error?.kind == .server)
     #expect(error?.statusCode == 400)

@@ -47,7 +47,8 @@ struct SessionManagerIntegrationTests {
 
     // THEN the server refuses the old refresh token, the store is empty (on disk too), the state is loggedOut
     let refusal = await #expect(throws: NetworkError.self) {
-      try await HTTPClient().send(.data(SandboxRoute.refresh(first.refreshToken, on: sandbox.baseURL)))
+      try await HTTPClient(serverErrorDecoders: [.chatBackend]).send(
+        .data(SandboxRoute.refresh(first.refreshToken, on: sandbox.baseURL)))
     }
     #expect(refusal?.serverError?.code == "E06")
     #expect(try store.data(forKey: SessionManager.storageKey) == nil)

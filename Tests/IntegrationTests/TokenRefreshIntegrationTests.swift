@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import Logging
 import Networking
@@ -13,7 +14,7 @@ struct TokenRefreshIntegrationTests {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
     let session = TokenRefreshInterceptor(
       authenticator: SandboxAuthenticator(baseURL: sandbox.baseURL), credential: try await signIn(sandbox))
-    let client = HTTPClient(interceptors: [session])
+    let client = HTTPClient(interceptors: [session], serverErrorDecoders: [.chatBackend])
     _ = try await HTTPClient().send(.data(SandboxRoute.expireTokens(on: sandbox)))
 
     let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -34,7 +35,7 @@ struct TokenRefreshIntegrationTests {
     let session = TokenRefreshInterceptor(
       authenticator: SandboxAuthenticator(baseURL: sandbox.baseURL), credential: tokens
     ) { expirations.record($0) }
-    let client = HTTPClient(interceptors: [session])
+    let client = HTTPClient(interceptors: [session], serverErrorDecoders: [.chatBackend])
     _ = try await HTTPClient().send(.data(SandboxRoute.logout(tokens, on: sandbox)))  // revokes the refresh token
     _ = try await HTTPClient().send(.data(SandboxRoute.expireTokens(on: sandbox)))
 

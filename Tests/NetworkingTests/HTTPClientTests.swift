@@ -32,13 +32,17 @@ struct HTTPClientTests {
     #expect(transport.requests.map(\.url?.path) == ["/base/v3/users/alice"])
   }
 
-  @Test("Error bodies are decoded by the server's shape: Sendbird's code and message, the chat backend's errorCode")
+  @Test("Error bodies are decoded by the decoders given, in order: a flagged numeric code, a string errorCode")
   func serverErrors() async throws {
     let transport = FakeTransport(
       FakeTransport.json(400, #"{"error":true,"code":400201,"message":"\"User\" not found."}"#),
       FakeTransport.json(401, #"{"errorCode":"E05","message":"Access token expired."}"#),
       FakeTransport.json(503, "<html>busy</html>"))
-    let client = HTTPClient(transport: transport)
+    let client = HTTPClient(
+      transport: transport,
+      serverErrorDecoders: [
+        JSONServerErrorDecoder(codeField: "code", requiring: "error"), JSONServerErrorDecoder(codeField: "errorCode"),
+      ])
     let request = APIRequest<User>.json(TestRouter.user(id: "x"))
 
     let sendbird = await #expect(throws: NetworkError.self) { try await client.send(request) }
@@ -53,6 +57,17 @@ struct HTTPClientTests {
     #expect(unknown?.kind == .status)
     #expect(unknown?.statusCode == 503)
     #expect(unknown?.body == Data("<html>busy</html>".utf8))
+  }
+
+  @Test("Without decoders, an error body is kept but read as no backend's: HTTPClient knows no backend's shape")
+  func noDecodersByDefault() async throws {
+    let client = HTTPClient(transport: FakeTransport(FakeTransport.json(401, #"{"errorCode":"E05"}"#)))
+    let error = await #expect(throws: NetworkError.self) {
+      try await client.send(APIRequest<User>.json(TestRouter.user(id: "x")))
+    }
+    #expect(error?.serverError == nil)
+    #expect(error?.statusCode == 401)
+    #expect(error?.body == Data(#"{"errorCode":"E05"}"#.utf8))
   }
 
   @Test("A body that does not decode is a decoding error naming the path that failed and showing the body")

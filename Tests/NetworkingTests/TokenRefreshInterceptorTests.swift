@@ -28,7 +28,7 @@ struct TokenRefreshInterceptorTests {
   }
 
   private func client(_ session: TokenRefreshInterceptor<TestAuthenticator>) -> HTTPClient {
-    HTTPClient(transport: server, interceptors: [session], clock: clock)
+    HTTPClient(transport: server, interceptors: [session], serverErrorDecoders: [.errorCode], clock: clock)
   }
 
   private func get(_ client: HTTPClient, _ id: String = "me") async throws -> APIResponse<Data> {
@@ -173,7 +173,8 @@ struct TokenRefreshInterceptorTests {
       FakeTransport.json(401, #"{"errorCode":"E05","message":"Access token expired."}"#),
       FakeTransport.json(200, "{}"))
     let client = HTTPClient(
-      transport: transport, interceptors: [session(), RetryPolicy(baseDelay: .zero)], clock: clock)
+      transport: transport, interceptors: [session(), RetryPolicy(baseDelay: .zero)],
+      serverErrorDecoders: [.errorCode], clock: clock)
     let response = try await get(client)
     #expect(response.attempts == 4)
     #expect(authenticator.refreshes == 1)

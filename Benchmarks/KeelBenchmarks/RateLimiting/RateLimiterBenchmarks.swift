@@ -1,4 +1,5 @@
 import Dispatch
+import Domain
 import RateLimiting
 
 /// The RateLimiting rows: the cost of an admitted request, and how closely waiting requests keep to schedule.
@@ -35,7 +36,7 @@ enum RateLimiterBenchmarks {
     rows.append(
       Comparison(
         name: "rate.schedule.userManager", unit: "ms", better: .lower, target: 5, rounds: (1, 3), warmUps: 0,
-        keel: { try await scheduleDeviation { LeakyBucket.userManager.acquire } },
+        keel: { try await scheduleDeviation { LeakyBucket.userManager(clock: ContinuousClock()).acquire } },
         peer: {
           try await scheduleDeviation {
             let peer = DispatchTimerLimiter(permits: 1, interval: .seconds(1), maxQueued: 10)

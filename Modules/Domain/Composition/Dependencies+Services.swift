@@ -24,8 +24,8 @@ extension Dependencies {
     _ configuration: KeelConfiguration, _ environment: Environment, scratch: ScratchDirectory
   ) throws -> ImageLoader {
     let client = HTTPClient(
-      transport: environment.transport, interceptors: [RetryPolicy()], clock: environment.clock,
-      logger: environment.logger)
+      transport: environment.transport, interceptors: [RetryPolicy()], serverErrorDecoders: [.chatBackend, .sendbird],
+      clock: environment.clock, logger: environment.logger)
     let cache: HybridCache<CachedImage>
     do {
       cache = try ImageLoader.makeCache(

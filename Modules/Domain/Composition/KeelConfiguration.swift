@@ -21,10 +21,11 @@ public struct KeelConfiguration: Sendable {
   /// Where Keel keeps its files (user cache, tokens, events, images); `nil` means the platform's
   /// application-support location, in a `Keel` folder.
   public var dataDirectory: URL?
-  /// The client-side pace of user-manager requests (REQUIREMENTS U8); by default one per second.
+  /// The client-side pace of user-manager requests (REQUIREMENTS U8); by default ``UserManager/requestRate``, one
+  /// per second.
   public var usersRate: Rate
   /// How many user-manager requests the limiter holds, the one leaving now included; one more fails at once. By
-  /// default 10: eleven calls at once are sent over 9 seconds but one, which fails.
+  /// default ``UserManager/queueCapacity``, 10: eleven calls at once are sent over 9 seconds but one, which fails.
   public var usersQueueCapacity: Int
   /// The event ingestion API; `nil` means the backend's, ``backendBaseURL``.
   public var eventsBaseURL: URL?
@@ -44,7 +45,8 @@ public struct KeelConfiguration: Sendable {
   /// A configuration; every parameter has the default its property describes.
   public init(
     sendbirdBaseURL: URL? = nil, backendBaseURL: URL = URL(string: "http://127.0.0.1:8080")!,
-    dataDirectory: URL? = nil, usersRate: Rate = .perSecond(1), usersQueueCapacity: Int = 10,
+    dataDirectory: URL? = nil, usersRate: Rate = UserManager.requestRate,
+    usersQueueCapacity: Int = UserManager.queueCapacity,
     eventsBaseURL: URL? = nil, eventsAPIToken: String? = nil, events: EventTrackerConfiguration = .init(),
     imageCache: ImageCacheLimits = ImageCacheLimits(), logLevel: Logger.Level = .info,
     transport: (any HTTPTransport)? = nil

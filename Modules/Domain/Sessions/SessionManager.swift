@@ -61,7 +61,8 @@ public final class SessionManager: Sendable {
   ) {
     // The authenticator and the interceptor report to this manager, which does not exist yet.
     let link = WeakLink<SessionManager>()
-    let auth = HTTPClient(transport: transport, clock: clock, logger: logger)
+    let auth = HTTPClient(
+      transport: transport, serverErrorDecoders: [.chatBackend, .sendbird], clock: clock, logger: logger)
     let stored = Self.restore(from: secureStore, logger: logger)
     let authenticator = SessionAuthenticator(baseURL: baseURL, auth: auth, now: now) { link.object?.didRefresh($0) }
     let interceptor = TokenRefreshInterceptor(
@@ -70,7 +71,9 @@ public final class SessionManager: Sendable {
     self.baseURL = baseURL
     self.auth = auth
     self.interceptor = interceptor
-    client = HTTPClient(transport: transport, interceptors: [interceptor], clock: clock, logger: logger)
+    client = HTTPClient(
+      transport: transport, interceptors: [interceptor], serverErrorDecoders: [.chatBackend, .sendbird],
+      clock: clock, logger: logger)
     self.secureStore = secureStore
     self.now = now
     self.logger = logger

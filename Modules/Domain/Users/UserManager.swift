@@ -16,8 +16,9 @@ import RateLimiting
 ///   (U6).
 ///
 /// ```swift
-/// let manager = UserManager(transport: transport, limiter: LeakyBucket.userManager, store: UserStore(file: file),
-///                           clock: ContinuousClock())
+/// let clock = ContinuousClock()
+/// let manager = UserManager(
+///   transport: transport, limiter: LeakyBucket.userManager(clock: clock), store: UserStore(file: file), clock: clock)
 /// try manager.initApplication(applicationId: "5A3F…", apiToken: token)
 /// let alice = try await manager.createUser(params: UserCreationParams(userId: "alice", nickname: "Alice"))
 /// ```
@@ -34,7 +35,7 @@ public final class UserManager: Sendable {
   ///
   /// - Parameters:
   ///   - transport: How requests travel.
-  ///   - limiter: What every request passes first (U8): `LeakyBucket.userManager` for Sendbird's policy.
+  ///   - limiter: What every request passes first (U8): `LeakyBucket.userManager(clock:)` for Sendbird's policy.
   ///   - store: The user cache; it remembers which application its users belong to, across restarts when it is
   ///     kept in a file (U2).
   ///   - baseURL: The Platform API for every application; `nil` means Sendbird's, `https://api-{applicationId}.sendbird.com`.

@@ -34,7 +34,8 @@ public final class HTTPClient: Sendable {
   /// - Parameters:
   ///   - transport: How requests travel; `URLSessionTransport` by default.
   ///   - interceptors: Adapt every attempt and decide retries, in order; none by default.
-  ///   - serverErrorDecoders: Readers of error bodies, tried in order; by default Sendbird's and the chat backends'.
+  ///   - serverErrorDecoders: Readers of error bodies, tried in order; none by default, so that an error carries
+  ///     only its status and body until the backend's shape is given (Domain gives its routers' shapes).
   ///   - clock: The clock retry delays and deadlines are measured on; pass a `TestClock` in tests.
   ///   - logger: Where the client logs (REQUIREMENTS U11): each request and response at `debug`, retries at `info`,
   ///     failures at `warning`. A logger that discards everything by default.
@@ -42,7 +43,7 @@ public final class HTTPClient: Sendable {
   public init(
     transport: any HTTPTransport = URLSessionTransport(),
     interceptors: [any RequestInterceptor] = [],
-    serverErrorDecoders: [any ServerErrorDecoder] = [.sendbird, .chatBackend],
+    serverErrorDecoders: [any ServerErrorDecoder] = [],
     clock: any Clock<Duration> = ContinuousClock(),
     logger: Logger = Logger(label: "keel.networking", factory: { _ in SwiftLogNoOpLogHandler() }),
     redaction: LogRedaction = .standard

@@ -18,7 +18,7 @@ import Foundation
 /// }
 /// ```
 public protocol Endpoint: URLRequestConvertible, Sendable {
-  /// The scheme, host and any path prefix, for example `https://api-APP.sendbird.com`.
+  /// The scheme, host and any path prefix, for example `https://api.example.com/v2`.
   var baseURL: URL { get }
   /// The path below `baseURL`, as segments encoded one by one.
   var path: EndpointPath { get }

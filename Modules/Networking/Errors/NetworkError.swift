@@ -10,7 +10,7 @@ import Foundation
 /// read the detail that goes with it (``serverError``, ``statusCode``, ``urlError``, ``decodingPath``, …).
 ///
 /// ```swift
-/// catch let error as NetworkError where error.serverError?.code == "400201" { … }   // Sendbird: user not found
+/// catch let error as NetworkError where error.serverError?.code == "400201" { … }   // the server's "not found"
 /// ```
 public struct NetworkError: Error, Sendable, CustomStringConvertible {
   /// The kind of failure.

@@ -2,7 +2,7 @@ import Foundation
 
 /// An error as the server described it in its response body.
 public struct ServerError: Hashable, Sendable, CustomStringConvertible {
-  /// The server's code: `400201` for Sendbird, `E05` for the chat backend.
+  /// The server's code, such as `400201` or `E05`.
   public let code: String
   /// The server's message.
   public let message: String
@@ -21,56 +21,54 @@ public struct ServerError: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Reads a server's error body into a ``ServerError`` (REQUIREMENTS A3); `nil` when the body is not in its shape.
+/// ``HTTPClient`` tries its decoders in order on every error response; it has none unless given some, since each
+/// backend has its own shape: ``JSONServerErrorDecoder`` reads the common one, a JSON object with a code and a
+/// message.
 ///
 /// ```swift
-/// let client = HTTPClient(serverErrorDecoders: [.sendbird, .chatBackend])
+/// let client = HTTPClient(serverErrorDecoders: [JSONServerErrorDecoder(codeField: "code")])
 /// ```
 public protocol ServerErrorDecoder: Sendable {
   /// The error described by `body`, or `nil` if this decoder does not recognise it.
   func serverError(status: Int, body: Data) -> ServerError?
 }
 
-/// The Sendbird Platform API's errors: `{"error":true,"code":400201,"message":"…"}`.
-public struct SendbirdErrorDecoder: ServerErrorDecoder {
-  /// A decoder.
-  public init() {}
+/// An error body that is one JSON object with its code in ``codeField`` (a string or an integer) and its message in
+/// ``messageField``, such as `{"code":"E05","message":"Access token expired."}`; with ``flagField``, only an object
+/// whose flag is `true` (`{"error":true,"code":400201,…}`) counts.
+///
+/// ```swift
+/// let decoder = JSONServerErrorDecoder(codeField: "code", requiring: "error")
+/// decoder.serverError(status: 400, body: Data(#"{"error":true,"code":400201,"message":"Not found."}"#.utf8))
+/// // ServerError(code: "400201", message: "Not found.", status: 400)
+/// ```
+public struct JSONServerErrorDecoder: ServerErrorDecoder {
+  /// The field that holds the code.
+  public let codeField: String
+  /// The field that holds the message; a missing message reads as empty.
+  public let messageField: String
+  /// A field that must be `true` for the body to count as an error, if any.
+  public let flagField: String?
 
-  private struct Body: Decodable {
-    let error: Bool
-    let code: Int
-    let message: String
+  /// A decoder of bodies with their code in `codeField` and their message in `messageField`, and, when
+  /// `flagField` is given, that field `true`.
+  public init(codeField: String, messageField: String = "message", requiring flagField: String? = nil) {
+    self.codeField = codeField
+    self.messageField = messageField
+    self.flagField = flagField
   }
 
-  /// The error, if `body` is a Sendbird error object.
+  /// The error, if `body` is an object of this shape.
   public func serverError(status: Int, body: Data) -> ServerError? {
-    guard let decoded = try? JSONDecoder().decode(Body.self, from: body), decoded.error else { return nil }
-    return ServerError(code: String(decoded.code), message: decoded.message, status: status)
+    guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else { return nil }
+    if let flagField, (object[flagField] as? Bool) != true { return nil }
+    let code: String
+    switch object[codeField] {
+    case let text as String: code = text
+    case let number as NSNumber where number.doubleValue == number.doubleValue.rounded():
+      code = String(number.int64Value)
+    default: return nil
+    }
+    return ServerError(code: code, message: object[messageField] as? String ?? "", status: status)
   }
-}
-
-/// The chat backends' errors: `{"errorCode":"E05","message":"…"}`.
-public struct ChatBackendErrorDecoder: ServerErrorDecoder {
-  /// A decoder.
-  public init() {}
-
-  private struct Body: Decodable {
-    let errorCode: String
-    let message: String?
-  }
-
-  /// The error, if `body` is a chat-backend error object.
-  public func serverError(status: Int, body: Data) -> ServerError? {
-    guard let decoded = try? JSONDecoder().decode(Body.self, from: body) else { return nil }
-    return ServerError(code: decoded.errorCode, message: decoded.message ?? "", status: status)
-  }
-}
-
-extension ServerErrorDecoder where Self == SendbirdErrorDecoder {
-  /// The Sendbird Platform API's error shape.
-  public static var sendbird: SendbirdErrorDecoder { SendbirdErrorDecoder() }
-}
-
-extension ServerErrorDecoder where Self == ChatBackendErrorDecoder {
-  /// The chat backends' error shape.
-  public static var chatBackend: ChatBackendErrorDecoder { ChatBackendErrorDecoder() }
 }

@@ -13,8 +13,8 @@ import RateLimiting
 /// ``NetworkError/underlying`` error.
 ///
 /// ```swift
-/// // Sendbird's free-trial limit (REQUIREMENTS U8): one request per second, at most 10 waiting.
-/// let client = HTTPClient(interceptors: [RateLimitInterceptor(LeakyBucket.userManager)])
+/// // One request per second, at most 10 waiting (REQUIREMENTS U8).
+/// let client = HTTPClient(interceptors: [RateLimitInterceptor(LeakyBucket(rate: .perSecond(1), capacity: 10))])
 ///
 /// // 5 per second for each route, 20 per second in all.
 /// let limits = KeyedRateLimiter<String>(global: TokenBucket(rate: .perSecond(20), burst: 20)) { _ in

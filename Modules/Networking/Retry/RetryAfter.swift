@@ -1,7 +1,7 @@
 import Foundation
 
 /// Reads how long a server asked the client to wait: `Retry-After` in seconds or as an HTTP date (RFC 9110 §10.2.3),
-/// or Sendbird's `X-RateLimit-RetryAfter` in (fractional) seconds. Public for deliverers that schedule their own
+/// or the `X-RateLimit-RetryAfter` some APIs send, in (fractional) seconds. Public for deliverers that schedule their own
 /// retries, such as an analytics uploader.
 public enum RetryAfter {
   /// The longest wait the headers ask for, measured from `now`; `nil` if they ask for none.

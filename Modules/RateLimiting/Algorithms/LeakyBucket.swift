@@ -67,14 +67,6 @@ extension QueuedRateLimiter where Policy == LeakyBucketPolicy {
     // The bucket itself bounds the queue: it never holds more than `capacity` waiters.
     self.init(policy: LeakyBucketPolicy(rate: rate, capacity: capacity), maxQueued: capacity, clock: clock)
   }
-
-  /// The user-manager policy (REQUIREMENTS U8): one request per second, the first at once, at most 10 in line.
-  ///
-  /// Eleven calls at the same instant are admitted at 0, 1, …, 9 s, and the eleventh is refused at once with
-  /// ``RateLimitError/Code/queueFull``.
-  public static func userManager(clock: C) -> Self {
-    Self(rate: .perSecond(1), capacity: 10, clock: clock)
-  }
 }
 
 extension QueuedRateLimiter where Policy == LeakyBucketPolicy, C == ContinuousClock {
@@ -82,7 +74,4 @@ extension QueuedRateLimiter where Policy == LeakyBucketPolicy, C == ContinuousCl
   public convenience init(rate: Rate, capacity: Int) {
     self.init(rate: rate, capacity: capacity, clock: ContinuousClock())
   }
-
-  /// The user-manager policy on the continuous clock. See ``userManager(clock:)``.
-  public static var userManager: LeakyBucket<ContinuousClock> { .userManager(clock: ContinuousClock()) }
 }

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import Networking
 import Sandbox
@@ -66,7 +67,7 @@ func sandboxResponses(_ route: String, status: Int, on sandbox: RunningSandbox) 
 /// The chat backend's bearer tokens: `E05` is the failure a refresh cures; the refresh goes through its own client.
 struct SandboxAuthenticator: Authenticator {
   let baseURL: URL
-  let auth = HTTPClient()
+  let auth = HTTPClient(serverErrorDecoders: [.chatBackend])
 
   func apply(_ credential: SandboxSession, to request: inout URLRequest) {
     request.setValue("Bearer \(credential.access)", forHTTPHeaderField: "Authorization")

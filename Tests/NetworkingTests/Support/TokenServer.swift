@@ -116,3 +116,8 @@ final class TestAuthenticator: Authenticator {
     (endpoint as? TestRouter).map { if case .create = $0 { false } else { true } } ?? true
   }
 }
+
+extension ServerErrorDecoder where Self == JSONServerErrorDecoder {
+  /// The token server's error shape, `{"errorCode":"E05","message":"…"}`.
+  static var errorCode: JSONServerErrorDecoder { JSONServerErrorDecoder(codeField: "errorCode") }
+}

@@ -1,4 +1,5 @@
 import Clocks
+import Domain
 import RateLimiting
 import TestSupport
 import Testing
