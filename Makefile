@@ -1,6 +1,6 @@
 # One entry per habit. `make ci` is what .ci/run runs; it sets KEEL_STRICT=1 (warnings are errors in Keel's targets).
 SWIFT ?= swift
-MODULES := RateLimiting Networking Persistence Domain Features FeaturesTesting Sandbox
+MODULES := RateLimiting Networking Persistence Domain ReducerRuntime Features FeaturesTesting Sandbox
 SOURCES := Package.swift Modules Tests Benchmarks Examples Fuzz
 SYMBOL_GRAPHS := .build/symbol-graphs
 
@@ -26,7 +26,7 @@ format:
 # The dump also tries the synthesized test-runner modules, which exist only after `swift build --build-tests`, and
 # exits 1 without them; so its status is not trusted, and instead every module's own graph must be there afresh.
 # A module's graphs are <Module>.symbols.json and its extensions of other modules' types (<Module>@Other, such as
-# Features' `Collection[safe:]`, shown thanks to extension block symbols): a wider glob would hand Features the
+# ReducerRuntime's `Collection[safe:]`, shown thanks to extension block symbols): a wider glob would hand Features the
 # FeaturesTesting graph too.
 docs:
 	@rm -rf .build/*/symbolgraph .build/docs && mkdir -p .build/docs $(SYMBOL_GRAPHS)

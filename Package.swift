@@ -42,6 +42,7 @@ let package = Package(
     .library(name: "Networking", targets: ["Networking"]),
     .library(name: "Persistence", targets: ["Persistence"]),
     .library(name: "Domain", targets: ["Domain"]),
+    .library(name: "ReducerRuntime", targets: ["ReducerRuntime"]),
     .library(name: "Features", targets: ["Features"]),
     .library(name: "FeaturesTesting", targets: ["FeaturesTesting"]),
     .library(name: "Sandbox", targets: ["Sandbox"]),
@@ -136,18 +137,33 @@ let package = Package(
       swiftSettings: swiftSettings
     ),
 
-    // A reducer runtime on Swift concurrency alone (no Combine, no SwiftUI), and the features built on Domain.
+    // A reducer runtime on Swift concurrency alone (no Combine, no SwiftUI): Reducer, Effect, Store, composition. It
+    // imports no Keel library, so an app that only wants a Store links nothing else of Keel's.
     .target(
-      name: "Features",
-      dependencies: ["Domain", "Networking", logging, locking],
-      path: "Modules/Features",
+      name: "ReducerRuntime",
+      dependencies: [logging, locking],
+      path: "Modules/ReducerRuntime",
       swiftSettings: swiftSettings
     ),
     // TestStore: exhaustive assertions with readable diffs, reported through Swift Testing or XCTest.
     .target(
       name: "FeaturesTesting",
-      dependencies: ["Features", customDump, issueReporting, issueReportingTestSupport],
+      dependencies: ["ReducerRuntime", customDump, issueReporting, issueReportingTestSupport],
       path: "Modules/FeaturesTesting",
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "ReducerRuntimeTests",
+      dependencies: ["ReducerRuntime", "FeaturesTesting", "TestSupport", clocks],
+      path: "Tests/ReducerRuntimeTests",
+      swiftSettings: swiftSettings
+    ),
+
+    // The app's features, built on the runtime and Domain.
+    .target(
+      name: "Features",
+      dependencies: ["ReducerRuntime", "Domain", "Networking"],
+      path: "Modules/Features",
       swiftSettings: swiftSettings
     ),
     .testTarget(

@@ -1,4 +1,4 @@
-import Features
+import ReducerRuntime
 
 extension TestStore {
   /// Waits for the running effects to end, then, with ``Exhaustivity/on``, reports the actions effects sent that the

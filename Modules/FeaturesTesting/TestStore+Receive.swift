@@ -1,4 +1,4 @@
-import Features
+import ReducerRuntime
 
 extension TestStore {
   /// Receives the next action an effect sent, checks that it is the one `isMatching` describes, and checks its state

@@ -1,4 +1,4 @@
-import Features
+import ReducerRuntime
 
 /// A store for tests that makes every effect of a feature visible (REQUIREMENTS F1, F2): by default each state change
 /// must be described exactly, each action an effect sends must be received, and no effect may still run at the end.

@@ -1,4 +1,4 @@
-import Features
+import ReducerRuntime
 
 /// The effects one ``TestStore/send(_:assert:fileID:filePath:line:column:)`` started: await them with ``finish()``,
 /// or stop them with ``cancel()``.

@@ -1,4 +1,4 @@
-import Features
+import ReducerRuntime
 
 /// Runs a feature's reducer for a ``TestStore`` and records every reduction, telling the actions the test sent from
 /// those its effects sent: every effect's action comes back tagged as received, and every effect runs under

@@ -1,6 +1,6 @@
 import Clocks
-import Features
 import FeaturesTesting
+import ReducerRuntime
 import TestSupport
 import Testing
 

@@ -1,5 +1,5 @@
 import Clocks
-import Features
+import ReducerRuntime
 import TestSupport
 import Testing
 

@@ -4,7 +4,7 @@ final class StoreCore<State, Action: Sendable> {
   private enum Kind {
     case root(reduce: (inout State, Action) -> Effect<Action>)
     case scoped(
-      read: () -> State, forward: (Action) -> StoreTask, observe: (@escaping (State) -> Void) -> Int,
+      read: () -> State, forward: (Action) -> StoreTask, observe: (@escaping (State) -> Bool) -> Int,
       stopObserving: (Int) -> Void)
   }
 
@@ -13,7 +13,8 @@ final class StoreCore<State, Action: Sendable> {
   let isDuplicate: ((State, State) -> Bool)?
   private var buffer: [Action] = []
   private var isReducing = false
-  private var observers: [Int: (State) -> Void] = [:]
+  /// Called with each new state; one that returns `false` (its observer is gone) is dropped.
+  private var observers: [Int: (State) -> Bool] = [:]
   private var nextObserver = 0
   let effects = EffectTasks()
 
@@ -75,7 +76,9 @@ final class StoreCore<State, Action: Sendable> {
       // A send from inside a reduction is reduced by the loop below, after the current action.
       guard !isReducing else { return StoreTask([]) }
       isReducing = true
-      let before = observers.isEmpty ? nil : rootState
+      // A copy to compare with is kept only when someone observes and equality can be told.
+      let observed = !observers.isEmpty
+      let before = observed && isDuplicate != nil ? rootState : nil
       var started: [Task<Void, Never>] = []
       var index = 0
       while index < buffer.count {
@@ -85,15 +88,24 @@ final class StoreCore<State, Action: Sendable> {
       }
       buffer.removeAll(keepingCapacity: true)
       isReducing = false
-      if let before, !(isDuplicate?(before, rootState) ?? false) {
-        for observer in observers.values { observer(rootState) }
+      if observed, !(before.flatMap { before in isDuplicate.map { $0(before, rootState) } } ?? false) {
+        for (id, observer) in observers where !observer(rootState) { observers[id] = nil }
       }
       return StoreTask(started)
     }
   }
 
-  /// Calls `observer` with every new state; returns the id to stop it with.
-  func observe(_ observer: @escaping (State) -> Void) -> Int {
+  /// How many observers a root store calls: for tests of their removal.
+  var observerCount: Int { observers.count }
+
+  /// Whether this store reads and sends through a parent.
+  var isScoped: Bool {
+    if case .scoped = kind { return true }
+    return false
+  }
+
+  /// Calls `observer` with every new state until it returns `false`; returns the id to stop it with.
+  func observe(_ observer: @escaping (State) -> Bool) -> Int {
     switch kind {
     case .scoped(_, _, let observe, _):
       return observe(observer)
@@ -157,9 +169,10 @@ extension StoreCore where State: Sendable {
     let last = LastSent(state)
     let isDuplicate = isDuplicate
     let id = observe { state in
-      if let isDuplicate, isDuplicate(last.value, state) { return }
+      if let isDuplicate, isDuplicate(last.value, state) { return true }
       last.value = state
       continuation.yield(state)
+      return true
     }
     continuation.onTermination = { [weak self] _ in
       Task { @MainActor in self?.stopObserving(id) }

@@ -1,3 +1,5 @@
+import Observation
+
 /// Runs a feature: holds its state, reduces every action in order, runs the effects, and tells any number of
 /// observers about each new state.
 ///
@@ -6,6 +8,9 @@
 /// - **Effects** run in tasks the store owns; they are cancelled when their id is, or when the store goes away.
 /// - **Observers:** ``states()`` gives each one a stream of its own: the current state, then each change (a state
 ///   equal to the last one sent is skipped when `State` is `Equatable`).
+/// - **Observation:** the store is `Observable`. Reading ``state`` inside `withObservationTracking` (or a SwiftUI
+///   body) registers; each change of state is one notification, an action that leaves an `Equatable` state equal is
+///   none, and a scoped store notifies only when its own slice changes.
 ///
 /// ```swift
 /// let store = Store(initialState: Counter.State(), reducer: Counter())
@@ -13,16 +18,24 @@
 /// for await state in store.states() { render(state) }
 /// ```
 @MainActor
-public final class Store<State, Action: Sendable> {
-  /// The state now.
-  public var state: State { core.state }
+public final class Store<State, Action: Sendable>: Observable {
+  /// The state now. Reading it inside `withObservationTracking` registers for its next change.
+  public var state: State {
+    registrar.access(self, keyPath: \.state)
+    return core.state
+  }
 
   let core: StoreCore<State, Action>
+  private let registrar = ObservationRegistrar()
+  /// For a scoped store whose state is `Equatable`: the slice last announced, to tell a change of the slice from a
+  /// change elsewhere in the parent.
+  private var announced: State?
 
   /// A store that runs `reducer` from `initialState`.
   public init<R: Reducer>(initialState: State, reducer: R) where R.State == State, R.Action == Action {
     core = StoreCore(
       state: initialState, reduce: { reducer.reduce(into: &$0, action: $1) }, isDuplicate: nil)
+    announceChanges()
   }
 
   /// A store that runs `reducer` from `initialState`, and sends observers a state only when it changed.
@@ -30,10 +43,28 @@ public final class Store<State, Action: Sendable> {
     initialState: State, reducer: R
   ) where R.State == State, R.Action == Action, State: Equatable {
     core = StoreCore(state: initialState, reduce: { reducer.reduce(into: &$0, action: $1) }, isDuplicate: { $0 == $1 })
+    announceChanges()
   }
 
   init(core: StoreCore<State, Action>) {
     self.core = core
+    announceChanges()
+  }
+
+  /// Tells the Observation framework of each change: the root core calls only when its state changed (or cannot
+  /// tell), and a scoped store with an `Equatable` slice compares the slice itself. The observer is dropped once
+  /// this store is gone.
+  private func announceChanges() {
+    let compare = core.isScoped ? core.isDuplicate : nil
+    if compare != nil { announced = core.state }
+    _ = core.observe { [weak self] state in
+      guard let self else { return false }
+      if let compare, let announced = self.announced, compare(announced, state) { return true }
+      if compare != nil { self.announced = state }
+      self.registrar.willSet(self, keyPath: \.state)
+      self.registrar.didSet(self, keyPath: \.state)
+      return true
+    }
   }
 
   /// Reduces `action` (after any action being reduced now) and starts its effects.

@@ -1,0 +1,102 @@
+import Observation
+import Testing
+
+@testable import ReducerRuntime
+
+/// A parent with two slices, to tell a scoped store's own changes from its sibling's.
+private struct Pair: Reducer {
+  struct State: Equatable, Sendable {
+    var left = 0
+    var right = 0
+  }
+
+  enum Action: Sendable {
+    case left(Int)
+    case right(Int)
+    case nothing
+  }
+
+  func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case .left(let value): state.left = value
+    case .right(let value): state.right = value
+    case .nothing: break
+    }
+    return .none
+  }
+}
+
+/// A state the store cannot compare: every action is a change.
+private struct Opaque: Reducer {
+  struct State: Sendable { var value = 0 }
+  enum Action: Sendable { case same }
+  func reduce(into state: inout State, action: Action) -> Effect<Action> { .none }
+}
+
+/// Counts the notifications of one `withObservationTracking` registration after another.
+@MainActor
+private final class Notifications {
+  private(set) var count = 0
+
+  /// Reads `read` under observation tracking; the next change adds one.
+  func track(_ read: @escaping @MainActor () -> Void) {
+    withObservationTracking {
+      read()
+    } onChange: { [weak self] in
+      MainActor.assumeIsolated { self?.count += 1 }
+    }
+  }
+}
+
+@Suite("Store observation (issue 15)")
+@MainActor
+struct ObservationTests {
+  @Test("Reading state registers; a change notifies once; an action that leaves the state equal notifies nothing")
+  func rootStore() {
+    let store = Store(initialState: Pair.State(), reducer: Pair())
+    let notifications = Notifications()
+
+    notifications.track { _ = store.state }
+    store.send(.nothing)
+    #expect(notifications.count == 0, "an equal state is no change")
+    store.send(.left(1))
+    #expect(notifications.count == 1)
+    store.send(.left(2))
+    #expect(notifications.count == 1, "a registration hears of one change, as Observation promises")
+
+    notifications.track { _ = store.state }
+    store.send(.left(2))
+    #expect(notifications.count == 1)
+    store.send(.right(5))
+    #expect(notifications.count == 2)
+  }
+
+  @Test("A scoped store notifies only when its own slice changes")
+  func scopedStore() {
+    let store = Store(initialState: Pair.State(), reducer: Pair())
+    let left = store.scope(state: \.left, action: Pair.Action.left)
+    let notifications = Notifications()
+
+    notifications.track { _ = left.state }
+    store.send(.right(1))
+    store.send(.right(2))
+    #expect(notifications.count == 0, "the sibling's changes are not this store's")
+    left.send(3)
+    #expect(notifications.count == 1)
+    #expect(left.state == 3)
+  }
+
+  @Test("A state that cannot be compared notifies on every action; a store that is gone stops observing")
+  func opaqueState() {
+    let store = Store(initialState: Opaque.State(), reducer: Opaque())
+    let notifications = Notifications()
+    notifications.track { _ = store.state }
+    store.send(.same)
+    #expect(notifications.count == 1)
+
+    let parent = Store(initialState: Pair.State(), reducer: Pair())
+    for value in 0..<100 { _ = parent.scope(state: \.left, action: Pair.Action.left).state == value }
+    parent.send(.left(1))
+    #expect(parent.core.observerCount == 1, "the 100 scoped stores that are gone dropped their observers")
+  }
+}
