@@ -17,7 +17,7 @@ let swiftSettings: [SwiftSetting] =
 // MARK: - Dependencies used by more than one target
 
 let dequeModule: Target.Dependency = .product(name: "DequeModule", package: "swift-collections")
-let locking: Target.Dependency = "Locking"
+let basics: Target.Dependency = "KeelBasics"
 let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
@@ -67,16 +67,17 @@ let package = Package(
   targets: [
     // MARK: - Modules
 
-    // Package-internal building blocks every module may use; not a product (Documentation/Decisions/0003).
+    // Package-internal building blocks every module may use: locks (Documentation/Decisions/0003), a broadcast,
+    // owner-only files, JSONValue, SplitMix64, FNV-1a. Not a product of its own.
     .target(
-      name: "Locking",
-      path: "Modules/Locking",
+      name: "KeelBasics",
+      path: "Modules/KeelBasics",
       swiftSettings: swiftSettings
     ),
 
     .target(
       name: "RateLimiting",
-      dependencies: [dequeModule, locking],
+      dependencies: [dequeModule, basics],
       path: "Modules/RateLimiting",
       swiftSettings: swiftSettings
     ),
@@ -89,7 +90,7 @@ let package = Package(
 
     .target(
       name: "Networking",
-      dependencies: ["RateLimiting", logging, locking],
+      dependencies: ["RateLimiting", logging, basics],
       path: "Modules/Networking",
       swiftSettings: swiftSettings
     ),
@@ -104,7 +105,7 @@ let package = Package(
     // encrypted secure store off Apple platforms.
     .target(
       name: "Persistence",
-      dependencies: [grdb, crypto, locking],
+      dependencies: [grdb, crypto, basics],
       path: "Modules/Persistence",
       swiftSettings: swiftSettings
     ),
@@ -126,13 +127,13 @@ let package = Package(
     // root that wires them from the three modules below.
     .target(
       name: "Domain",
-      dependencies: ["Networking", "RateLimiting", "Persistence", logging, locking],
+      dependencies: ["Networking", "RateLimiting", "Persistence", logging, basics],
       path: "Modules/Domain",
       swiftSettings: swiftSettings
     ),
     .testTarget(
       name: "DomainTests",
-      dependencies: ["Domain", "Networking", "Persistence", "RateLimiting", "TestSupport", locking, clocks, logging],
+      dependencies: ["Domain", "Networking", "Persistence", "RateLimiting", "TestSupport", basics, clocks, logging],
       path: "Tests/DomainTests",
       swiftSettings: swiftSettings
     ),
@@ -141,7 +142,7 @@ let package = Package(
     // imports no Keel library, so an app that only wants a Store links nothing else of Keel's.
     .target(
       name: "ReducerRuntime",
-      dependencies: [logging, locking],
+      dependencies: [logging, basics],
       path: "Modules/ReducerRuntime",
       swiftSettings: swiftSettings
     ),
@@ -196,7 +197,7 @@ let package = Package(
 
     .target(
       name: "Sandbox",
-      dependencies: [hummingbird, httpTypes, nioCore, serviceLifecycle, logging, locking, crypto],
+      dependencies: [hummingbird, httpTypes, nioCore, serviceLifecycle, logging, basics, crypto],
       path: "Modules/Sandbox",
       swiftSettings: swiftSettings
     ),
@@ -212,7 +213,7 @@ let package = Package(
     .executableTarget(
       name: "KeelCLI",
       dependencies: [
-        "Domain", "Features", "Networking", "Persistence", "Sandbox", argumentParser, locking,
+        "Domain", "Features", "Networking", "Persistence", "Sandbox", argumentParser, basics,
         logging, unixSignals,
       ],
       path: "Modules/CLI",
@@ -220,7 +221,7 @@ let package = Package(
     ),
     .testTarget(
       name: "CLITests",
-      dependencies: ["KeelCLI", "Sandbox", "TestSupport", logging, locking],
+      dependencies: ["KeelCLI", "Sandbox", "TestSupport", logging, basics],
       path: "Tests/CLITests",
       swiftSettings: swiftSettings
     ),
@@ -270,7 +271,7 @@ let package = Package(
 
     .target(
       name: "TestSupport",
-      dependencies: [clocks, locking, logging, "Networking"],
+      dependencies: [clocks, basics, logging, "Networking"],
       path: "Tests/TestSupport",
       swiftSettings: swiftSettings
     ),
@@ -290,6 +291,7 @@ let package = Package(
       name: "KeelBenchmarks",
       dependencies: [
         "RateLimiting", "Networking", "Persistence", "Domain", "Features", "Sandbox", hummingbird, nioCore, logging,
+        basics,
       ],
       path: "Benchmarks/KeelBenchmarks",
       swiftSettings: swiftSettings

@@ -1,4 +1,4 @@
-import Locking
+import KeelBasics
 import Logging
 
 /// Collects what a `Logger` logs, so that tests can assert on levels and messages (and on what never appears).

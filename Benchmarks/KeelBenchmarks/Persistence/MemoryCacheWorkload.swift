@@ -1,4 +1,5 @@
 import Foundation
+import KeelBasics
 
 /// One pre-generated sequence of cache operations, replayed identically by Keel and by the peer.
 struct MemoryCacheWorkload: Sendable {
@@ -16,7 +17,7 @@ struct MemoryCacheWorkload: Sendable {
   /// `operations` lookups and stores, half each, of uniformly random keys among `keyCount`, each store costing
   /// 1 to 100; the cost limit holds about half the keys, so stores evict.
   static func mixed(operations: Int, keyCount: Int, seed: UInt64) -> MemoryCacheWorkload {
-    var random = MemoryCacheRandom(seed: seed)
+    var random = SplitMix64(seed: seed)
     var (keys, isStore, costs) = ([Int](), [Bool](), [Int]())
     for _ in 0..<operations {
       keys.append(Int(random.next() % UInt64(keyCount)))
@@ -32,7 +33,7 @@ struct MemoryCacheWorkload: Sendable {
   /// the most popular), each key with its own fixed cost of 1 to 100, and a cost limit of a tenth of all the keys'
   /// costs: the way an image cache is used. A miss is followed by a store.
   static func zipf(requests: Int, keyCount: Int, exponent: Double, seed: UInt64) -> MemoryCacheWorkload {
-    var random = MemoryCacheRandom(seed: seed)
+    var random = SplitMix64(seed: seed)
     var cumulative: [Double] = []
     var sum = 0.0
     for rank in 1...keyCount {
@@ -48,24 +49,6 @@ struct MemoryCacheWorkload: Sendable {
       keys: keys, isStore: Array(repeating: false, count: requests), costs: keys.map { keyCosts[$0] },
       totalCostLimit: keyCosts.reduce(0, +) / 10, payloads: (0..<keyCount).map(MemoryCachePayload.init))
   }
-}
-
-/// SplitMix64: a small seeded generator, so that every run replays the same operations.
-private struct MemoryCacheRandom: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9e37_79b9_7f4a_7c15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-    z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-    return z ^ (z >> 31)
-  }
-
-  /// A draw in [0, 1).
-  mutating func nextUnit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }
 
 extension Array where Element == Double {

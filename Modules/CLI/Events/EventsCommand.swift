@@ -1,6 +1,7 @@
 import ArgumentParser
 import Domain
 import Foundation
+import KeelBasics
 
 /// `keel events`: analytics events, stored on disk first and delivered once each, whatever happens.
 struct EventsCommand: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import KeelBasics
 import Logging
 import Networking
 import Sandbox
@@ -44,7 +45,7 @@ enum Target {
   /// The port an embedded Sandbox asks for first: the same for a data directory every time, so that the URLs it
   /// serves (cached images among them) stay the same from one command to the next.
   static func stablePort(for directory: URL) -> Int {
-    let hash = directory.standardizedFileURL.path.utf8.reduce(UInt32(2_166_136_261)) { ($0 ^ UInt32($1)) &* 16_777_619 }
+    let hash = FNV1a.hash32(directory.standardizedFileURL.path)
     return 20_000 + Int(hash % 10_000)
   }
 

@@ -1,7 +1,7 @@
 import Domain
 import Features
 import Foundation
-import Locking
+import KeelBasics
 import UnixSignals
 
 #if canImport(Glibc)

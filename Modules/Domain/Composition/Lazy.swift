@@ -1,4 +1,4 @@
-import Locking
+import KeelBasics
 
 /// A value built on first use, once, whoever asks first: how ``Dependencies`` builds each service only when the app
 /// uses it.

@@ -1,4 +1,4 @@
-import Locking
+import KeelBasics
 
 extension EventTracker {
   /// Wakes the uploader: an event crossed the flush count, a flush was asked for, connectivity changed. A wake that

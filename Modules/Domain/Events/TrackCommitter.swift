@@ -1,4 +1,4 @@
-import Locking
+import KeelBasics
 import Persistence
 
 /// Commits tracked events to the queue, many per transaction when many are tracked at once (group commit): each

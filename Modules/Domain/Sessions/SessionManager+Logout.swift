@@ -1,5 +1,5 @@
 import Foundation
-import Locking
+import KeelBasics
 import Logging
 import Networking
 import Persistence

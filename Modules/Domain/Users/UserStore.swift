@@ -1,5 +1,5 @@
 import Foundation
-import Locking
+import KeelBasics
 import Logging
 
 /// The user cache: thread-safe, read-your-writes, and optionally kept in a file so that it survives a restart

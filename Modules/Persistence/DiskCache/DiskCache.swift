@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import Locking
+import KeelBasics
 
 #if canImport(Glibc)
   import Glibc

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import Locking
+import KeelBasics
 
 /// The token-auth backend of the chat apps (SANDBOX_API.md §2): login, refresh, logout and `/v1/me`, with access
 /// tokens that expire after `accessTokenTTL` and refresh tokens after `refreshTokenTTL`.

@@ -1,4 +1,5 @@
 import HTTPTypes
+import KeelBasics
 
 /// The control plane (SANDBOX_API.md §5): add and clear faults, expire every access token, read the stats, reset.
 struct ControlPlane: Sendable {

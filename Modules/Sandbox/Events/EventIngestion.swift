@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import Locking
+import KeelBasics
 
 /// Analytics-event ingestion (SANDBOX_API.md §3): batches deduplicated by `eventId` per tenant, so that a client
 /// that redelivers never double-counts.

@@ -1,4 +1,4 @@
-import Locking
+import KeelBasics
 
 /// The faults in force, applied to each request in the order they were added.
 struct FaultInjector: Sendable {
@@ -52,22 +52,4 @@ struct FaultInjector: Sendable {
       return decision
     }
   }
-}
-
-/// A small, fast, reproducible random number generator (Steele, Lea and Flood's SplitMix64).
-struct SplitMix64: RandomNumberGenerator, Sendable {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9e37_79b9_7f4a_7c15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-    z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-    return z ^ (z >> 31)
-  }
-
-  /// A draw in [0, 1): the top 53 bits of the next value.
-  mutating func nextUnit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import KeelBasics
 
 /// `GET /images/{id}.png?size=N` (SANDBOX_API.md §4): a PNG of N × N pixels (1–2,048, default 256), the same for the
 /// same id and size, with `ETag` and `Cache-Control: max-age=3600`; `If-None-Match` with the current ETag is 304.
@@ -19,7 +20,7 @@ struct ImageServer: Sendable {
     guard let size = Int(request.query["size"] ?? "256"), (1...2_048).contains(size) else {
       throw BackendError.malformed("size must be 1 to 2048")
     }
-    let seed = Self.fnv1a("\(id):\(size)")
+    let seed = FNV1a.hash64("\(id):\(size)")
     let etag = "\"\(String(seed, radix: 16))\""
     stats.count("imageHits")
     var headers: HTTPFields = [.eTag: etag, .cacheControl: "max-age=3600"]
@@ -34,7 +35,7 @@ struct ImageServer: Sendable {
   /// Diagonal bands in a palette of eight colours derived from the id: recognisably different per id, identical per
   /// (id, size).
   private static func render(id: String, size: Int, seed: UInt64) -> [UInt8] {
-    var generator = SplitMix64(seed: fnv1a(id))
+    var generator = SplitMix64(seed: FNV1a.hash64(id))
     let palette = (0..<8).map { _ in
       let bits = generator.next()
       return (
@@ -43,10 +44,5 @@ struct ImageServer: Sendable {
     }
     let band = max(1, size / 8)
     return PNGEncoder.encode(width: size, height: size, palette: palette) { x, y in UInt8(((x + y) / band) % 8) }
-  }
-
-  /// FNV-1a, 64 bits: a stable hash (Swift's `Hasher` is seeded per process).
-  private static func fnv1a(_ text: String) -> UInt64 {
-    text.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import KeelBasics
 
 /// A request body that must be a JSON object, with the contract's validation of its fields.
 struct JSONObject {

@@ -1,3 +1,5 @@
+import KeelBasics
+
 /// A user of the Sendbird Platform API, as the Sandbox stores and returns it.
 struct PlatformUser: Sendable, Hashable, Codable {
   let userID: String

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import Locking
+import KeelBasics
 
 /// The `/v3/users` routes of the Sendbird Platform API subset (SANDBOX_API.md §1), each tenant's data apart.
 struct UsersAPI: Sendable {

@@ -1,4 +1,4 @@
-import Locking
+import KeelBasics
 
 /// What the Sandbox saw, for `GET /_sandbox/stats`: responses per route and status, and the counters the
 /// sections keep.

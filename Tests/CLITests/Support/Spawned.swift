@@ -1,5 +1,5 @@
 import Foundation
-import Locking
+import KeelBasics
 import TestSupport
 
 /// A `keel` (or any) process started in the background, for tests that act while it runs: wait for a line on its

@@ -1,5 +1,5 @@
 import Foundation
-import Locking
+import KeelBasics
 import Persistence
 import TestSupport
 import Testing

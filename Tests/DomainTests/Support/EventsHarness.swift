@@ -1,6 +1,6 @@
 import Clocks
 import Foundation
-import Locking
+import KeelBasics
 import Networking
 import Persistence
 import TestSupport

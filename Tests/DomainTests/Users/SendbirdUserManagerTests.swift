@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Locking
+import KeelBasics
 import TestSupport
 import Testing
 

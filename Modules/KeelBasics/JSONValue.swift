@@ -1,4 +1,6 @@
-/// A JSON value: what an analytics event's properties may hold, so that every tracked event can be encoded.
+/// A JSON value: what an analytics event's properties may hold (Domain), and what the Sandbox reads and writes.
+/// Decoded strictly: `true` is never a number and `1` is never a boolean. A whole number is written without a
+/// fraction (`3`, not `3.0`).
 ///
 /// ```swift
 /// let properties: [String: JSONValue] = ["screen": "home", "items": 3, "premium": true, "tags": ["a", "b"]]
@@ -44,20 +46,11 @@ public enum JSONValue: Sendable, Hashable, Codable {
     switch self {
     case .null: try container.encodeNil()
     case .bool(let value): try container.encode(value)
-    case .number(let value): try container.encode(value)
+    case .number(let value):
+      if let integer = Int64(exactly: value) { try container.encode(integer) } else { try container.encode(value) }
     case .string(let value): try container.encode(value)
     case .array(let value): try container.encode(value)
     case .object(let value): try container.encode(value)
-    }
-  }
-
-  /// Whether every number in the value is finite, so that it has a JSON form.
-  var isFinite: Bool {
-    switch self {
-    case .null, .bool, .string: true
-    case .number(let value): value.isFinite
-    case .array(let values): values.allSatisfy(\.isFinite)
-    case .object(let values): values.values.allSatisfy(\.isFinite)
     }
   }
 }
