@@ -42,7 +42,7 @@ struct RateLimitInterceptorTests {
       try await client.send(.empty(TestRouter.user(id: "c")))
     }
     #expect(refused?.kind == .rateLimited)
-    #expect((refused?.underlying as? RateLimitError)?.code == .queueFull)
+    #expect((refused?.underlying as? RateLimitError)?.kind == .queueFull)
     #expect(transport.requests.map(\.url?.lastPathComponent) == ["a"], "the refused request was never sent")
     waiting.cancel()
     #expect((await waiting.error() as? NetworkError)?.kind == .cancelled, "a cancelled wait is a cancellation")
@@ -59,7 +59,7 @@ struct RateLimitInterceptorTests {
     request.deadline = .milliseconds(500)
     let refused = await #expect(throws: NetworkError.self) { try await client.send(request) }
     #expect(refused?.kind == .rateLimited)
-    #expect((refused?.underlying as? RateLimitError)?.code == .deadlineExceeded)
+    #expect((refused?.underlying as? RateLimitError)?.kind == .deadlineExceeded)
   }
 
   @Test("The key's wait and the global wait together stay within the deadline")

@@ -33,7 +33,7 @@ struct DiskCacheMaintenanceTests {
     let kept = try (0...10).filter { try cache.data(forKey: "k\($0)") != nil }
     #expect(kept == [0, 1, 8, 9, 10])
     #expect(cache.totalSize == 5 * Self.entrySize)
-    #expect(cache.stats.evictions == 6)
+    #expect(cache.statistics.evictions == 6)
     #expect(try directory.entryFileNames().count == 5)
   }
 
@@ -66,7 +66,7 @@ struct DiskCacheMaintenanceTests {
     await clock.advance(by: .seconds(90))
     #expect(try cache.removeExpired() == 1)
     #expect(cache.count == 0)
-    #expect(cache.stats.expirations == 2)
+    #expect(cache.statistics.expirations == 2)
     #expect(try directory.entryFileNames().isEmpty)
   }
 
@@ -90,8 +90,8 @@ struct DiskCacheMaintenanceTests {
     await clock.advance(by: .seconds(60))
 
     // THEN the expired entry is gone and the rest is trimmed to two entries (half of four)
-    #expect(await eventually { cache.count == 2 }, "\(cache.stats)")
-    #expect(cache.stats.expirations == 1)
+    #expect(await eventually { cache.count == 2 }, "\(cache.statistics)")
+    #expect(cache.statistics.expirations == 1)
     #expect(try cache.data(forKey: "k7") != nil)
     #expect(await clock.sleeperArrived(), "the timer sleeps again")
   }

@@ -32,7 +32,7 @@ struct DiskCacheRestartTests {
     let cache = try open(sizeLimit: 5 * Self.entrySize, trimRatio: 0.6)
     #expect(cache.count == 5)
     #expect(cache.totalSize == 5 * Self.entrySize)
-    #expect(cache.stats.directoryScans == 0)
+    #expect(cache.statistics.directoryScans == 0)
     try cache.store(Data(count: 100), forKey: "k5")
 
     // THEN the three read first before the restart were trimmed: the two read last and the new one are kept
@@ -52,7 +52,7 @@ struct DiskCacheRestartTests {
     #expect(try cache.data(forKey: "expiring") == Data("x".utf8))
     await clock.advance(by: .seconds(60))
     #expect(try cache.data(forKey: "expiring") == nil)
-    #expect(cache.stats.expirations == 1)
+    #expect(cache.statistics.expirations == 1)
   }
 
   @Test("Opening a cache of 10,000 entries loads the index and does not list the directory")
@@ -74,14 +74,14 @@ struct DiskCacheRestartTests {
 
     // THEN it knows its 10,000 entries without having listed the directory: the unknown files are untouched
     #expect(cache.count == 10_000)
-    #expect(cache.stats.directoryScans == 0)
+    #expect(cache.statistics.directoryScans == 0)
     #expect(try cache.data(forKey: "key-9999") == Data("9999".utf8))
     #expect(try cache.data(forKey: "orphan") == nil, "a clean index is trusted: no file lookup for unknown keys")
     #expect(FileManager.default.fileExists(atPath: stale.path))
 
     // and only reconcile() lists it, adopting the orphan and removing the temporary file
     try cache.reconcile()
-    #expect(cache.stats.directoryScans == 1)
+    #expect(cache.statistics.directoryScans == 1)
     #expect(cache.count == 10_001)
     #expect(try cache.data(forKey: "orphan") == Data("1".utf8))
     #expect(!FileManager.default.fileExists(atPath: stale.path))
@@ -127,7 +127,7 @@ struct DiskCacheRestartTests {
     // THEN a read of a lost key finds its file, and the background reconciliation adopts the others
     #expect(try cache.data(forKey: "lost-0") == Data("0".utf8))
     #expect(await eventually { cache.count == 6 })
-    #expect(cache.stats.directoryScans == 1)
-    #expect(cache.stats.adoptions == 5)
+    #expect(cache.statistics.directoryScans == 1)
+    #expect(cache.statistics.adoptions == 5)
   }
 }

@@ -78,7 +78,7 @@ struct DiskCacheTests {
     #expect(try cache.data(forKey: "k") == nil)
     #expect(!FileManager.default.fileExists(atPath: path))
     #expect(cache.count == 1)
-    #expect(cache.stats.corruptions == 1)
+    #expect(cache.statistics.corruptions == 1)
     #expect(try cache.data(forKey: "other") == Data("intact".utf8))
   }
 
@@ -121,12 +121,12 @@ struct DiskCacheTests {
     _ = try cache.data(forKey: "missing")
     try cache.removeAll()
 
-    var expected = DiskCacheStats()
+    var expected = DiskCacheStatistics()
     expected.hits = 2
     expected.misses = 1
     expected.writes = 2
     expected.directoryScans = 1  // removeAll
-    #expect(cache.stats == expected)
+    #expect(cache.statistics == expected)
     #expect(try directory.entryFileNames().isEmpty)
   }
 

@@ -40,7 +40,7 @@ struct QueueTests {
     ]
 
     let error = await #expect(throws: RateLimitError.self) { try await limiter.acquire() }
-    #expect(error?.code == .queueFull)
+    #expect(error?.kind == .queueFull)
     #expect(error?.description.contains("queue of 2") == true)
     #expect(error?.description.contains("token bucket: 1 per 1.0 seconds, burst 1") == true)
     #expect(limiter.queuedCount == 2, "the refused caller never joined")
@@ -102,7 +102,7 @@ struct QueueTests {
     let tooSoon = await #expect(throws: RateLimitError.self) {
       try await limiter.acquire(cost: 1, maxWait: .milliseconds(999))
     }
-    #expect(tooSoon?.code == .deadlineExceeded)
+    #expect(tooSoon?.kind == .deadlineExceeded)
     #expect(limiter.queuedCount == 0)
 
     // The deadline accounts for the waiters ahead: behind one waiter, admission is at 2 s.
@@ -122,10 +122,10 @@ struct QueueTests {
   func invalidCosts() async throws {
     let (limiter, _) = exhaustedLimiter()
     let tooBig = await #expect(throws: RateLimitError.self) { try await limiter.acquire(cost: 2) }
-    #expect(tooBig?.code == .costExceedsCapacity)
+    #expect(tooBig?.kind == .costExceedsCapacity)
     #expect(tooBig?.description.contains("cost of 2 can never be admitted; the most at once is 1") == true)
     let zero = await #expect(throws: RateLimitError.self) { try await limiter.acquire(cost: 0) }
-    #expect(zero?.code == .invalidCost)
+    #expect(zero?.kind == .invalidCost)
     #expect(!limiter.tryAcquire(cost: 2))
     #expect(!limiter.tryAcquire(cost: 0))
     #expect(limiter.queuedCount == 0)

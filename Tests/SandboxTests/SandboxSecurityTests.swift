@@ -1,9 +1,11 @@
 import Clocks
+import Dispatch
 import Foundation
 import Logging
-import Sandbox
 import TestSupport
 import Testing
+
+@testable import Sandbox
 
 #if canImport(Glibc)
   import Glibc
@@ -94,29 +96,37 @@ struct SandboxSecurityTests {
     }
   }
 
-  @Test("Large images drawn at once do not hold up another route: users are listed while images are drawn")
-  func imagesDoNotStarveOthers() async throws {
-    try await withSandbox(SandboxConfiguration(logLevel: .warning)) { client in
-      let finished = Recorder<Int>()
-      let drawing = Task {
-        await withTaskGroup(of: Void.self) { group in
-          for index in 0..<8 {
-            group.addTask {
-              _ = try? await client.send("GET", "/images/starve\(index).png?size=512")
-              finished.record(index)
-            }
-          }
-        }
+  @Test("Images are drawn one at a time on the renderer's own thread: a draw in progress holds up no caller's thread")
+  func drawsAreSerializedOffThePool() async throws {
+    let renderer = ImageRenderer(stats: RecordedStatistics())
+    let release = DispatchSemaphore(value: 0)
+    let started = Recorder<String>()
+    // A first draw that holds the renderer's thread until released, and a second queued behind it.
+    let first = Task {
+      await renderer.image(forKey: "a") {
+        started.record("a")
+        release.wait()
+        return [1]
       }
-      // Once drawing is under way, a users listing is answered before the drawing is done.
-      let drawingStarted = await poll(every: .milliseconds(5), for: .seconds(60)) { finished.count >= 1 }
-      #expect(drawingStarted)
-      let listed = try await client.send("GET", "/v3/users")
-      let imagesDoneMeanwhile = finished.count
-      #expect(listed.status == 200)
-      #expect(imagesDoneMeanwhile < 8, "the listing waited for every image")
-      await drawing.value
     }
+    #expect(await poll(for: .seconds(30)) { started.count == 1 })
+    let second = Task {
+      await renderer.image(forKey: "b") {
+        started.record("b")
+        return [2]
+      }
+    }
+    // Meanwhile the cooperative threads are free: many tasks run to completion while the draw is held.
+    let unrelated = await withTaskGroup(of: Int.self) { group in
+      for value in 0..<100 { group.addTask { value } }
+      return await group.reduce(0, +)
+    }
+    #expect(unrelated == 4_950)
+    #expect(started.elements == ["a"], "the second draw waits for the first")
+    release.signal()
+    #expect(await first.value == [1])
+    #expect(await second.value == [2])
+    #expect(started.elements == ["a", "b"])
   }
 
   @Test("An image is drawn once for any number of requests of the same id and size")

@@ -14,7 +14,7 @@ extension QueuedRateLimiter where Policy == LeakyBucketPolicy {
   /// ``UserManager/queueCapacity`` in line.
   ///
   /// Eleven calls at the same instant are admitted at 0, 1, …, 9 s, and the eleventh is refused at once with
-  /// `RateLimitError.Code.queueFull`.
+  /// `RateLimitError.Kind.queueFull`.
   public static func userManager(clock: C) -> Self {
     Self(rate: UserManager.requestRate, capacity: UserManager.queueCapacity, clock: clock)
   }

@@ -39,7 +39,7 @@ extension DiskCache {
           else { continue }
           try removeFile(candidate.name)
           state.forget(candidate.name)
-          state.stats.evictions += 1
+          state.statistics.evictions += 1
           evicted += 1
         }
         return state.totalSize <= target
@@ -69,7 +69,7 @@ extension DiskCache {
       for (name, record) in state.records where record.isExpired(at: now) {
         try removeFile(name)
         state.forget(name)
-        state.stats.expirations += 1
+        state.statistics.expirations += 1
         removed += 1
       }
       return removed
@@ -142,19 +142,19 @@ extension DiskCache {
       case .missing: break
       case .corrupted:
         try removeFile(name)
-        state.stats.corruptions += 1
+        state.statistics.corruptions += 1
       case .header(let header) where header.expires.map { $0 <= now } ?? false:
         try removeFile(name)
-        state.stats.expirations += 1
+        state.statistics.expirations += 1
       case .header(let header):
         state.insert(name, size: header.fileSize, expires: header.expires, at: now)
-        state.stats.adoptions += 1
+        state.statistics.adoptions += 1
       }
     }
   }
 
   private func listDirectory(_ state: inout DiskCacheState) throws -> [String] {
-    state.stats.directoryScans += 1
+    state.statistics.directoryScans += 1
     do {
       return try FileManager.default.contentsOfDirectory(atPath: directoryPath)
     } catch {
@@ -214,7 +214,7 @@ extension DiskCache {
   // MARK: - Lifecycle
 
   /// Stops the maintenance timer, writes the index, marking a clean shutdown so that the next open trusts it
-  /// without looking at the directory, and closes it. Afterwards every operation throws; ``stats`` still answers.
+  /// without looking at the directory, and closes it. Afterwards every operation throws; ``statistics`` still answers.
   /// Releasing the cache does the same, except that the index closes when the last background task lets go of it.
   ///
   /// - Throws: ``PersistenceError`` when the index cannot be written; the cache is closed anyway.
@@ -271,7 +271,7 @@ extension DiskCache {
   /// Counts a background failure, unless it is only that ``close()`` ran meanwhile.
   private func countMaintenanceFailure() {
     state.withLock { state in
-      if !state.isClosed { state.stats.maintenanceFailures += 1 }
+      if !state.isClosed { state.statistics.maintenanceFailures += 1 }
     }
   }
 }

@@ -128,11 +128,11 @@ public final class DiskCache: Sendable {
         guard record.isExpired(at: now) else { return .some(record.version) }
         try? removeFile(name)
         state.forget(name)
-        state.stats.expirations += 1
+        state.statistics.expirations += 1
       } else if !state.indexIsComplete {
         return .some(nil)
       }
-      state.stats.misses += 1
+      state.statistics.misses += 1
       return nil
     }
     guard let version else { return nil }
@@ -152,12 +152,12 @@ public final class DiskCache: Sendable {
     let unchanged = version == nil ? current == nil : current?.version == version
     switch result {
     case .entry(let data, let expires) where !(expires.map { $0 <= now } ?? false):
-      state.stats.hits += 1
+      state.statistics.hits += 1
       if current != nil {
         state.touch(name, at: now)
       } else if version == nil {
         state.insert(name, size: DiskCacheEntryFile.headerSize + data.count, expires: expires, at: now)
-        state.stats.adoptions += 1
+        state.statistics.adoptions += 1
         return (data, true)
       }
       return (data, false)
@@ -165,7 +165,7 @@ public final class DiskCache: Sendable {
       if unchanged {
         try? removeFile(name)
         state.forget(name)
-        state.stats.expirations += 1
+        state.statistics.expirations += 1
       }
     case .missing:
       if unchanged { state.forget(name) }
@@ -173,10 +173,10 @@ public final class DiskCache: Sendable {
       if unchanged {
         try? removeFile(name)
         state.forget(name)
-        state.stats.corruptions += 1
+        state.statistics.corruptions += 1
       }
     }
-    state.stats.misses += 1
+    state.statistics.misses += 1
     return (nil, false)
   }
 
@@ -215,7 +215,7 @@ public final class DiskCache: Sendable {
         throw PersistenceError.posix(code, while: "move a cache entry into place", path: path(of: name))
       }
       state.insert(name, size: size, expires: expires, at: now())
-      state.stats.writes += 1
+      state.statistics.writes += 1
       return state.totalSize > sizeLimit
     }
     if overLimit { trimAfterWrite() }
@@ -245,7 +245,7 @@ public final class DiskCache: Sendable {
   public var totalSize: Int { state.withLock { $0.totalSize } }
 
   /// What the cache holds and what it has done since it was opened.
-  public var stats: DiskCacheStats { state.withLock(\.snapshot) }
+  public var statistics: DiskCacheStatistics { state.withLock(\.snapshot) }
 
   // MARK: - Files
 

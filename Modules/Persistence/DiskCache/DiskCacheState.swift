@@ -23,8 +23,8 @@ struct DiskCacheState {
   var flushScheduled = false
   /// Whether ``DiskCache/close()`` has run.
   var isClosed = false
-  /// The counters; ``DiskCacheStats/count`` and ``DiskCacheStats/totalSize`` are filled in by ``snapshot``.
-  var stats = DiskCacheStats()
+  /// The counters; ``DiskCacheStatistics/count`` and ``DiskCacheStatistics/totalSize`` are filled in by ``snapshot``.
+  var statistics = DiskCacheStatistics()
 
   init(records: [String: DiskCacheRecord], indexIsComplete: Bool) {
     self.records = records
@@ -35,11 +35,11 @@ struct DiskCacheState {
   }
 
   /// The counters with the current count and size.
-  var snapshot: DiskCacheStats {
-    var stats = stats
-    stats.count = records.count
-    stats.totalSize = totalSize
-    return stats
+  var snapshot: DiskCacheStatistics {
+    var statistics = statistics
+    statistics.count = records.count
+    statistics.totalSize = totalSize
+    return statistics
   }
 
   /// Records a new write (or an adopted file) of `name`, replacing any earlier record; it is the most recent.

@@ -1,36 +1,36 @@
 /// Why a rate limiter refused a request instead of admitting it.
 ///
 /// A struct rather than an enum so that new reasons can be added without breaking anyone's `switch`. Compare
-/// ``code`` to tell the reasons apart; ``description`` is a complete sentence for logs and users.
+/// ``kind`` to tell the reasons apart; ``description`` is a complete sentence for logs and users.
 ///
 /// ```swift
 /// do {
 ///   try await limiter.acquire()
-/// } catch let error as RateLimitError where error.code == .queueFull {
+/// } catch let error as RateLimitError where error.kind == .queueFull {
 ///   // shed the request
 /// }
 /// ```
 public struct RateLimitError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The kind of refusal.
-  public struct Code: Sendable, Hashable, CustomStringConvertible {
+  public struct Kind: Sendable, Hashable, CustomStringConvertible {
     private let name: String
     private init(_ name: String) { self.name = name }
 
     /// Every waiting place was taken, or the leaky bucket was full; the request was refused at once.
-    public static let queueFull = Code("queueFull")
+    public static let queueFull = Kind("queueFull")
     /// The request would have been admitted only after the caller's deadline, so it was refused at once.
-    public static let deadlineExceeded = Code("deadlineExceeded")
+    public static let deadlineExceeded = Kind("deadlineExceeded")
     /// The request asked for more permits than the limiter can ever grant at one time.
-    public static let costExceedsCapacity = Code("costExceedsCapacity")
+    public static let costExceedsCapacity = Kind("costExceedsCapacity")
     /// The request asked for a cost below one.
-    public static let invalidCost = Code("invalidCost")
+    public static let invalidCost = Kind("invalidCost")
 
-    /// The code's name, for example `queueFull`.
+    /// The kind's name, for example `queueFull`.
     public var description: String { name }
   }
 
   /// The kind of refusal.
-  public let code: Code
+  public let kind: Kind
   /// The limiter's policy in words, for example `leaky bucket: 1 per 1.0 seconds, capacity 10`.
   public let policy: String
   /// A complete sentence saying what was refused and why.
@@ -38,35 +38,35 @@ public struct RateLimitError: Error, Sendable, Hashable, CustomStringConvertible
 
   static func queueFull(policy: String, maxQueued: Int) -> RateLimitError {
     RateLimitError(
-      code: .queueFull, policy: policy,
+      kind: .queueFull, policy: policy,
       description: "Rate limit (\(policy)): the queue of \(maxQueued) waiting requests is full; request refused."
     )
   }
 
   static func bucketFull(policy: String, wait: Duration) -> RateLimitError {
     RateLimitError(
-      code: .queueFull, policy: policy,
+      kind: .queueFull, policy: policy,
       description: "Rate limit (\(policy)): the bucket is full (admission would be \(wait) away); request refused."
     )
   }
 
   static func deadlineExceeded(policy: String, wait: Duration) -> RateLimitError {
     RateLimitError(
-      code: .deadlineExceeded, policy: policy,
+      kind: .deadlineExceeded, policy: policy,
       description: "Rate limit (\(policy)): admission would be \(wait) away, past the caller's deadline."
     )
   }
 
   static func costExceedsCapacity(policy: String, cost: Int, capacity: Int) -> RateLimitError {
     RateLimitError(
-      code: .costExceedsCapacity, policy: policy,
+      kind: .costExceedsCapacity, policy: policy,
       description: "Rate limit (\(policy)): a cost of \(cost) can never be admitted; the most at once is \(capacity)."
     )
   }
 
   static func invalidCost(policy: String, cost: Int) -> RateLimitError {
     RateLimitError(
-      code: .invalidCost, policy: policy,
+      kind: .invalidCost, policy: policy,
       description: "Rate limit (\(policy)): cost must be at least 1, got \(cost)."
     )
   }

@@ -30,10 +30,10 @@ struct AuthBackend: Sendable {
   private let accessTokenTTL: Duration
   private let refreshTokenTTL: Duration
   private let time: Timekeeper
-  private let stats: SandboxStats
+  private let stats: RecordedStatistics
   private let state = Locked(State())
 
-  init(configuration: SandboxConfiguration, time: Timekeeper, stats: SandboxStats) {
+  init(configuration: SandboxConfiguration, time: Timekeeper, stats: RecordedStatistics) {
     accounts = configuration.accounts
     accessTokenTTL = configuration.accessTokenTTL
     refreshTokenTTL = configuration.refreshTokenTTL

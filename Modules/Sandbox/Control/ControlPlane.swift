@@ -4,7 +4,7 @@ import KeelBasics
 /// The control plane (SANDBOX_API.md §5): add and clear faults, expire every access token, read the stats, reset.
 struct ControlPlane: Sendable {
   let faults: FaultInjector
-  let stats: SandboxStats
+  let stats: RecordedStatistics
   let expireTokens: @Sendable () -> Void
   let reset: @Sendable () -> Void
 

@@ -16,9 +16,9 @@ struct EventIngestion: Sendable {
   }
 
   private let tenants = Locked<[String: Tenant]>([:])
-  private let stats: SandboxStats
+  private let stats: RecordedStatistics
 
-  init(stats: SandboxStats) {
+  init(stats: RecordedStatistics) {
     self.stats = stats
   }
 

@@ -10,11 +10,11 @@ final class ImageRenderer: Sendable {
   let byteLimit: Int
   private let queue = DispatchQueue(label: "keel.sandbox.images")
   private let kept = Locked<(images: [String: [UInt8]], order: [String], bytes: Int)>(([:], [], 0))
-  private let stats: SandboxStats
+  private let stats: RecordedStatistics
 
   /// A renderer that keeps up to `byteLimit` bytes of drawn images (32 MiB: seven of the largest), and counts each
   /// image it draws in `stats` as `imageRenders`.
-  init(stats: SandboxStats, byteLimit: Int = 32 << 20) {
+  init(stats: RecordedStatistics, byteLimit: Int = 32 << 20) {
     self.stats = stats
     self.byteLimit = byteLimit
   }

@@ -6,7 +6,7 @@ import KeelBasics
 /// same id and size, with `ETag` and `Cache-Control: max-age=3600`; `If-None-Match` with the current ETag is 304.
 /// The drawing happens in ``ImageRenderer``, off the request path.
 struct ImageServer: Sendable {
-  let stats: SandboxStats
+  let stats: RecordedStatistics
   let renderer: ImageRenderer
 
   var routes: [Route] { [Route(.get, "/images/:file", handler: image)] }

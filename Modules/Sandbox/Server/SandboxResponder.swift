@@ -16,7 +16,7 @@ struct SandboxResponder: HTTPResponder {
 
   let configuration: SandboxConfiguration
   let time: Timekeeper
-  let stats: SandboxStats
+  let stats: RecordedStatistics
   let faults: FaultInjector
   let rateLimiter: ServerRateLimiter
   let routes: [Route]
@@ -25,7 +25,7 @@ struct SandboxResponder: HTTPResponder {
 
   init(configuration: SandboxConfiguration, stateFile: SandboxStateFile? = nil, logger: Logger? = nil) {
     let time = Timekeeper(configuration.clock)
-    let stats = SandboxStats()
+    let stats = RecordedStatistics()
     let users = UsersAPI()
     let events = EventIngestion(stats: stats)
     let auth = AuthBackend(configuration: configuration, time: time, stats: stats)

@@ -32,7 +32,7 @@ struct UserManagerPresetTests {
     #expect(await eventually { admitted.count == 1 && refused.count == 1 && limiter.queuedCount == 9 })
     let refusal = try #require(refused.elements.first)
     #expect(refusal.ms == 0)
-    #expect(refusal.error.code == .queueFull)
+    #expect(refusal.error.kind == .queueFull)
     #expect(refusal.error.description.contains("1 per 1.0 seconds"))
 
     // AND each second admits exactly one more, at the exact second

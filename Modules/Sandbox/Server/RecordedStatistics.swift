@@ -2,7 +2,7 @@ import KeelBasics
 
 /// What the Sandbox saw, for `GET /_sandbox/stats`: responses per route and status, and the counters the
 /// sections keep.
-struct SandboxStats: Sendable {
+struct RecordedStatistics: Sendable {
   private struct Counts {
     var byRoute: [String: [Int: Int]] = [:]
     var counters: [String: Int] = [:]

@@ -1,5 +1,5 @@
 /// What a ``DiskCache`` holds and what it has done since it was opened.
-public struct DiskCacheStats: Sendable, Equatable {
+public struct DiskCacheStatistics: Sendable, Equatable {
   /// Entries in the cache.
   public var count = 0
   /// Bytes of entry files, headers included: what the size limit is measured against.
