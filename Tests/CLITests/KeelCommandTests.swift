@@ -72,7 +72,7 @@ struct KeelCommandTests {
 
       #expect(run.status == 65)
       for problem in [
-        "line 3: Invalid user_id", "line 4: the nickname is empty", "line 5: the user_id alice", "line 6",
+        "line 3: A user id cannot be empty", "line 4: the nickname is empty", "line 5: the user_id alice", "line 6",
       ] {
         #expect(run.errors.contains(problem), "\(problem) in \(run.errors)")
       }

@@ -109,11 +109,3 @@ extension String {
     return text
   }
 }
-
-extension UserManagerError {
-  /// The description without its `Invalid field:` opening, for a sentence that names the input itself.
-  var reason: String {
-    guard let field, description.hasPrefix("Invalid \(field): ") else { return description.clause }
-    return String(description.dropFirst("Invalid \(field): ".count)).clause
-  }
-}

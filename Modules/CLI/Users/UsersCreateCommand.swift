@@ -5,7 +5,7 @@ import Domain
 struct UsersCreateCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "create",
-    abstract: "Create 1 to 10 users, one request per second.",
+    abstract: "Create 1 to \(UserManager.maxBatchSize) users, one request per second.",
     discussion: """
       Each user is ID:NICKNAME or ID:NICKNAME:PROFILE_URL. Every user is checked before the first is sent: \
       11 or more, an empty nickname or an id twice sends nothing (exit 65).
@@ -48,10 +48,11 @@ struct UsersCreateCommand: AsyncParsableCommand {
 
   /// Checks every user as the API will, and the batch as a whole, before anything is sent.
   static func checked(_ params: [UserCreationParams]) throws -> [UserCreationParams] {
-    guard params.count <= 10 else {
+    guard params.count <= UserManager.maxBatchSize else {
       throw CommandFailure(
         .invalidInput,
-        "One create takes at most 10 users, the API's batch limit; this one has \(params.count). "
+        "One create takes at most \(UserManager.maxBatchSize) users, the API's batch limit; this one has "
+          + "\(params.count). "
           + "Use keel users import FILE for more. Nothing was sent.")
     }
     var seen: Set<String> = []
@@ -59,7 +60,7 @@ struct UsersCreateCommand: AsyncParsableCommand {
       do {
         try item.validate()
       } catch let error as UserManagerError {
-        throw CommandFailure(.invalidInput, "User '\(item.userId)': \(error.reason). Nothing was sent.")
+        throw CommandFailure(.invalidInput, "User '\(item.userId)': \(error.description.clause). Nothing was sent.")
       }
       guard seen.insert(item.userId).inserted else {
         throw CommandFailure(.invalidInput, "The user id '\(item.userId)' is given twice. Nothing was sent.")

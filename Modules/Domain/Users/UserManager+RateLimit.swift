@@ -7,6 +7,9 @@ extension UserManager {
   /// How many user-manager requests wait at the limiter, the one leaving now included; one more fails at once. At
   /// one per second, the tenth waits 9 seconds.
   public static let queueCapacity = 10
+  /// The most users one ``createUsers(params:)`` call creates (REQUIREMENTS U4), the Platform API's batch limit;
+  /// a larger batch is refused before anything is sent.
+  public static let maxBatchSize = 10
 }
 
 extension QueuedRateLimiter where Policy == LeakyBucketPolicy {

@@ -44,7 +44,8 @@ public struct UserManagerError: Error, Sendable, CustomStringConvertible {
   }
 
   static func validation(field: String, _ description: String) -> UserManagerError {
-    var error = UserManagerError(.validation, "Invalid \(field): \(description)")
+    // The sentence speaks to a person; `field` names the input for code (one spelling: `params[3].userId`).
+    var error = UserManagerError(.validation, description)
     error.field = field
     return error
   }

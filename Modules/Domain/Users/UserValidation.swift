@@ -6,8 +6,8 @@ enum UserValidation {
   static let maxNicknameLength = 80
   /// The longest profile URL, in characters.
   static let maxProfileURLLength = 2048
-  /// The most users one `createUsers` call may create (U4).
-  static let maxBatch = 10
+  /// The most users one `createUsers` call may create (U4): ``UserManager/maxBatchSize``.
+  static let maxBatch = UserManager.maxBatchSize
   /// The most users one nickname search returns (U7).
   static let searchLimit = 100
 

@@ -17,13 +17,11 @@ public struct UserCreationParams: Sendable, Hashable {
 
 extension UserCreationParams {
   /// Checks the params against the Platform API's limits (REQUIREMENTS U13) without sending anything: what
-  /// `createUser` checks first. Fields are named as on the wire: `user_id`, `nickname`, `profile_url`.
+  /// `createUser` checks first, with the same field paths: `params.userId`, `params.nickname`, `params.profileURL`.
   ///
   /// - Throws: ``UserManagerError`` of kind ``UserManagerError/Kind/validation``, its ``UserManagerError/field`` the
   ///   field at fault.
   public func validate() throws {
-    try UserValidation.userId(userId, field: "user_id")
-    try UserValidation.nickname(nickname, field: "nickname")
-    try UserValidation.profileURL(profileURL, field: "profile_url")
+    try UserValidation.creation(self)
   }
 }
