@@ -280,7 +280,7 @@ let package = Package(
 
     .executableTarget(
       name: "KeelFuzz",
-      dependencies: ["Domain", "Sandbox", logging],
+      dependencies: ["Domain", "Sandbox", logging, basics],
       path: "Fuzz/KeelFuzz",
       swiftSettings: swiftSettings
     ),

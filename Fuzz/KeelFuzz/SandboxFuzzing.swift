@@ -1,4 +1,5 @@
 import Foundation
+import KeelBasics
 import Logging
 import Sandbox
 
@@ -43,21 +44,12 @@ enum SandboxFuzzing {
   /// Sends `request` over a new connection, closes the sending side, and reads the first response (or up to the
   /// end, or two seconds).
   private static func exchange(_ request: Data) -> Data {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard descriptor >= 0 else { fatalError("socket: \(errno)") }
-    defer { close(descriptor) }
-    var timeout = timeval(tv_sec: 2, tv_usec: 0)
-    setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
+    let descriptor: Int32
+    switch LoopbackSocket.open(port: port, receiveTimeout: 2) {
+    case .success(let opened): descriptor = opened
+    case .failure(let error): fatalError("the Sandbox stopped accepting connections (errno \(error.code))")
     }
-    guard connected == 0 else { fatalError("the Sandbox stopped accepting connections (errno \(errno))") }
+    defer { close(descriptor) }
     _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     shutdown(descriptor, Int32(SHUT_WR))
     var received = Data()

@@ -151,17 +151,7 @@ struct SandboxSecurityTests {
   static func raw(port: Int, _ request: String) async throws -> String {
     try await withCheckedThrowingContinuation { continuation in
       Thread.detachNewThread {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-          }
-        }
-        guard descriptor >= 0, connected == 0 else {
+        guard case .success(let descriptor) = LoopbackSocket.open(port: port) else {
           continuation.resume(throwing: POSIXError(.ECONNREFUSED))
           return
         }

@@ -1,4 +1,5 @@
 import Foundation
+import KeelBasics
 
 #if canImport(Glibc)
   import Glibc
@@ -96,27 +97,13 @@ enum LoopbackLoad {
   }
 
   private static func openConnection(port: Int) throws -> Int32 {
-    #if canImport(Glibc)
-      let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    #else
-      let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-    #endif
-    guard descriptor >= 0 else { throw BenchmarkError(description: "socket failed: \(errno)") }
-    var noDelay: Int32 = 1
-    setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let result = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
+    switch LoopbackSocket.open(port: port) {
+    case .success(let descriptor):
+      var noDelay: Int32 = 1
+      setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+      return descriptor
+    case .failure(let error):
+      throw BenchmarkError(description: "connect failed: \(error.code)")
     }
-    guard result == 0 else {
-      close(descriptor)
-      throw BenchmarkError(description: "connect failed: \(errno)")
-    }
-    return descriptor
   }
 }
