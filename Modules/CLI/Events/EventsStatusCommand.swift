@@ -1,0 +1,19 @@
+import ArgumentParser
+import Domain
+import Foundation
+import KeelBasics
+
+/// `keel events status`: what the queue holds.
+struct EventsStatusCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "status", abstract: "Show how many events wait in the durable queue.")
+
+  @OptionGroup var global: GlobalOptions
+
+  func run() async throws {
+    try await global.run { context in
+      let status = try await context.withEvents { QueueStatus(await $0.loadedStatus) }
+      try context.output.result(status, human: status.line)
+    }
+  }
+}
