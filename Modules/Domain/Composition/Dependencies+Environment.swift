@@ -24,7 +24,7 @@ extension Dependencies {
     /// Where every service logs.
     public var logger: Logger
 
-    /// An environment.
+    /// An environment of the given collaborators: what tests pass to ``Dependencies/wired(configuration:environment:)``.
     public init(
       transport: any HTTPTransport, monitor: any NetworkMonitor, secureStore: any SecureStore, dataDirectory: URL?,
       clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, logger: Logger

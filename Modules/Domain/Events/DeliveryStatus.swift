@@ -21,7 +21,7 @@ public struct DeliveryStatus: Sendable, Hashable {
   /// When the next retry is due after a failure, or `nil` when none is waiting.
   public var nextRetry: Date?
 
-  /// A status.
+  /// A status with the given counts, for tests and for a tracker's own reports.
   public init(
     pending: Int = 0, delivered: Int = 0, duplicates: Int = 0, deadLettered: Int = 0, dropped: Int = 0,
     lastError: String? = nil, isOnline: Bool = true, nextRetry: Date? = nil

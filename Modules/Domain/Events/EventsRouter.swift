@@ -28,7 +28,7 @@ public struct EventsRouter: Endpoint {
   public var path: EndpointPath { ["v1", "events", "batch"] }
   /// `POST`.
   public var method: HTTPMethod { .post }
-  /// The token.
+  /// The `Api-Token` header that names the tenant.
   public var headers: [String: String] { ["Api-Token": apiToken] }
   /// The batch, as JSON.
   public var body: HTTPBody { .data(batch, contentType: "application/json") }

@@ -8,7 +8,7 @@ public struct SBUser: Sendable, Hashable {
   /// The profile image's URL, if any.
   public var profileURL: String?
 
-  /// A user.
+  /// A user with `userId` and, when known, its nickname and profile URL.
   public init(userId: String, nickname: String? = nil, profileURL: String? = nil) {
     self.userId = userId
     self.nickname = nickname

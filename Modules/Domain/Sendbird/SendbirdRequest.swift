@@ -49,7 +49,7 @@ public struct GetUserRequest: SendbirdRequest {
   public init(userId: String) { self.userId = userId }
   /// `get`.
   public var route: UsersRouter.Route { .get(userId: userId) }
-  /// The user.
+  /// The user the server answered with.
   public func decode(_ response: RawResponse) throws -> SBUser { try SBUser(response.user()) }
 }
 
@@ -68,7 +68,7 @@ public struct GetUsersRequest: SendbirdRequest {
   }
   /// `list`.
   public var route: UsersRouter.Route { .list(nickname: nickname, limit: limit) }
-  /// The users.
+  /// The users the server answered with, in its order.
   public func decode(_ response: RawResponse) throws -> [SBUser] {
     try JSONDecoder().decode(UsersRouter.Page.self, from: response.body).users.map(SBUser.init)
   }

@@ -23,7 +23,7 @@ public struct AuthRouter: Endpoint, CustomStringConvertible {
     case me
   }
 
-  /// The call.
+  /// Which of the backend's calls this is.
   public let route: Route
   /// The backend's scheme, host and any path prefix.
   public let baseURL: URL

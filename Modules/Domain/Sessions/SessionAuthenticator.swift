@@ -8,7 +8,7 @@ import Networking
 /// The chat backend's side of token refresh, for `TokenRefreshInterceptor` (REQUIREMENTS A4, A5): a bearer access
 /// token, refreshed with the refresh token when the server answers `E05` or shortly before it expires.
 struct SessionAuthenticator: Authenticator {
-  /// The backend.
+  /// The chat backend that refreshes tokens.
   let baseURL: URL
   /// A client without the refresh interceptor: the refresh must not wait for itself.
   let auth: HTTPClient

@@ -25,7 +25,7 @@ public final class SessionManager: Sendable {
   /// The secure-store key the session's ``Credentials`` are kept under, as JSON.
   public static let storageKey = "keel.session"
 
-  /// The backend.
+  /// The chat backend: sign-in, refresh, sign-out and `/v1/me`.
   public let baseURL: URL
   /// The client for authenticated calls: every request carries the session's access token, refreshed as needed.
   /// Without a session, its requests fail with `NetworkError`'s `sessionExpired` kind and are not sent.

@@ -7,7 +7,7 @@ public struct SessionUser: Codable, Hashable, Sendable {
   /// The name shown to other people.
   public var nickname: String
 
-  /// A user.
+  /// The user the backend signed in, as `/v1/me` describes them.
   public init(id: String, email: String, nickname: String) {
     self.id = id
     self.email = email

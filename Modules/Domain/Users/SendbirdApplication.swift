@@ -12,7 +12,7 @@ public struct SendbirdApplication: Hashable, Sendable, CustomStringConvertible {
   /// Where the Platform API is, such as `https://api-5A3F….sendbird.com`.
   public let baseURL: URL
 
-  /// An application.
+  /// An application, checked before any request is made of it.
   ///
   /// - Parameters:
   ///   - applicationId: The application's id.

@@ -10,7 +10,7 @@ public struct User: Hashable, Sendable, Codable {
   /// The profile image's URL, as a string; `nil` when the server sent none.
   public var profileURL: String?
 
-  /// A user.
+  /// A user with `userId` and, when known, its nickname and profile URL.
   public init(userId: String, nickname: String? = nil, profileURL: String? = nil) {
     self.userId = userId
     self.nickname = nickname

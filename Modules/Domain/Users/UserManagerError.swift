@@ -58,7 +58,7 @@ public struct UserManagerError: Error, Sendable, CustomStringConvertible {
 public struct UserCreationFailure: Sendable, CustomStringConvertible {
   /// The input's position in the call.
   public let index: Int
-  /// The input.
+  /// The user that was not created, as it was given.
   public let params: UserCreationParams
   /// Why it failed: usually a `NetworkError`, such as the server's `400202` (the user already exists) or a refusal
   /// of the client-side rate limit.

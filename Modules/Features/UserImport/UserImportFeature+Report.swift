@@ -18,7 +18,7 @@ extension UserImportFeature {
     /// until the cancel).
     public var elapsed: Duration
 
-    /// A report.
+    /// A report with nothing created yet; `wasCancelled` and `elapsed` as given.
     public init(wasCancelled: Bool, elapsed: Duration) {
       self.wasCancelled = wasCancelled
       self.elapsed = elapsed
@@ -29,12 +29,12 @@ extension UserImportFeature {
   public struct Failure: Equatable, Sendable, CustomStringConvertible {
     /// The user's position in the input.
     public var index: Int
-    /// The input.
+    /// The user that was not created, as it was given.
     public var params: UserCreationParams
     /// Why it failed, in a sentence.
     public var reason: String
 
-    /// A failure.
+    /// A failure of the user at `index` in the import, for `reason`.
     public init(index: Int, params: UserCreationParams, reason: String) {
       self.index = index
       self.params = params

@@ -95,7 +95,7 @@ extension UserImportFeature {
     /// How long the rest should take at the pace so far, or `nil` when unknown.
     public var estimatedTimeLeft: Duration?
 
-    /// A progress.
+    /// Progress with `done` of `total` users handled, `failed` of them failed, and the time left if known.
     public init(done: Int, failed: Int, total: Int, estimatedTimeLeft: Duration?) {
       self.done = done
       self.failed = failed

@@ -29,7 +29,7 @@ public final class HTTPClient: Sendable {
   /// The most attempts any request gets, whatever the interceptors say: a guard against a retry loop.
   public static let maxAttempts = 10
 
-  /// A client.
+  /// A client that sends over `transport`, through `interceptors`, reading error bodies with `serverErrorDecoders`.
   ///
   /// - Parameters:
   ///   - transport: How requests travel; `URLSessionTransport` by default.

@@ -22,7 +22,7 @@ public protocol Endpoint: URLRequestConvertible, Sendable {
   var baseURL: URL { get }
   /// The path below `baseURL`, as segments encoded one by one.
   var path: EndpointPath { get }
-  /// The method.
+  /// The HTTP method, which also decides whether ``RetryPolicy`` may send the call again.
   var method: HTTPMethod { get }
   /// Headers to send; default none.
   var headers: [String: String] { get }
@@ -81,7 +81,7 @@ extension Endpoint {
 
 /// Something that becomes a `URLRequest`.
 public protocol URLRequestConvertible {
-  /// The request.
+  /// The `URLRequest` this endpoint describes: base URL, encoded path and query, method, headers and body.
   ///
   /// - Throws: ``NetworkError`` of kind ``NetworkError/Kind/invalidRequest`` when it cannot be built.
   func urlRequest() throws -> URLRequest

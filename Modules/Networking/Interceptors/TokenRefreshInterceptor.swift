@@ -27,7 +27,7 @@ import Logging
 /// let client = HTTPClient(interceptors: [session, RetryPolicy()])
 /// ```
 public final class TokenRefreshInterceptor<A: Authenticator>: RequestInterceptor {
-  /// The authenticator.
+  /// What applies the credential, refreshes it and recognises a failure a refresh cures.
   public let authenticator: A
   /// The most times one request is sent when the server keeps refusing its credential; 3 by default.
   public let maxAttemptsPerRequest: Int
@@ -41,7 +41,7 @@ public final class TokenRefreshInterceptor<A: Authenticator>: RequestInterceptor
   private let onSessionExpired: @Sendable (NetworkError) -> Void
   private let state: Locked<State>
 
-  /// An interceptor.
+  /// An interceptor that applies `credential` to every request and refreshes it, once for all waiting requests.
   ///
   /// - Parameters:
   ///   - authenticator: Applies, refreshes and reads the credential.

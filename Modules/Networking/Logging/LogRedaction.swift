@@ -21,7 +21,8 @@ public struct LogRedaction: Sendable {
   /// The most bytes of a body that are logged.
   public var bodyLimit: Int
 
-  /// A redaction.
+  /// A redaction of `headers` (compared ignoring case), of fields whose names contain one of `fieldFragments`, and of
+  /// bodies past `bodyLimit` bytes.
   public init(headers: Set<String>, fieldFragments: [String], bodyLimit: Int) {
     self.headers = Set(headers.map { $0.lowercased() })
     self.fieldFragments = fieldFragments.map { $0.lowercased() }

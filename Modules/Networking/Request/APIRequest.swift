@@ -54,7 +54,7 @@ public struct APIResponse<Value: Sendable>: Sendable {
   public let value: Value
   /// The HTTP status.
   public let status: Int
-  /// The headers.
+  /// The response's headers, names as the server sent them.
   public let headers: [String: String]
   /// From sending the last attempt to having its whole response, decoding excluded.
   public let duration: Duration

@@ -19,10 +19,10 @@ public struct RawResponse: Sendable {
   public var status: Int
   /// The headers; look names up with ``header(_:)``, which ignores case.
   public var headers: [String: String]
-  /// The body.
+  /// The body, as received; empty when there is none.
   public var body: Data
 
-  /// A response.
+  /// A response with `status`, `headers` (names in any case) and `body`: what a fake transport answers in tests.
   public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
     self.status = status
     self.headers = headers

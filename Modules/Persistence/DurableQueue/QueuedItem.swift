@@ -4,7 +4,7 @@ import Foundation
 public struct QueuedItem<Element: Sendable>: Sendable, Identifiable {
   /// The element's id: unique for the life of the database file and increasing in enqueue order, never reused.
   public let id: Int64
-  /// The element.
+  /// The element, as it was enqueued.
   public let element: Element
   /// How many times it was released after a failed delivery.
   public let attempts: Int

@@ -26,7 +26,7 @@ public final class HybridCache<Value: Sendable>: Sendable {
 
   /// A value found in the cache, and where.
   public struct Hit: Sendable {
-    /// The value.
+    /// The value found.
     public let value: Value
     /// Where it was found.
     public let source: Source

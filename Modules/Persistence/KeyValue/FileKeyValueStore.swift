@@ -7,7 +7,7 @@ import KeelBasics
 /// Meant for settings and small state (kilobytes): every write rewrites the whole file. For many records, use a
 /// ``DurableQueue`` or a database.
 public final class FileKeyValueStore: KeyValueStore {
-  /// The file.
+  /// The JSON file that holds every value.
   public let url: URL
   private let values: Locked<[String: Data]>
 

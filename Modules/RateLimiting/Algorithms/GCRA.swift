@@ -33,7 +33,7 @@ public struct GCRAPolicy: RateLimitPolicy {
     emissionInterval = Int128(rate.intervalNanoseconds)
   }
 
-  /// The burst.
+  /// The most permits granted at once: the burst, which a cost above it can never fit.
   public var capacity: Int { burst }
 
   /// For example `GCRA: 100 per 1.0 seconds, burst 10`.

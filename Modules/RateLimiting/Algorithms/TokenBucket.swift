@@ -36,7 +36,7 @@ public struct TokenBucketPolicy: RateLimitPolicy {
     units = maximumUnits
   }
 
-  /// The burst.
+  /// The most permits granted at once: the bucket's size, the burst, which a cost above it can never fit.
   public var capacity: Int { burst }
 
   /// For example `token bucket: 10 per 1.0 seconds, burst 20`.

@@ -15,7 +15,7 @@ public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reduce
   private let embed: @Sendable (Child.Action) -> ParentAction
   private let child: Child
 
-  /// A scope.
+  /// A scope that runs `child` on the part of the parent's state at `state`, for the actions `extract` finds.
   ///
   /// - Parameters:
   ///   - state: Where the child's state is in the parent's.
