@@ -221,7 +221,7 @@ let package = Package(
     ),
     .testTarget(
       name: "CLITests",
-      dependencies: ["KeelCLI", "Sandbox", "TestSupport", logging, basics],
+      dependencies: ["KeelCLI", "Sandbox", "TestSupport", logging],
       path: "Tests/CLITests",
       swiftSettings: swiftSettings
     ),

@@ -1,17 +1,17 @@
 import Foundation
 import KeelBasics
-import TestSupport
 
 /// A `keel` (or any) process started in the background, for tests that act while it runs: wait for a line on its
 /// standard error, do something to it or beside it, then wait for its end.
-final class Spawned: Sendable {
-  let process: Process
+public final class Spawned: Sendable {
+  /// The process.
+  public let process: Process
   private let printed = Locked(Data())
   private let complained = Locked(Data())
   private let finishedReaders = Locked(0)
 
   /// Starts `executable` with `arguments`, `environment` added to this process's, and `input` as standard input.
-  init(
+  public init(
     _ executable: URL, _ arguments: [String], environment: [String: String] = [:], input: FileHandle? = nil
   ) throws {
     let process = Process()
@@ -38,23 +38,17 @@ final class Spawned: Sendable {
   }
 
   /// What it wrote to standard output so far.
-  var output: Data { printed.withLock { $0 } }
+  public var output: Data { printed.withLock { $0 } }
   /// What it wrote to standard error so far.
-  var errors: String { String(decoding: complained.withLock { $0 }, as: UTF8.self) }
+  public var errors: String { String(decoding: complained.withLock { $0 }, as: UTF8.self) }
 
   /// Waits (in real time, at most `limit`) until standard error contains `text`; false if it never did.
-  func waitForErrors(containing text: String, within limit: Duration = .seconds(60)) async -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while ContinuousClock.now < deadline {
-      if errors.contains(text) { return true }
-      if !process.isRunning { return errors.contains(text) }
-      try? await Task.sleep(for: .milliseconds(20))
-    }
-    return false
+  public func waitForErrors(containing text: String, within limit: Duration = .seconds(60)) async -> Bool {
+    await poll(for: limit) { errors.contains(text) || !process.isRunning } && errors.contains(text)
   }
 
   /// Waits for its end (killing it after `limit`) and returns its exit status, or its signal's number.
-  func finish(within limit: Duration = .seconds(60)) async -> Int32 {
+  public func finish(within limit: Duration = .seconds(60)) async -> Int32 {
     let pid = process.processIdentifier
     let timer = Task {
       try await Task.sleep(for: limit)
@@ -63,10 +57,7 @@ final class Spawned: Sendable {
     await ChildProcess.waitForExit(process)
     timer.cancel()
     // The readers end with the pipes; give them a moment to take the last bytes.
-    let deadline = ContinuousClock.now + .seconds(5)
-    while finishedReaders.withLock({ $0 }) < 2, ContinuousClock.now < deadline {
-      try? await Task.sleep(for: .milliseconds(10))
-    }
+    _ = await poll(every: .milliseconds(10), for: .seconds(5)) { finishedReaders.withLock { $0 } == 2 }
     return process.terminationStatus
   }
 }
