@@ -12,6 +12,18 @@ package enum LoopbackSocket {
   /// A connected socket to 127.0.0.1:`port`, or the `errno` of the call that failed. With `receiveTimeout`, a read
   /// that waits longer returns what it has.
   package static func open(port: Int, receiveTimeout seconds: Int? = nil) -> Result<Int32, LoopbackSocketError> {
+    // A signal (libFuzzer's timer, a profiler's) can interrupt a blocking connect: that attempt is abandoned and a
+    // new socket tried, a few times, rather than reported as a refusal.
+    for _ in 0..<5 {
+      switch attempt(port: port, receiveTimeout: seconds) {
+      case .failure(let error) where error.code == EINTR: continue
+      case let outcome: return outcome
+      }
+    }
+    return attempt(port: port, receiveTimeout: seconds)
+  }
+
+  private static func attempt(port: Int, receiveTimeout seconds: Int?) -> Result<Int32, LoopbackSocketError> {
     #if canImport(Darwin)
       let descriptor = socket(AF_INET, SOCK_STREAM, 0)
     #else
