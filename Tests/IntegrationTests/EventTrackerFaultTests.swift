@@ -50,15 +50,16 @@ struct EventTrackerFaultTests {
     let status = tracker.status
     await tracker.shutDown()
 
-    // THEN the server holds exactly the 5,000 events; redeliveries, if any, were counted as duplicates (E9), by the
-    // server and by the tracker alike
+    // THEN the server holds exactly the 5,000 events, and every redelivery the tracker heard back about was counted as
+    // a duplicate (E9). The server may count more: an upload the tracker gave up on after `uploadTimeout` (a loaded
+    // machine, a TSan build) can still be served, and the duplicates in its lost answer reach the server's count only.
     #expect(drained, "still pending: \(status)")
     #expect(status.pending == 0, "\(status)")
     #expect(status.delivered == Self.total, "every queued event acknowledged once: \(status)")
     #expect(status.deadLettered == 0 && status.dropped == 0, "\(status)")
     let stats = try await EventsSandbox.stats(on: sandbox)
     #expect(stats.unique == Self.total, "\(stats)")
-    #expect(stats.duplicates == status.duplicates, "server \(stats), tracker \(status)")
+    #expect(status.duplicates <= stats.duplicates, "server \(stats), tracker \(status)")
     let stored = try await EventsSandbox.storedEventIds(on: sandbox)
     #expect(stored == Set((0..<Self.total).map(EventsSandbox.eventId)))
     let refused = try await EventsSandbox.uploads(answered: 503, on: sandbox)
