@@ -163,7 +163,7 @@ let package = Package(
     // The app's features, built on the runtime and Domain.
     .target(
       name: "Features",
-      dependencies: ["ReducerRuntime", "Domain", "Networking"],
+      dependencies: ["ReducerRuntime", "Domain"],
       path: "Modules/Features",
       swiftSettings: swiftSettings
     ),

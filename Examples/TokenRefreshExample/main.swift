@@ -76,10 +76,11 @@ do {
   do {
     _ = try await sessions.me()
     throw ExampleFailure("me() succeeded after logout; it should be refused.")
-  } catch let error as NetworkError {
+  } catch let error as SessionError {
     let sentAfter = try await control.statistics().requests("GET /v1/me")
-    step("me() after logout", "refused as \(error.kind), \(sentAfter - sentBefore) requests sent")
-    try check(error.kind == .sessionExpired, "me() after logout failed as \(error.kind), not sessionExpired.")
+    let reason = error.requestFailure.map { "\($0.reason)" } ?? "\(error.kind)"
+    step("me() after logout", "refused as \(reason), \(sentAfter - sentBefore) requests sent")
+    try check(reason == "sessionExpired", "me() after logout failed as \(reason), not sessionExpired.")
     try check(sentAfter == sentBefore, "me() after logout was sent to the server.")
   }
 } catch {

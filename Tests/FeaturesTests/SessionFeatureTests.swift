@@ -43,7 +43,7 @@ import Testing
   func loginErrors() async {
     let sessions = FakeSessions()
     sessions.failures.record(SessionError(.loginRefused, "The server refused the email and password (E03)."))
-    sessions.failures.record(SessionError(.network, "Cannot sign in: the connection was lost."))
+    sessions.failures.record(SessionError(.requestFailed, "Cannot sign in: the connection was lost."))
     let store = TestStore(
       initialState: SessionFeature.State(email: " demo@keel.dev ", password: "wrong"),
       reducer: SessionFeature(client: sessions.client))

@@ -64,8 +64,8 @@ struct SendbirdUserManagerIntegrationTests {
     let duplicate = await result {
       manager.createUser(params: UserCreationParams(userId: "alice", nickname: "A"), completionHandler: $0)
     }
-    #expect(throws: NetworkError.self) { try duplicate.get() }
-    #expect((try? duplicate.get()) == nil)
+    let refusal = #expect(throws: UserManagerError.self) { try duplicate.get() }
+    #expect(refusal?.requestFailure?.serverCode == "400202")
   }
 
   @Test("11 createUser calls at once in real time: exactly 10 are sent and succeed, 1 fails as rate limited (U8)")
@@ -86,12 +86,12 @@ struct SendbirdUserManagerIntegrationTests {
       return await group.reduce(into: []) { $0.append($1) }
     }
 
-    let failures = results.compactMap { result -> NetworkError? in
-      if case .failure(let error) = result { return error as? NetworkError }
+    let failures = results.compactMap { result -> UserManagerError? in
+      if case .failure(let error) = result { return error as? UserManagerError }
       return nil
     }
     #expect(results.count == 11)
-    #expect(failures.map(\.kind) == [.rateLimited])
+    #expect(failures.map(\.requestFailure?.reason) == [.rateLimited])
     #expect(try await sandboxResponses("POST /v3/users", status: 200, on: sandbox) == 10)
     #expect(manager.userStorage.getUsers().count == 10)
   }

@@ -100,21 +100,21 @@ struct SessionManagerIntegrationTests {
     _ = try await HTTPClient().send(.data(SandboxRoute.logout(session, on: sandbox)))
     _ = try await HTTPClient().send(.data(SandboxRoute.expireTokens(on: sandbox)))
 
-    let kinds = await withTaskGroup(of: NetworkError.Kind?.self) { group in
+    let reasons = await withTaskGroup(of: RequestFailure.Reason?.self) { group in
       for _ in 0..<10 {
         group.addTask {
           do {
             _ = try await sessions.me()
             return nil
           } catch {
-            return (error as? NetworkError)?.kind
+            return (error as? SessionError)?.requestFailure?.reason
           }
         }
       }
-      return await group.reduce(into: [NetworkError.Kind?]()) { $0.append($1) }
+      return await group.reduce(into: [RequestFailure.Reason?]()) { $0.append($1) }
     }
 
-    #expect(kinds == Array(repeating: .sessionExpired, count: 10))
+    #expect(reasons == Array(repeating: .sessionExpired, count: 10))
     #expect(await eventually { states.elements == [.loggedIn(user), .expired] })
     await settle()
     #expect(states.elements == [.loggedIn(user), .expired], "published once")
@@ -138,7 +138,7 @@ struct SessionManagerIntegrationTests {
     }
 
     #expect(error?.kind == .loginRefused)
-    #expect(error?.networkError?.serverError?.code == "E03")
+    #expect(error?.requestFailure?.serverCode == "E03")
     #expect(sessions.state == .loggedOut)
     #expect(try store.data(forKey: SessionManager.storageKey) == nil)
     #expect(try await sandboxCounter("logins", on: sandbox) == 0)

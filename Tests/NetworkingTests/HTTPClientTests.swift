@@ -91,15 +91,25 @@ struct HTTPClientTests {
     #expect(transport.requests.isEmpty)
   }
 
-  @Test("Transport failures and cancellation come back as their own kinds")
+  @Test(
+    "A transport failure is a transport NetworkError, its own `cancelled` too; a cancelled caller gets CancellationError"
+  )
   func transportAndCancellation() async throws {
-    let transport = FakeTransport({ _ in throw URLError(.timedOut) }, { _ in throw URLError(.cancelled) })
+    let transport = FakeTransport(
+      { _ in throw URLError(.timedOut) }, { _ in throw URLError(.cancelled) },
+      { _ in
+        withUnsafeCurrentTask { $0?.cancel() }
+        throw URLError(.cancelled)
+      })
     let client = HTTPClient(transport: transport)
     let timeout = await #expect(throws: NetworkError.self) { try await client.send(.data(TestRouter.user(id: "a"))) }
     #expect(timeout?.kind == .transport)
     #expect(timeout?.urlError?.code == .timedOut)
-    let cancelled = await #expect(throws: NetworkError.self) { try await client.send(.data(TestRouter.user(id: "a"))) }
-    #expect(cancelled?.kind == .cancelled)
+    // A transport that gives up on its own (a rejected certificate) says `cancelled` with nobody cancelling.
+    let refused = await #expect(throws: NetworkError.self) { try await client.send(.data(TestRouter.user(id: "a"))) }
+    #expect(refused?.kind == .transport)
+    #expect(refused?.urlError?.code == .cancelled)
+    await #expect(throws: CancellationError.self) { try await client.send(.data(TestRouter.user(id: "a"))) }
   }
 
   @Test("A transport that throws something other than URLError still gives a transport NetworkError")

@@ -158,7 +158,7 @@ struct RetryPolicyTests {
     let probe = TaskProbe { try await client.send(.data(TestRouter.user(id: "a"))) }
     #expect(await clock.sleeperArrived())
     probe.cancel()
-    #expect((await probe.error() as? NetworkError)?.kind == .cancelled)
+    #expect(await probe.error() is CancellationError)
     #expect(transport.requests.count == 1)
   }
 }

@@ -1,8 +1,11 @@
 import ArgumentParser
 import Domain
 import Foundation
-import Networking
 import Persistence
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
 
 /// An expected failure of a command: one sentence saying what went wrong, why and what to do, and its exit status.
 struct CommandFailure: Error, CustomStringConvertible {
@@ -26,10 +29,10 @@ struct CommandFailure: Error, CustomStringConvertible {
     case let failure as CommandFailure: failure
     case let error as UserManagerError: from(error)
     case let error as SessionError: from(error)
-    case let error as NetworkError: from(error)
     case let error as EventTrackerError: from(error)
     case let error as ImageLoaderError:
-      CommandFailure(.failure, "Cannot load the image: \(String(describing: error).clause).")
+      error.requestFailure.map(from)
+        ?? CommandFailure(.failure, "Cannot load the image: \(String(describing: error).clause).")
     case let error as PersistenceError:
       CommandFailure(
         .localStorage,
@@ -43,6 +46,7 @@ struct CommandFailure: Error, CustomStringConvertible {
     switch error.kind {
     case .validation: CommandFailure(.invalidInput, "\(error.description.clause). Nothing was sent.")
     case .notInitialized: CommandFailure(.usage, "No application: pass --app-id, or --base-url for a Sandbox.")
+    case .requestFailed: error.requestFailure.map(from) ?? CommandFailure(.failure, error.description)
     case .partialFailure:
       error.failures.first.map { first in
         var failure = from(first.error)
@@ -58,12 +62,13 @@ struct CommandFailure: Error, CustomStringConvertible {
     case .invalidInput: CommandFailure(.invalidInput, error.description)
     case .loginRefused: CommandFailure(.auth, "The email or password is wrong (the server answered E03).")
     case .storage: CommandFailure(.localStorage, error.description)
-    default: error.networkError.map(from) ?? CommandFailure(.network, error.description)
+    default: error.requestFailure.map(from) ?? CommandFailure(.network, error.description)
     }
   }
 
-  private static func from(_ error: NetworkError) -> CommandFailure {
-    switch error.kind {
+  /// What a failed request of any service means: the same words whichever service sent it.
+  private static func from(_ error: RequestFailure) -> CommandFailure {
+    switch error.reason {
     case .transport:
       CommandFailure(
         .network, "Cannot reach the server: \(transportReason(error)). Check the server's address and the connection.")
@@ -72,15 +77,14 @@ struct CommandFailure: Error, CustomStringConvertible {
     case .sessionExpired:
       CommandFailure(.auth, "Not signed in, or the session expired: sign in with `keel auth login`.")
     case .invalidRequest: CommandFailure(.invalidInput, "\(error.description.clause). Nothing was sent.")
-    case .cancelled: CommandFailure(.failure, "Stopped.")
-    case .status where error.statusCode == 401 || error.statusCode == 403:
+    case .server where error.serverCode == nil && (error.statusCode == 401 || error.statusCode == 403):
       CommandFailure(.auth, "The server refused the credentials: \(error.description.clause). Check --api-token.")
     default: CommandFailure(.server, "\(error.description.clause).")
     }
   }
 
   /// What went wrong on the way, in words: `connection refused` rather than `cannotConnectToHost`.
-  private static func transportReason(_ error: NetworkError) -> String {
+  private static func transportReason(_ error: RequestFailure) -> String {
     let host = error.urlError?.failingURL?.host.map { " (\($0))" } ?? ""
     switch error.urlError?.code {
     case .cannotConnectToHost?: return "the connection was refused\(host)"

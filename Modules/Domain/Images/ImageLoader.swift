@@ -87,8 +87,9 @@ public final class ImageLoader: Sendable {
   /// - Parameter url: An absolute `http` or `https` URL; the cache key is its absolute string.
   /// - Returns: The image's bytes, as the server sent them.
   /// - Throws: ``ImageLoaderError`` of kind ``ImageLoaderError/Kind/invalidURL`` before anything is sent;
-  ///   `CancellationError` when the calling task is cancelled; the client's `NetworkError` when the server cannot be
-  ///   reached or answers with an error status (and no stale copy can stand in).
+  ///   ``ImageLoaderError/Kind/notAnImage`` for an answer that is no image; ``ImageLoaderError/Kind/requestFailed``
+  ///   when the server cannot be reached or answers with an error status (and no stale copy can stand in);
+  ///   `CancellationError` when the calling task is cancelled.
   public func data(for url: URL) async throws -> Data {
     let key = url.absoluteString
     // Only valid URLs are ever stored, so a hit needs no validation: the fast path stays one lookup.
@@ -125,10 +126,11 @@ public final class ImageLoader: Sendable {
         count(hit.source == .memory ? \.memoryHits : \.diskHits)
         return hit.value.data
       }
-      return try await download(url, key: key, stale: hit?.value)
+      return try await RequestFailure.wrapping(ImageLoaderError.requestFailed) {
+        try await download(url, key: key, stale: hit?.value)
+      }
     } catch {
-      let cancelled = Task.isCancelled || error is CancellationError || (error as? NetworkError)?.kind == .cancelled
-      count(cancelled ? \.cancelledLoads : \.failures)
+      count(Task.isCancelled || error is CancellationError ? \.cancelledLoads : \.failures)
       throw error
     }
   }

@@ -1,14 +1,17 @@
 import Foundation
 
-/// Why the image loader refused a request or a configuration before sending or storing anything.
+/// Why the image loader could not give an image: bad input or configuration (nothing sent or stored), an answer that
+/// is not an image, or a request that failed (``requestFailure`` says how). A cancelled caller gets
+/// `CancellationError`.
 ///
-/// Failures of the transfer itself arrive as the client's `NetworkError`; this error covers only bad input. A struct
-/// rather than an enum so that kinds can be added without breaking anyone's `switch`: compare ``kind``.
+/// A struct rather than an enum so that kinds can be added without breaking anyone's `switch`: compare ``kind``. Two
+/// errors are equal when their kind and description are.
 ///
 /// ```swift
 /// catch let error as ImageLoaderError where error.kind == .invalidURL { showBrokenImage() }
+/// catch let error as ImageLoaderError where error.requestFailure?.reason == .transport { showOffline() }
 /// ```
-public struct ImageLoaderError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct ImageLoaderError: ServiceError, Equatable {
   /// The kind of failure.
   public struct Kind: Hashable, Sendable, CustomStringConvertible {
     private let name: String
@@ -21,6 +24,9 @@ public struct ImageLoaderError: Error, Sendable, Equatable, CustomStringConverti
     public static let notAnImage = Kind("notAnImage")
     /// A cache limit or a max-age is negative, or the disk level's size limit is not positive.
     public static let invalidConfiguration = Kind("invalidConfiguration")
+    /// The request failed and no stale copy could stand in: the server could not be reached or answered with an
+    /// error; ``ImageLoaderError/requestFailure`` says which.
+    public static let requestFailed = Kind("requestFailed")
 
     /// The kind's name, for example `invalidURL`.
     public var description: String { name }
@@ -30,11 +36,24 @@ public struct ImageLoaderError: Error, Sendable, Equatable, CustomStringConverti
   public let kind: Kind
   /// A complete sentence describing the failure.
   public let description: String
+  /// For ``Kind/requestFailed``: why the request failed, with the HTTP status and the server's code when it answered.
+  public var requestFailure: RequestFailure?
 
   /// An error of `kind` described by `description`, a complete sentence.
   public init(_ kind: Kind, _ description: String) {
     self.kind = kind
     self.description = description
+  }
+
+  /// Whether both are of one kind, described alike.
+  public static func == (lhs: ImageLoaderError, rhs: ImageLoaderError) -> Bool {
+    lhs.kind == rhs.kind && lhs.description == rhs.description
+  }
+
+  static func requestFailed(_ failure: RequestFailure) -> ImageLoaderError {
+    var error = ImageLoaderError(.requestFailed, failure.description)
+    error.requestFailure = failure
+    return error
   }
 
   static func invalidURL(_ url: URL, _ reason: String) -> ImageLoaderError {

@@ -35,8 +35,8 @@ public final class SendbirdNetworkClient: SBNetworkClient {
         if let response = response as? R.Response {
           result = .success(response)
         } else {
-          result = .failure(
-            NetworkError(.decoding, "\(R.self) answered \(type(of: response)), not \(R.Response.self)."))
+          let mismatch = NetworkError(.decoding, "\(R.self) answered \(type(of: response)), not \(R.Response.self).")
+          result = .failure(UserManagerError.requestFailed(RequestFailure(mismatch)))
         }
       } catch {
         result = .failure(error)

@@ -1,9 +1,7 @@
-import Networking
-
-/// Why signing in or out failed, in a form a caller can act on.
+/// Why signing in or out failed, or an authenticated call of the session manager's, in a form a caller can act on.
 ///
-/// A struct rather than an enum, as `NetworkError` is, so that kinds can be added without breaking anyone's `switch`:
-/// compare ``kind``, then read ``networkError`` for what the server or the transport said.
+/// A struct rather than an enum so that kinds can be added without breaking anyone's `switch`: compare ``kind``, then
+/// read ``requestFailure`` for what the server or the transport said. A cancelled call throws `CancellationError`.
 ///
 /// ```swift
 /// do {
@@ -13,9 +11,10 @@ import Networking
 /// }
 /// ```
 ///
-/// Authenticated calls made through ``SessionManager/client`` (``SessionManager/me()`` among them) throw
-/// `NetworkError` as every `HTTPClient` does; a session that ended shows there as its `sessionExpired` kind.
-public struct SessionError: Error, Sendable, CustomStringConvertible {
+/// ``SessionManager/me()`` throws ``Kind/requestFailed``, with the reason ``RequestFailure/Reason/sessionExpired`` once
+/// the session has ended. Calls an app sends itself through ``SessionManager/client`` throw that `HTTPClient`'s
+/// `NetworkError`.
+public struct SessionError: ServiceError {
   /// The kind of failure.
   public struct Kind: Hashable, Sendable, CustomStringConvertible {
     private let name: String
@@ -25,8 +24,9 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
     public static let invalidInput = Kind("invalidInput")
     /// The server refused the email and password (`E03`).
     public static let loginRefused = Kind("loginRefused")
-    /// Signing in failed on the way: no connection, a server error, a response that cannot be read.
-    public static let network = Kind("network")
+    /// A request failed on the way: no connection, a server error, a response that cannot be read, the session
+    /// over; ``SessionError/requestFailure`` says which.
+    public static let requestFailed = Kind("requestFailed")
     /// The secure store could not keep or wipe the tokens.
     public static let storage = Kind("storage")
     /// Signed out on this device, but the server could not be told, so the refresh token stays valid there until it
@@ -41,17 +41,24 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
   public let kind: Kind
   /// A complete sentence describing the failure.
   public let description: String
-  /// What the server or the transport said, for ``Kind/loginRefused``, ``Kind/network`` and
-  /// ``Kind/revocationFailed``; its `serverError` has the backend's code, such as `E03`.
-  public var networkError: NetworkError?
-  /// The error that caused this one, if any (for ``Kind/storage``, the secure store's).
+  /// What the server or the transport said, for ``Kind/loginRefused``, ``Kind/requestFailed`` and
+  /// ``Kind/revocationFailed``; its ``RequestFailure/serverCode`` is the backend's code, such as `E03`.
+  public var requestFailure: RequestFailure?
+  /// The error that caused this one, if any (for ``Kind/storage``, the secure store's; for a failed request, the
+  /// HTTP client's).
   public var underlying: (any Error)?
 
   /// An error of `kind` described by `description`, a complete sentence.
-  public init(_ kind: Kind, _ description: String, networkError: NetworkError? = nil, underlying: (any Error)? = nil) {
+  public init(
+    _ kind: Kind, _ description: String, requestFailure: RequestFailure? = nil, underlying: (any Error)? = nil
+  ) {
     self.kind = kind
     self.description = description
-    self.networkError = networkError
-    self.underlying = underlying ?? networkError
+    self.requestFailure = requestFailure
+    self.underlying = underlying ?? requestFailure?.underlying
+  }
+
+  static func requestFailed(_ failure: RequestFailure) -> SessionError {
+    SessionError(.requestFailed, failure.description, requestFailure: failure)
   }
 }

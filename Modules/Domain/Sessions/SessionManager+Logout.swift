@@ -16,10 +16,11 @@ extension SessionManager {
   /// - Throws: ``SessionError``, after the session has ended on this device whatever happens:
   ///   ``SessionError/Kind/storage`` when the secure store could not wipe the tokens;
   ///   ``SessionError/Kind/revocationFailed`` when the server could not be told (the refresh token stays valid there
-  ///   until it expires). Callers that only care about this device may ignore it (`try?`).
+  ///   until it expires). Callers that only care about this device may ignore it (`try?`). `CancellationError` when
+  ///   the calling task is cancelled while the server is told: the session has ended on this device all the same.
   public func logout() async throws {
     let (ended, wipeFailure) = endSessionHere()
-    var revocationFailure: SessionError?
+    var revocationFailure: (any Error)?
     if let ended { revocationFailure = await revoke(ended) }
     if let wipeFailure {
       logger.error("Signed out, but the secure store cannot wipe the tokens: \(wipeFailure)")
@@ -27,7 +28,7 @@ extension SessionManager {
         .storage, "Signed out, but the secure store cannot wipe the tokens: \(wipeFailure)", underlying: wipeFailure)
     }
     if let revocationFailure {
-      logger.warning("\(revocationFailure.description)")
+      logger.warning("\(revocationFailure)")
       throw revocationFailure
     }
     if ended != nil { logger.info("Signed out.") }
@@ -47,8 +48,9 @@ extension SessionManager {
     }
   }
 
-  /// Revokes `ended`'s refresh token on the server; the failure, or `nil` once it is revoked.
-  private func revoke(_ ended: Credentials) async -> SessionError? {
+  /// Revokes `ended`'s refresh token on the server; the failure (a ``SessionError``, or `CancellationError`), or `nil`
+  /// once it is revoked.
+  private func revoke(_ ended: Credentials) async -> (any Error)? {
     do {
       do {
         try await signOut(with: ended.accessToken)
@@ -61,12 +63,14 @@ extension SessionManager {
       return nil
     } catch let error as NetworkError where error.serverError?.code == "E06" {
       return nil  // The server refuses the refresh token already: there is nothing left to revoke.
-    } catch {
+    } catch let error as NetworkError {
       return SessionError(
         .revocationFailed,
         "Signed out on this device, but the server could not be told (\(error)); the refresh token stays valid there "
           + "until it expires.",
-        networkError: error as? NetworkError, underlying: error)
+        requestFailure: RequestFailure(error))
+    } catch {
+      return error
     }
   }
 

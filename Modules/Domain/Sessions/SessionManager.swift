@@ -104,8 +104,9 @@ public final class SessionManager: Sendable {
   /// - Returns: The signed-in user, also published as ``SessionState/loggedIn(_:)``.
   /// - Throws: ``SessionError``: ``SessionError/Kind/invalidInput`` for an empty email or password, before anything
   ///   is sent; ``SessionError/Kind/loginRefused`` when the server refuses them (`E03`);
-  ///   ``SessionError/Kind/network`` for any other failure to sign in; ``SessionError/Kind/storage`` when the secure
-  ///   store cannot keep the tokens. The state does not change on failure.
+  ///   ``SessionError/Kind/requestFailed`` for any other failure to sign in; ``SessionError/Kind/storage`` when the
+  ///   secure store cannot keep the tokens; `CancellationError` when the calling task is cancelled. The state does not
+  ///   change on failure.
   @discardableResult
   public func login(email: String, password: String) async throws -> SessionUser {
     let email = email.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -115,9 +116,7 @@ public final class SessionManager: Sendable {
     do {
       response = try await auth.send(.json(AuthRouter(.login(email: email, password: password), baseURL: baseURL)))
     } catch let error as NetworkError {
-      throw Self.loginFailure(error)
-    } catch {
-      throw SessionError(.network, "Cannot sign in: \(error)", underlying: error)
+      throw Self.loginFailure(RequestFailure(error))
     }
     let fresh = Credentials(
       accessToken: response.accessToken, refreshToken: response.refreshToken, expiresIn: response.expiresIn,
@@ -129,18 +128,21 @@ public final class SessionManager: Sendable {
 
   /// The signed-in user as the server sees them (`GET /v1/me`): an authenticated call through ``client``.
   ///
-  /// - Throws: `NetworkError`, as any call on ``client``; its `sessionExpired` kind when there is no session or it
-  ///   ended.
+  /// - Throws: ``SessionError/Kind/requestFailed``, with the reason ``RequestFailure/Reason/sessionExpired`` when
+  ///   there is no session or it ended; `CancellationError` when the calling task is cancelled.
   public func me() async throws -> SessionUser {
-    try await client.send(.json(AuthRouter(.me, baseURL: baseURL)))
+    try await RequestFailure.wrapping(SessionError.requestFailed) {
+      try await client.send(.json(AuthRouter(.me, baseURL: baseURL)))
+    }
   }
 
-  private static func loginFailure(_ error: NetworkError) -> SessionError {
-    if error.serverError?.code == "E03" {
+  private static func loginFailure(_ failure: RequestFailure) -> SessionError {
+    if failure.serverCode == "E03" {
       return SessionError(
-        .loginRefused, "Cannot sign in: the server refused the email and password (\(error)).", networkError: error)
+        .loginRefused, "Cannot sign in: the server refused the email and password (\(failure)).",
+        requestFailure: failure)
     }
-    return SessionError(.network, "Cannot sign in: \(error)", networkError: error)
+    return SessionError(.requestFailed, "Cannot sign in: \(failure)", requestFailure: failure)
   }
 
   /// Keeps `fresh` in the secure store, then makes it the session; nothing changes if the store fails.

@@ -11,7 +11,8 @@ import RateLimiting
 ///   ``UserManagerError/Kind/validation``.
 /// - Every request, retries included, passes the client-side rate limiter first (U8). With the user-manager
 ///   policy, `LeakyBucket.userManager`, at most one request per second leaves, at most 10 wait in line, and the next
-///   one fails at once with a `NetworkError` of kind `rateLimited` and is never sent.
+///   one fails at once, never sent, with a ``UserManagerError`` whose ``UserManagerError/requestFailure`` has the
+///   reason ``RequestFailure/Reason/rateLimited``.
 /// - A user is cached only after the server accepted it (U3, U5), and the cache is read first by ``getUser(userId:)``
 ///   (U6).
 ///
@@ -84,9 +85,10 @@ public final class UserManager: Sendable {
 
   /// Creates a user, then caches it (U3).
   ///
-  /// - Throws: ``UserManagerError`` (validation, not initialized) before anything is sent, or a `NetworkError`:
-  ///   `rateLimited` (never sent), `server` with the server's error such as `400202` (the user exists), `transport`,
-  ///   `decoding`, `cancelled`.
+  /// - Throws: ``UserManagerError``: ``UserManagerError/Kind/validation`` or ``UserManagerError/Kind/notInitialized``
+  ///   before anything is sent; ``UserManagerError/Kind/requestFailed`` with the ``RequestFailure``: `rateLimited`
+  ///   (never sent), `server` with the server's code such as `400202` (the user exists), `transport`, `decoding`.
+  ///   `CancellationError` when the calling task is cancelled.
   public func createUser(params: UserCreationParams) async throws -> User {
     try UserValidation.creation(params)
     return try await create(params)
@@ -99,7 +101,8 @@ public final class UserManager: Sendable {
   ///
   /// - Throws: ``UserManagerError``: ``UserManagerError/Kind/validation`` or ``UserManagerError/Kind/notInitialized``
   ///   with nothing sent; ``UserManagerError/Kind/partialFailure`` when some creations failed, with the created users
-  ///   (cached) and each failed input with its error, both in input order.
+  ///   (cached) and each failed input with its error, both in input order. `CancellationError` when the calling task
+  ///   is cancelled: the users created by then are cached, the rest are not sent.
   public func createUsers(params: [UserCreationParams]) async throws -> [User] {
     try UserValidation.batch(params)
     _ = try requireApplication()
@@ -108,7 +111,7 @@ public final class UserManager: Sendable {
     for (index, item) in params.enumerated() {
       do {
         created.append(try await create(item))
-      } catch {
+      } catch let error as UserManagerError {
         failures.append(UserCreationFailure(index: index, params: item, error: error))
       }
     }
@@ -165,7 +168,7 @@ public final class UserManager: Sendable {
   /// manager's own methods check theirs (U13).
   ///
   /// - Throws: ``UserManagerError`` of kind ``UserManagerError/Kind/validation`` or
-  ///   ``UserManagerError/Kind/notInitialized`` with nothing sent, or a `NetworkError`.
+  ///   ``UserManagerError/Kind/notInitialized`` with nothing sent, or ``UserManagerError/Kind/requestFailed``.
   public func send<Response: Sendable>(
     _ route: UsersRouter.Route, decode: @escaping @Sendable (RawResponse) throws -> Response
   ) async throws -> Response {
@@ -184,7 +187,10 @@ public final class UserManager: Sendable {
     try route.validate()
     let application = try requireApplication()
     let endpoint = UsersRouter(route, application: application)
-    return (try await client.send(APIRequest(endpoint, decode: decode)), application)
+    let response = try await RequestFailure.wrapping(UserManagerError.requestFailed) {
+      try await client.send(APIRequest(endpoint, decode: decode))
+    }
+    return (response, application)
   }
 
   private func requireApplication() throws -> SendbirdApplication {

@@ -1,16 +1,18 @@
-/// A failure of the user manager that is not the network's: bad input, no application, or a batch in which some
-/// creations failed (REQUIREMENTS U10). Failures on the wire are `NetworkError`s from the Networking module: request
-/// building, transport, HTTP status with the server's decoded error, decoding, and the client-side rate limit.
+/// Every failure of the user manager (REQUIREMENTS U10): bad input, no application, a request that failed (with the
+/// server's code, the transport's error, or the client-side rate limit's refusal in ``requestFailure``), or a batch in
+/// which some creations failed. A cancelled call throws `CancellationError`.
 ///
 /// ```swift
 /// do {
 ///   let users = try await manager.createUsers(params)
 /// } catch let error as UserManagerError where error.kind == .partialFailure {
 ///   cache(error.created)                       // created and cached
-///   for failure in error.failures { retryLater(failure.params, because: failure.error) }
+///   for failure in error.failures where failure.error.requestFailure?.reason == .rateLimited {
+///     retryLater(failure.params)
+///   }
 /// }
 /// ```
-public struct UserManagerError: Error, Sendable, CustomStringConvertible {
+public struct UserManagerError: ServiceError {
   /// What went wrong; more kinds may be added.
   public struct Kind: Hashable, Sendable, CustomStringConvertible {
     /// An input broke a rule (U13, U4, U7); nothing was sent.
@@ -19,6 +21,9 @@ public struct UserManagerError: Error, Sendable, CustomStringConvertible {
     public static let notInitialized = Kind("notInitialized")
     /// Some creations of a `createUsers` call failed; ``created`` and ``failures`` say which.
     public static let partialFailure = Kind("partialFailure")
+    /// A request failed: refused by the client-side rate limit (never sent), not answered, or answered with an
+    /// error; ``requestFailure`` says which.
+    public static let requestFailed = Kind("requestFailed")
 
     private let name: String
     private init(_ name: String) { self.name = name }
@@ -36,6 +41,8 @@ public struct UserManagerError: Error, Sendable, CustomStringConvertible {
   public var created: [User] = []
   /// For ``Kind/partialFailure``: each input that failed with its error, in input order.
   public var failures: [UserCreationFailure] = []
+  /// For ``Kind/requestFailed``: why the request failed, with the server's code when it gave one.
+  public var requestFailure: RequestFailure?
 
   /// An error of `kind`.
   public init(_ kind: Kind, _ description: String) {
@@ -50,6 +57,12 @@ public struct UserManagerError: Error, Sendable, CustomStringConvertible {
     return error
   }
 
+  static func requestFailed(_ failure: RequestFailure) -> UserManagerError {
+    var error = UserManagerError(.requestFailed, failure.description)
+    error.requestFailure = failure
+    return error
+  }
+
   static let notInitialized = UserManagerError(
     .notInitialized, "No application: call initApplication(applicationId:apiToken:) before any other call.")
 }
@@ -60,12 +73,12 @@ public struct UserCreationFailure: Sendable, CustomStringConvertible {
   public let index: Int
   /// The user that was not created, as it was given.
   public let params: UserCreationParams
-  /// Why it failed: usually a `NetworkError`, such as the server's `400202` (the user already exists) or a refusal
-  /// of the client-side rate limit.
-  public let error: any Error
+  /// Why it failed: usually ``UserManagerError/Kind/requestFailed``, such as the server's `400202` (the user already
+  /// exists) or a refusal of the client-side rate limit.
+  public let error: UserManagerError
 
   /// A failed input.
-  public init(index: Int, params: UserCreationParams, error: any Error) {
+  public init(index: Int, params: UserCreationParams, error: UserManagerError) {
     self.index = index
     self.params = params
     self.error = error

@@ -210,7 +210,7 @@ public struct SessionFeature: Reducer {
     guard let error = error as? SessionError else { return "Cannot sign in: \(error)" }
     switch error.kind {
     case .loginRefused: return "The email or password is wrong."
-    case .network: return "Cannot reach the sign-in server. Check the connection and try again."
+    case .requestFailed: return "Cannot reach the sign-in server. Check the connection and try again."
     case .storage: return "Cannot sign in: this device cannot keep the session's keys. \(error.description)"
     default: return error.description
     }

@@ -1,5 +1,4 @@
 import Domain
-import Networking
 
 extension UserImportFeature {
   /// How many times ``live(users:clock:)`` tries a user again whose request the limiter refused unsent.
@@ -13,7 +12,9 @@ extension UserImportFeature {
     while true {
       do {
         return try await users.createUser(params: params)
-      } catch let error as NetworkError where error.kind == .rateLimited && refusals < refusalRetries {
+      } catch let error as UserManagerError
+        where error.requestFailure?.reason == .rateLimited && refusals < refusalRetries
+      {
         refusals += 1
         try await clock.sleep(for: minimumPace)
       }

@@ -58,9 +58,8 @@ public protocol Authenticator: Sendable {
   /// Whether a refresh that threw `error` ends the session (the user must sign in again), or was only a passing
   /// failure after which the credential is kept.
   ///
-  /// By default a ``NetworkError`` of kind ``NetworkError/Kind/transport``, ``NetworkError/Kind/cancelled`` or
-  /// ``NetworkError/Kind/rateLimited``, or with status 408, 429 or 5xx, a `URLError` and a `CancellationError` are
-  /// passing; anything else ends the session.
+  /// By default a ``NetworkError`` of kind ``NetworkError/Kind/transport`` or ``NetworkError/Kind/rateLimited``, or
+  /// with status 408, 429 or 5xx, a `URLError` and a `CancellationError` are passing; anything else ends the session.
   func refreshFailureEndsSession(_ error: any Error) -> Bool
 }
 
@@ -75,7 +74,7 @@ extension Authenticator {
   public func refreshFailureEndsSession(_ error: any Error) -> Bool {
     if error is URLError || error is CancellationError { return false }
     guard let error = error as? NetworkError else { return true }
-    if [.transport, .cancelled, .rateLimited].contains(error.kind) { return false }
+    if [.transport, .rateLimited].contains(error.kind) { return false }
     if let status = error.statusCode, status == 408 || status == 429 || status >= 500 { return false }
     return true
   }

@@ -67,7 +67,8 @@ public final class HTTPClient: Sendable {
   ///
   /// - Throws: ``NetworkError``: ``NetworkError/Kind/invalidRequest`` before anything is sent,
   ///   ``NetworkError/Kind/transport``, ``NetworkError/Kind/server`` or ``NetworkError/Kind/status`` for an
-  ///   unacceptable status, ``NetworkError/Kind/decoding``, or ``NetworkError/Kind/cancelled``.
+  ///   unacceptable status, or ``NetworkError/Kind/decoding``; `CancellationError` when the calling task is cancelled,
+  ///   as every Keel call that waits throws it.
   public func send<Response>(_ request: APIRequest<Response>) async throws -> Response {
     try await response(for: request).value
   }
@@ -82,12 +83,11 @@ public final class HTTPClient: Sendable {
     do {
       return try await attempts(for: request)
     } catch let failure as NetworkError {
-      if failure.kind == .cancelled {
-        logger.debug("\(failure.description)")
-      } else {
-        logger.warning("\(failure.description)")
-      }
+      logger.warning("\(failure.description)")
       throw failure
+    } catch let error as CancellationError {
+      logger.debug("Cancelled: \(request.endpoint.method) \(request.endpoint.path).")
+      throw error
     }
   }
 
@@ -109,8 +109,12 @@ public final class HTTPClient: Sendable {
         response.attempts = attempt
         return response
       } catch let failure as NetworkError {
-        guard failure.kind != .cancelled, attempt < Self.maxAttempts else { throw failure }
-        switch await decision(after: failure, context: context, retries: &retriesByInterceptor) {
+        try Task.checkCancellation()
+        guard attempt < Self.maxAttempts else { throw failure }
+        let decision = await decision(after: failure, context: context, retries: &retriesByInterceptor)
+        // An interceptor that stopped waiting (for a refresh, say) because the caller was cancelled says so here.
+        try Task.checkCancellation()
+        switch decision {
         case .doNotRetry: throw failure
         case .fail(let replacement): throw replacement
         case .retry:
@@ -118,13 +122,9 @@ public final class HTTPClient: Sendable {
         case .retryAfter(let delay):
           if let deadline = request.deadline, now() - start + delay >= deadline { throw failure }
           logRetry(of: request.endpoint, attempt: attempt + 1, in: delay, after: failure)
-          do {
-            // A zero delay is "retry now": no suspension, only a cancellation check.
-            if delay > .zero { try await sleep(delay) } else { try Task.checkCancellation() }
-          } catch {
-            throw NetworkError(
-              .cancelled, "Cancelled while waiting to retry \(request.endpoint.method) \(request.endpoint.path).")
-          }
+          // A zero delay is "retry now": no suspension. A clock's sleep throws only when cancelled.
+          if delay > .zero { try await sleep(delay) }
+          try Task.checkCancellation()
         }
         attempt += 1
       }
@@ -144,8 +144,8 @@ public final class HTTPClient: Sendable {
       try await interceptor.adapt(&request, context: context)
     } catch let error as NetworkError {
       throw error
-    } catch is CancellationError {
-      throw NetworkError(.cancelled, "Cancelled: \(context.endpoint.method) \(context.endpoint.path).")
+    } catch let error as CancellationError {
+      throw error
     } catch {
       var failure = NetworkError.invalidRequest("an interceptor refused it: \(error)")
       failure.underlying = error
@@ -181,10 +181,11 @@ public final class HTTPClient: Sendable {
     do {
       try Task.checkCancellation()
       raw = try await transport.send(urlRequest)
-    } catch is CancellationError {
-      throw NetworkError(.cancelled, "Cancelled: \(request.endpoint.method) \(request.endpoint.path).")
-    } catch let error as URLError where error.code == .cancelled {
-      throw NetworkError(.cancelled, "Cancelled: \(request.endpoint.method) \(request.endpoint.path).")
+    } catch let error as CancellationError {
+      throw error
+    } catch  where Task.isCancelled {
+      // The transport's own word for it (`URLError.cancelled`, a NIO error): the caller gets Swift's.
+      throw CancellationError()
     } catch let error as URLError {
       var failure = NetworkError(
         .transport, "Transport failed for \(request.endpoint.method) \(request.endpoint.path): \(error.code).")

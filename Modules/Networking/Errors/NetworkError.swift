@@ -4,7 +4,8 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// Why a request failed, in a form a caller can act on (REQUIREMENTS U10, A3).
+/// Why a request failed, in a form a caller can act on (REQUIREMENTS U10, A3). A cancelled caller gets Swift's
+/// `CancellationError` instead, as from every Keel call that waits.
 ///
 /// A struct rather than an enum so that kinds can be added without breaking anyone's `switch`: compare ``kind``, and
 /// read the detail that goes with it (``serverError``, ``statusCode``, ``urlError``, ``decodingPath``, …).
@@ -32,8 +33,6 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
     public static let rateLimited = Kind("rateLimited")
     /// The session is over (the credential could not be refreshed); the user must sign in again.
     public static let sessionExpired = Kind("sessionExpired")
-    /// The calling task was cancelled.
-    public static let cancelled = Kind("cancelled")
 
     /// The kind's name, for example `server`.
     public var description: String { name }

@@ -55,7 +55,7 @@ public struct RateLimitInterceptor: RequestInterceptor {
   /// Waits for a permit from each limiter in turn, never past the request's deadline.
   ///
   /// - Throws: ``NetworkError`` of kind ``NetworkError/Kind/rateLimited`` when a limiter refuses, or
-  ///   ``NetworkError/Kind/cancelled`` when the task is cancelled while waiting.
+  ///   `CancellationError` when the task is cancelled while waiting.
   public func adapt(_ request: inout URLRequest, context: RequestContext) async throws {
     if let keyed { try await admit(through: keyed.limiter(for: key(context.endpoint)), context: context) }
     if let global { try await admit(through: global, context: context) }
@@ -75,8 +75,8 @@ public struct RateLimitInterceptor: RequestInterceptor {
       error.underlying = refusal
       throw error
     } catch {
-      throw NetworkError(
-        .cancelled, "Cancelled while waiting for a rate limiter: \(context.endpoint.method) \(context.endpoint.path).")
+      // A limiter's wait ends otherwise only when the task is cancelled.
+      throw CancellationError()
     }
   }
 }

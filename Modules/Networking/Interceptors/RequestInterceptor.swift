@@ -19,8 +19,8 @@ public protocol RequestInterceptor: Sendable {
   /// Changes the request this attempt sends; by default leaves it unchanged. The request is `inout` so that setting a
   /// header does not copy it.
   ///
-  /// - Throws: to fail the request without sending it: a ``NetworkError`` as it is, `CancellationError` as
-  ///   ``NetworkError/Kind/cancelled``, anything else as ``NetworkError/Kind/invalidRequest``.
+  /// - Throws: to fail the request without sending it: a ``NetworkError`` or a `CancellationError` as it is,
+  ///   anything else as ``NetworkError/Kind/invalidRequest``.
   func adapt(_ request: inout URLRequest, context: RequestContext) async throws
 
   /// What to do after `failure`; by default ``RetryDecision/doNotRetry``.

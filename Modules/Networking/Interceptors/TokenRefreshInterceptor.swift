@@ -136,7 +136,9 @@ public final class TokenRefreshInterceptor<A: Authenticator>: RequestInterceptor
     if !refreshing && !authenticator.isRequest(sent, authenticatedWith: credential) { return .retry }
     switch await refreshed(from: generation) {
     case .success: return .retry
-    case .failure(let error): return .fail(error)
+    case .failure(let error as NetworkError): return .fail(error)
+    // Cancelled while waiting: the client sees the cancellation and throws `CancellationError`.
+    case .failure: return .doNotRetry
     }
   }
 
@@ -148,7 +150,7 @@ public final class TokenRefreshInterceptor<A: Authenticator>: RequestInterceptor
 // MARK: - The one refresh in flight
 
 extension TokenRefreshInterceptor {
-  fileprivate typealias Outcome = Result<A.Credential, NetworkError>
+  fileprivate typealias Outcome = Result<A.Credential, any Error>
 
   fileprivate struct State {
     var credential: A.Credential?
@@ -198,7 +200,7 @@ extension TokenRefreshInterceptor {
       }
     } onCancel: {
       let waiter = state.withLock { $0.refresh?.waiters.removeValue(forKey: id) }
-      waiter?.resume(returning: .failure(NetworkError(.cancelled, "Cancelled while waiting for a token refresh.")))
+      waiter?.resume(returning: .failure(CancellationError()))
     }
   }
 
@@ -206,7 +208,7 @@ extension TokenRefreshInterceptor {
     _ state: inout State, waiter id: Int, generation: Int, _ continuation: CheckedContinuation<Outcome, Never>
   ) -> Step {
     if Task.isCancelled {
-      return .answer(.failure(NetworkError(.cancelled, "Cancelled while waiting for a token refresh.")))
+      return .answer(.failure(CancellationError()))
     }
     guard let credential = state.credential else { return .answer(.failure(state.ending ?? noCredential())) }
     if state.refresh == nil {
@@ -252,19 +254,16 @@ extension TokenRefreshInterceptor {
         state.refreshStarts.append(refresh.started)
         return (waiters, outcome, false)
       case .failure(let error):
-        guard endsSession else { return (waiters, outcome, false) }
+        guard endsSession, let error = error as? NetworkError else { return (waiters, outcome, false) }
         return (waiters, outcome, endSession(&state, error))
       }
     }
-    if reportsEnd, case .failure(let error) = answer { report(error) }
+    if reportsEnd, case .failure(let error as NetworkError) = answer { report(error) }
     for waiter in waiters { waiter.resume(returning: answer) }
   }
 
   private static func refreshFailure(_ error: any Error, endsSession: Bool) -> NetworkError {
     if !endsSession, let error = error as? NetworkError { return error }
-    if !endsSession, error is CancellationError {
-      return NetworkError(.cancelled, "The credential's refresh was cancelled.")
-    }
     var failure =
       endsSession
       ? NetworkError(

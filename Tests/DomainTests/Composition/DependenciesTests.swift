@@ -65,10 +65,10 @@ import Testing
     #expect(users.application?.baseURL.absoluteString == "https://proxy.test/sb")
     _ = try await users.createUser(params: UserCreationParams(userId: "a", nickname: "A"))
     // A bucket of 1 still holds the request admitted at this instant: the next one is refused at once.
-    let refused = await #expect(throws: NetworkError.self) {
+    let refused = await #expect(throws: UserManagerError.self) {
       _ = try await users.createUser(params: UserCreationParams(userId: "b", nickname: "B"))
     }
-    #expect(refused?.kind == .rateLimited)
+    #expect(refused?.requestFailure?.reason == .rateLimited)
     #expect(server.sent.count == 1)
   }
 

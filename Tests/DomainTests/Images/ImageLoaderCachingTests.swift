@@ -81,17 +81,17 @@ struct ImageLoaderCachingTests {
     let harness = try ImageLoaderHarness(ImageAnswer.status(404), ImageAnswer.status(500), ImageAnswer.image("png-1"))
 
     // WHEN the URL is loaded three times
-    let notFound = await #expect(throws: NetworkError.self) {
+    let notFound = await #expect(throws: ImageLoaderError.self) {
       try await harness.loader.data(for: ImageLoaderHarness.url)
     }
-    let failed = await #expect(throws: NetworkError.self) {
+    let failed = await #expect(throws: ImageLoaderError.self) {
       try await harness.loader.data(for: ImageLoaderHarness.url)
     }
     let data = try await harness.loader.data(for: ImageLoaderHarness.url)
 
     // THEN each failure was the server's, and the third load got the image
-    #expect(notFound?.statusCode == 404)
-    #expect(failed?.statusCode == 500)
+    #expect(notFound?.requestFailure?.statusCode == 404)
+    #expect(failed?.requestFailure?.statusCode == 500)
     #expect(data == Data("png-1".utf8))
     #expect(harness.transport.requests.count == 3)
     #expect(
@@ -106,11 +106,12 @@ struct ImageLoaderCachingTests {
   func transportFailureWithoutCache() async throws {
     let harness = try ImageLoaderHarness(ImageAnswer.offline())
 
-    let failure = await #expect(throws: NetworkError.self) {
+    let failure = await #expect(throws: ImageLoaderError.self) {
       try await harness.loader.data(for: ImageLoaderHarness.url)
     }
 
-    #expect(failure?.kind == .transport)
+    #expect(failure?.kind == .requestFailed)
+    #expect(failure?.requestFailure?.reason == .transport)
     #expect(harness.loader.statistics == .with { $0.failures = 1 })
   }
 

@@ -156,11 +156,11 @@ struct ImageLoaderRevalidationTests {
     _ = try await harness.loader.data(for: ImageLoaderHarness.url)
     await harness.clock.advance(by: .seconds(60))
 
-    let error = await #expect(throws: NetworkError.self) {
+    let error = await #expect(throws: ImageLoaderError.self) {
       try await harness.loader.data(for: ImageLoaderHarness.url)
     }
 
-    #expect(error?.statusCode == 404)
+    #expect(error?.requestFailure?.statusCode == 404)
     #expect(
       harness.loader.statistics
         == .with {
@@ -173,11 +173,11 @@ struct ImageLoaderRevalidationTests {
   func unsolicitedNotModified() async throws {
     let harness = try ImageLoaderHarness(ImageAnswer.notModified())
 
-    let error = await #expect(throws: NetworkError.self) {
+    let error = await #expect(throws: ImageLoaderError.self) {
       try await harness.loader.data(for: ImageLoaderHarness.url)
     }
 
-    #expect(error?.statusCode == 304)
+    #expect(error?.requestFailure?.statusCode == 304)
     #expect(try harness.loader.cache.value(forKey: key) == nil)
   }
 }

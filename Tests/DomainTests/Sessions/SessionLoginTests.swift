@@ -67,12 +67,12 @@ struct SessionLoginTests {
     }
 
     #expect(error?.kind == .loginRefused)
-    #expect(error?.networkError?.serverError?.code == "E03")
+    #expect(error?.requestFailure?.serverCode == "E03")
     #expect(sessions.state == .loggedOut)
     #expect(try store.storedSession() == nil)
   }
 
-  @Test("A server failure during login is a network error carrying the status")
+  @Test("A server failure during login is a failed request carrying the status")
   func serverFailure() async throws {
     let backend = FakeAuthBackend()
     backend.failNext("/v1/auth/login", status: 503)
@@ -82,8 +82,8 @@ struct SessionLoginTests {
       try await sessions.login(email: FakeAuthBackend.email, password: FakeAuthBackend.password)
     }
 
-    #expect(error?.kind == .network)
-    #expect(error?.networkError?.statusCode == 503)
+    #expect(error?.kind == .requestFailed)
+    #expect(error?.requestFailure?.statusCode == 503)
     #expect(sessions.state == .loggedOut)
   }
 
@@ -98,8 +98,8 @@ struct SessionLoginTests {
 
     #expect(error?.kind == .storage)
     #expect(sessions.state == .loggedOut)
-    let failure = await #expect(throws: NetworkError.self) { try await sessions.me() }
-    #expect(failure?.kind == .sessionExpired)
+    let failure = await #expect(throws: SessionError.self) { try await sessions.me() }
+    #expect(failure?.requestFailure?.reason == .sessionExpired)
     #expect(backend.calls == ["POST /v1/auth/login"])
   }
 }

@@ -34,8 +34,8 @@ struct SessionLogoutTests {
     #expect(try store.storedSession() == nil)
     #expect(sessions.state == .loggedOut)
     let sent = backend.requests.count
-    let error = await #expect(throws: NetworkError.self) { try await sessions.me() }
-    #expect(error?.kind == .sessionExpired)
+    let error = await #expect(throws: SessionError.self) { try await sessions.me() }
+    #expect(error?.requestFailure?.reason == .sessionExpired)
     #expect(backend.requests.count == sent)
   }
 
@@ -60,7 +60,7 @@ struct SessionLogoutTests {
     let error = await #expect(throws: SessionError.self) { try await sessions.logout() }
 
     #expect(error?.kind == .revocationFailed)
-    #expect(error?.networkError?.statusCode == 503)
+    #expect(error?.requestFailure?.statusCode == 503)
     #expect(try store.storedSession() == nil)
     #expect(sessions.state == .loggedOut)
     #expect(!backend.isRevoked("refresh-2"))

@@ -45,9 +45,9 @@ struct SessionRefreshTests {
     let sessions = try await signedIn()
     backend.forgetAccessTokens()
 
-    let error = await #expect(throws: NetworkError.self) { try await sessions.me() }
+    let error = await #expect(throws: SessionError.self) { try await sessions.me() }
 
-    #expect(error?.serverError?.code == "E02")
+    #expect(error?.requestFailure?.serverCode == "E02")
     #expect(backend.refreshes == 0)
     #expect(sessions.state == .loggedIn(demoUser))
   }
@@ -75,28 +75,28 @@ struct SessionRefreshTests {
     backend.revokeRefreshTokens()
     backend.expireAccessTokens()
 
-    let kinds = await withTaskGroup(of: NetworkError.Kind?.self) { group in
+    let reasons = await withTaskGroup(of: RequestFailure.Reason?.self) { group in
       for _ in 0..<10 {
         group.addTask {
           do {
             _ = try await sessions.me()
             return nil
           } catch {
-            return (error as? NetworkError)?.kind
+            return (error as? SessionError)?.requestFailure?.reason
           }
         }
       }
-      return await group.reduce(into: [NetworkError.Kind?]()) { $0.append($1) }
+      return await group.reduce(into: [RequestFailure.Reason?]()) { $0.append($1) }
     }
 
-    #expect(kinds == Array(repeating: .sessionExpired, count: 10))
+    #expect(reasons == Array(repeating: .sessionExpired, count: 10))
     #expect(backend.refreshes == 1)
     #expect(await states.next() == .expired)
     #expect(sessions.state == .expired)
     #expect(sessions.currentUser == nil)
     #expect(try store.storedSession() == nil)
     let sent = backend.requests.count
-    await #expect(throws: NetworkError.self) { try await sessions.me() }
+    await #expect(throws: SessionError.self) { try await sessions.me() }
     #expect(backend.requests.count == sent, "no call is sent after the session expired")
 
     try await sessions.logout()
@@ -115,8 +115,8 @@ struct SessionRefreshTests {
     let logout = TaskProbe { try await sessions.logout() }
     #expect(await eventually { sessions.state == .loggedOut })
     #expect(try store.storedSession() == nil)
-    let failure = try #require(await call.error() as? NetworkError)
-    #expect(failure.kind == .sessionExpired, "the waiting call ends with the session")
+    let failure = try #require(await call.error() as? SessionError)
+    #expect(failure.requestFailure?.reason == .sessionExpired, "the waiting call ends with the session")
     backend.refreshGate.open()
 
     #expect(await logout.finished() != nil)

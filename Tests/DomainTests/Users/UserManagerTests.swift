@@ -26,11 +26,13 @@ import Testing
   func refusedNotCached() async throws {
     let harness = try UsersHarness.initialized()
     harness.server.seed("alice", nickname: "Old")
-    let error = await #expect(throws: NetworkError.self) {
+    let error = await #expect(throws: UserManagerError.self) {
       _ = try await harness.manager.createUser(params: UserCreationParams(userId: "alice", nickname: "Alice"))
     }
-    #expect(error?.kind == .server)
-    #expect(error?.serverError?.code == "400202")
+    #expect(error?.kind == .requestFailed)
+    #expect(error?.requestFailure?.reason == .server)
+    #expect(error?.requestFailure?.serverCode == "400202")
+    #expect(error?.requestFailure?.underlying is NetworkError, "the HTTP client's own error is kept")
     #expect(harness.store.user(id: "alice") == nil)
   }
 
@@ -63,8 +65,8 @@ import Testing
     #expect(error.created.map(\.userId) == ["a", "c"])
     #expect(error.failures.map(\.index) == [1, 3])
     #expect(error.failures.map(\.params.userId) == ["b", "d"])
-    #expect((error.failures[0].error as? NetworkError)?.serverError?.code == "400202")
-    #expect((error.failures[1].error as? NetworkError)?.statusCode == 500)
+    #expect(error.failures[0].error.requestFailure?.serverCode == "400202")
+    #expect(error.failures[1].error.requestFailure?.statusCode == 500)
     #expect(harness.store.users().map(\.userId) == ["a", "c"])
   }
 
@@ -86,11 +88,11 @@ import Testing
     #expect(harness.server.sent.count == 1)
     #expect(await harness.advance { probes.allSatisfy(\.isFinished) })
 
-    var refused: [NetworkError] = []
+    var refused: [UserManagerError] = []
     for probe in probes {
-      if let error = await probe.error() { refused.append(try #require(error as? NetworkError)) }
+      if let error = await probe.error() { refused.append(try #require(error as? UserManagerError)) }
     }
-    #expect(refused.map(\.kind) == [.rateLimited])
+    #expect(refused.map(\.requestFailure?.reason) == [.rateLimited])
     #expect(harness.server.sent.count == 10)
     #expect(harness.server.sent.map(\.milliseconds) == (0..<10).map { Int64($0) * 1_000 })
     #expect(harness.store.count == 10)
