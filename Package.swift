@@ -111,14 +111,14 @@ let package = Package(
     ),
     .testTarget(
       name: "PersistenceTests",
-      dependencies: ["Persistence", "TestSupport", clocks, "PersistenceCrashHelper"],
+      dependencies: ["Persistence", "TestSupport", "CrashFixtures", clocks, "PersistenceCrashHelper"],
       path: "Tests/PersistenceTests",
       swiftSettings: swiftSettings
     ),
     // A child process for the crash tests: it writes until the test kills it with SIGKILL.
     .executableTarget(
       name: "PersistenceCrashHelper",
-      dependencies: ["Persistence"],
+      dependencies: ["Persistence", "CrashFixtures"],
       path: "Tests/PersistenceCrashHelper",
       swiftSettings: swiftSettings
     ),
@@ -180,7 +180,7 @@ let package = Package(
       name: "IntegrationTests",
       dependencies: [
         "Networking", "Persistence", "Domain", "Features", "Sandbox", "TestSupport", logging, clocks,
-        "DomainCrashHelper",
+        "DomainCrashHelper", "CrashFixtures",
       ],
       path: "Tests/IntegrationTests",
       swiftSettings: swiftSettings
@@ -188,7 +188,7 @@ let package = Package(
     // A child process for the event tracker's crash test: it tracks and uploads until the test kills it (SIGKILL).
     .executableTarget(
       name: "DomainCrashHelper",
-      dependencies: ["Domain", "Networking"],
+      dependencies: ["Domain", "Networking", "CrashFixtures"],
       path: "Tests/DomainCrashHelper",
       swiftSettings: swiftSettings
     ),
@@ -273,6 +273,14 @@ let package = Package(
       name: "TestSupport",
       dependencies: [clocks, basics, logging, "Networking"],
       path: "Tests/TestSupport",
+      swiftSettings: swiftSettings
+    ),
+
+    // What a crash test's child and its parent must agree on (payloads, event ids); no Swift Testing, so the
+    // children can link it.
+    .target(
+      name: "CrashFixtures",
+      path: "Tests/CrashFixtures",
       swiftSettings: swiftSettings
     ),
 

@@ -5,6 +5,7 @@
 // `ready`, then tracks the events numbered `first..<end`, one at a time, and after each `track` returns writes
 // `tracked <n>` to standard output in one unbuffered write. Then it writes `done` and goes on uploading until it is
 // killed, or exits after a minute so that a test that lost track of it leaves no process behind.
+import CrashFixtures
 import Domain
 import Foundation
 import Networking
@@ -12,13 +13,6 @@ import Networking
 /// Writes `line` to standard output at once: the parent reads it even if the next instant is a SIGKILL.
 func report(_ line: String) {
   FileHandle.standardOutput.write(Data((line + "\n").utf8))
-}
-
-/// The id of event number `number`; the test (`EventsSandbox.eventId`) derives the same one.
-func eventId(_ number: Int) -> UUID {
-  let digits = String(number)
-  let padded = String(repeating: "0", count: max(0, 12 - digits.count)) + digits
-  return UUID(uuidString: "00000000-0000-4000-8000-\(padded)")!
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -40,7 +34,9 @@ do {
   report("ready")
   for number in first..<end {
     try await tracker.track(
-      AnalyticsEvent(name: "event_\(number)", properties: ["number": .number(Double(number))], eventId: eventId(number))
+      AnalyticsEvent(
+        name: "event_\(number)", properties: ["number": .number(Double(number))], eventId: CrashFixtures.eventId(number)
+      )
     )
     report("tracked \(number)")
   }

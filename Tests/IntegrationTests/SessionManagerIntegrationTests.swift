@@ -100,18 +100,8 @@ struct SessionManagerIntegrationTests {
     _ = try await HTTPClient().send(.data(SandboxRoute.logout(session, on: sandbox)))
     _ = try await HTTPClient().send(.data(SandboxRoute.expireTokens(on: sandbox)))
 
-    let reasons = await withTaskGroup(of: RequestFailure.Reason?.self) { group in
-      for _ in 0..<10 {
-        group.addTask {
-          do {
-            _ = try await sessions.me()
-            return nil
-          } catch {
-            return (error as? SessionError)?.requestFailure?.reason
-          }
-        }
-      }
-      return await group.reduce(into: [RequestFailure.Reason?]()) { $0.append($1) }
+    let reasons = await failuresOfConcurrentCalls(10) { try await sessions.me() }.map {
+      ($0 as? SessionError)?.requestFailure?.reason
     }
 
     #expect(reasons == Array(repeating: .sessionExpired, count: 10))

@@ -39,19 +39,8 @@ struct TokenRefreshIntegrationTests {
     _ = try await HTTPClient().send(.data(SandboxRoute.logout(tokens, on: sandbox)))  // revokes the refresh token
     _ = try await HTTPClient().send(.data(SandboxRoute.expireTokens(on: sandbox)))
 
-    let kinds = await withTaskGroup(of: NetworkError.Kind?.self) { group in
-      for _ in 0..<20 {
-        group.addTask {
-          do {
-            _ = try await client.send(.data(SandboxRoute.me(on: sandbox)))
-            return nil
-          } catch {
-            return (error as? NetworkError)?.kind
-          }
-        }
-      }
-      return await group.reduce(into: [NetworkError.Kind?]()) { $0.append($1) }
-    }
+    let kinds = await failuresOfConcurrentCalls(20) { try await client.send(.data(SandboxRoute.me(on: sandbox))) }
+      .map { ($0 as? NetworkError)?.kind }
     #expect(kinds == Array(repeating: .sessionExpired, count: 20))
     #expect(expirations.count == 1)
     #expect(expirations.elements.first?.description.contains("E06") == true)

@@ -1,4 +1,5 @@
 import Clocks
+import CrashFixtures
 import Foundation
 import Persistence
 import TestSupport
@@ -40,7 +41,7 @@ struct DiskCacheCrashTests {
         readable += 1
         let header = try #require(DiskCacheCrashSupport.header(of: data), "round \(round): \(key) has no header")
         #expect(header.key == key)
-        #expect(data == DiskCacheCrashSupport.payload(key: key, generation: header.generation), "\(key) is whole")
+        #expect(data == CrashFixtures.diskCachePayload(key: key, generation: header.generation), "\(key) is whole")
         #expect(header.generation >= reported[key] ?? 0, "round \(round): \(key) is older than reported")
       }
       // and the leftovers of the killed write are cleared by the pass that follows an unclean shutdown

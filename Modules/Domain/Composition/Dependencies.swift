@@ -28,39 +28,36 @@ public final class Dependencies: Sendable {
   /// The collaborators the services are built around.
   public let environment: Environment
 
-  private let usersService: Lazy<UserManager>
-  private let sessionsService: Lazy<SessionManager>
+  private let usersService: Lazy<UserManager, Never>
+  private let sessionsService: Lazy<SessionManager, Never>
   /// Built on first use like the others, but their builds can fail, and a failed one is tried again on the next use.
-  private let imagesService = Locked<ImageLoader?>(nil)
-  private let eventsService = Locked<EventTracker?>(nil)
+  private let imagesService: Lazy<ImageLoader, any Error>
+  private let eventsService: Lazy<EventTracker, any Error>
   /// Where the image cache and the event queue go when there is no data directory; removed with this object.
-  private let scratch = ScratchDirectory()
+  private let scratch: ScratchDirectory
 
   private init(configuration: KeelConfiguration, environment: Environment) {
     self.configuration = configuration
     self.environment = environment
+    let scratch = ScratchDirectory()
+    self.scratch = scratch
     usersService = Lazy { Self.makeUsers(configuration, environment) }
     sessionsService = Lazy { Self.makeSessions(configuration, environment) }
+    imagesService = Lazy { try Self.makeImages(configuration, environment, scratch: scratch) }
+    eventsService = Lazy { try Self.makeEvents(configuration, environment, scratch: scratch) }
   }
 
   /// The user manager (U1–U13).
-  public var users: UserManager { usersService.value }
+  public var users: UserManager { usersService.value() }
   /// Sign-in, tokens and the authenticated client of the chat backend (A4–A6).
-  public var sessions: SessionManager { sessionsService.value }
+  public var sessions: SessionManager { sessionsService.value() }
   /// The image loader (A8).
   ///
   /// - Throws: the disk cache's `PersistenceError` when neither the data directory's `images` folder nor a temporary
   ///   directory can hold it (a full or read-only disk), or ``ImageLoaderError`` for limits out of range. The next
   ///   use tries again.
   public var images: ImageLoader {
-    get throws {
-      try imagesService.withLock { loader in
-        if let loader { return loader }
-        let made = try Self.makeImages(configuration, environment, scratch: scratch)
-        loader = made
-        return made
-      }
-    }
+    get throws { try imagesService.value() }
   }
   /// The event tracker (E1–E9): built on first use, when its uploader starts and delivers what an earlier run left.
   ///
@@ -68,14 +65,7 @@ public final class Dependencies: Sendable {
   ///   has no ``KeelConfiguration/eventsAPIToken`` or invalid limits, or ``EventTrackerError/Kind/storage`` when no
   ///   directory can hold its queue. The next use tries again.
   public var events: EventTracker {
-    get throws {
-      try eventsService.withLock { tracker in
-        if let tracker { return tracker }
-        let made = try Self.makeEvents(configuration, environment, scratch: scratch)
-        tracker = made
-        return made
-      }
-    }
+    get throws { try eventsService.value() }
   }
 
   /// The logger every service logs through.

@@ -1,22 +1,23 @@
 import KeelBasics
 
 /// A value built on first use, once, whoever asks first: how ``Dependencies`` builds each service only when the app
-/// uses it.
-final class Lazy<Value: Sendable>: Sendable {
+/// uses it. A build that throws leaves nothing behind, so the next use tries again.
+final class Lazy<Value: Sendable, Failure: Error>: Sendable {
   private let state = Locked<Value?>(nil)
-  private let make: @Sendable () -> Value
+  private let make: @Sendable () throws(Failure) -> Value
 
-  init(_ make: @escaping @Sendable () -> Value) {
+  init(_ make: @escaping @Sendable () throws(Failure) -> Value) {
     self.make = make
   }
 
   /// The value, built now if nobody built it before. `make` runs under the lock, so it must not ask for this value.
-  var value: Value {
-    state.withLock { value in
-      if let value { return value }
-      let made = make()
-      value = made
+  func value() throws(Failure) -> Value {
+    let outcome = state.withLock { value -> Result<Value, Failure> in
+      if let value { return .success(value) }
+      let made = Result(catching: make)
+      if case .success(let built) = made { value = built }
       return made
     }
+    return try outcome.get()
   }
 }

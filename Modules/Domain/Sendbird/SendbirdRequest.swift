@@ -22,7 +22,7 @@ public struct CreateUserRequest: SendbirdRequest {
   /// `create`.
   public var route: UsersRouter.Route { .create(params) }
   /// The created user.
-  public func decode(_ response: RawResponse) throws -> SBUser { try SBUser(response.user()) }
+  public func decode(_ response: RawResponse) throws -> SBUser { try response.user() }
 }
 
 /// `PUT /v3/users/{user_id}`: updates a user.
@@ -36,7 +36,7 @@ public struct UpdateUserRequest: SendbirdRequest {
   /// `update`.
   public var route: UsersRouter.Route { .update(params) }
   /// The updated user.
-  public func decode(_ response: RawResponse) throws -> SBUser { try SBUser(response.user()) }
+  public func decode(_ response: RawResponse) throws -> SBUser { try response.user() }
 }
 
 /// `GET /v3/users/{user_id}`: one user, from the server (no cache).
@@ -50,7 +50,7 @@ public struct GetUserRequest: SendbirdRequest {
   /// `get`.
   public var route: UsersRouter.Route { .get(userId: userId) }
   /// The user the server answered with.
-  public func decode(_ response: RawResponse) throws -> SBUser { try SBUser(response.user()) }
+  public func decode(_ response: RawResponse) throws -> SBUser { try response.user() }
 }
 
 /// `GET /v3/users?nickname=…&limit=…`: the users whose nickname is exactly `nickname`, from the server (no cache).
@@ -70,7 +70,7 @@ public struct GetUsersRequest: SendbirdRequest {
   public var route: UsersRouter.Route { .list(nickname: nickname, limit: limit) }
   /// The users the server answered with, in its order.
   public func decode(_ response: RawResponse) throws -> [SBUser] {
-    try JSONDecoder().decode(UsersRouter.Page.self, from: response.body).users.map(SBUser.init)
+    try JSONDecoder().decode(UsersRouter.Page.self, from: response.body).users
   }
 }
 

@@ -76,27 +76,27 @@ public final class SendbirdUserManager: SBUserManager {
 
   /// Creates a user, then caches it; see ``UserManager/createUser(params:)``.
   public func createUser(params: UserCreationParams, completionHandler: (@Sendable (UserResult) -> Void)?) {
-    run(completionHandler) { manager in SBUser(try await manager.createUser(params: params)) }
+    run(completionHandler) { manager in try await manager.createUser(params: params) }
   }
 
   /// Creates up to 10 users, one per second; see ``UserManager/createUsers(params:)``.
   public func createUsers(params: [UserCreationParams], completionHandler: (@Sendable (UsersResult) -> Void)?) {
-    run(completionHandler) { manager in try await manager.createUsers(params: params).map(SBUser.init) }
+    run(completionHandler) { manager in try await manager.createUsers(params: params) }
   }
 
   /// Updates a user, then caches it; see ``UserManager/updateUser(params:)``.
   public func updateUser(params: UserUpdateParams, completionHandler: (@Sendable (UserResult) -> Void)?) {
-    run(completionHandler) { manager in SBUser(try await manager.updateUser(params: params)) }
+    run(completionHandler) { manager in try await manager.updateUser(params: params) }
   }
 
   /// The user `userId`, from the cache or the server; see ``UserManager/getUser(userId:)``.
   public func getUser(userId: String, completionHandler: (@Sendable (UserResult) -> Void)?) {
-    run(completionHandler) { manager in SBUser(try await manager.getUser(userId: userId)) }
+    run(completionHandler) { manager in try await manager.getUser(userId: userId) }
   }
 
   /// The users named exactly `nicknameMatches`; see ``UserManager/getUsers(nicknameMatches:)``.
   public func getUsers(nicknameMatches: String, completionHandler: (@Sendable (UsersResult) -> Void)?) {
-    run(completionHandler) { manager in try await manager.getUsers(nicknameMatches: nicknameMatches).map(SBUser.init) }
+    run(completionHandler) { manager in try await manager.getUsers(nicknameMatches: nicknameMatches) }
   }
 
   private func run<Value: Sendable>(

@@ -14,16 +14,16 @@ public final class SendbirdUserStorage: SBUserStorage {
   }
 
   /// Stores `user`, replacing the stored user with the same id.
-  public func upsertUser(_ user: SBUser) { store.upsert(user.user) }
+  public func upsertUser(_ user: SBUser) { store.upsert(user) }
 
   /// Every stored user, in the order they were first stored.
-  public func getUsers() -> [SBUser] { store.users().map(SBUser.init) }
+  public func getUsers() -> [SBUser] { store.users() }
 
   /// The stored users whose nickname is exactly `nickname`.
-  public func getUsers(for nickname: String) -> [SBUser] { store.users(nickname: nickname).map(SBUser.init) }
+  public func getUsers(for nickname: String) -> [SBUser] { store.users(nickname: nickname) }
 
   /// The stored user with id `userId`, if any.
-  public func getUser(for userId: String) -> SBUser? { store.user(id: userId).map(SBUser.init) }
+  public func getUser(for userId: String) -> SBUser? { store.user(id: userId) }
 
   /// Removes every stored user.
   public func removeAll() { store.removeAll() }

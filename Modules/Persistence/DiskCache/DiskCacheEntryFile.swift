@@ -112,36 +112,44 @@ enum DiskCacheEntryFile {
   /// - Throws: ``PersistenceError`` when the file exists but cannot be read (permission denied, an I/O error). A
   ///   missing file is ``ReadResult/missing``, a damaged one ``ReadResult/corrupted(_:)``: neither throws.
   static func load(at path: String) throws -> ReadResult {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else {
-      if errno == ENOENT { return .missing }
-      throw PersistenceError.posix(errno, while: "open a cache entry", path: path)
+    let result = try withOpenedEntry(at: path) { descriptor, header, size, headerProblem -> ReadResult in
+      if let headerProblem { return .corrupted(headerProblem) }
+      var payload = Data(count: size - headerSize)
+      let complete = try payload.withUnsafeMutableBytes { try readAll(descriptor, into: $0, path: path) }
+      guard complete else { return .corrupted("the file ended early") }
+      let stored = header.withUnsafeBytes {
+        UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+      }
+      let actual = header.withUnsafeBytes { checksum(payload, header: UnsafeRawBufferPointer(rebasing: $0[0..<24])) }
+      guard stored == actual else { return .corrupted("the checksum does not match") }
+      return .entry(payload, expires: expiry(header))
     }
-    defer { close(descriptor) }
-    var header = [UInt8](repeating: 0, count: headerSize)
-    let (size, headerProblem) = try readHeader(descriptor, into: &header, path: path)
-    if let headerProblem { return .corrupted(headerProblem) }
-    var payload = Data(count: size - headerSize)
-    let complete = try payload.withUnsafeMutableBytes { try readAll(descriptor, into: $0, path: path) }
-    guard complete else { return .corrupted("the file ended early") }
-    let stored = header.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 24, as: UInt64.self)) }
-    let actual = header.withUnsafeBytes { checksum(payload, header: UnsafeRawBufferPointer(rebasing: $0[0..<24])) }
-    guard stored == actual else { return .corrupted("the checksum does not match") }
-    return .entry(payload, expires: expiry(header))
+    return result ?? .missing
   }
 
   /// What the header of the entry at `path` says, without reading the payload (so without checking its checksum:
   /// a read does that).
   static func loadHeader(at path: String) throws -> HeaderResult {
+    let result = try withOpenedEntry(at: path) { _, header, size, problem -> HeaderResult in
+      problem == nil ? .header(Header(fileSize: size, expires: expiry(header))) : .corrupted
+    }
+    return result ?? .missing
+  }
+
+  /// Opens the entry at `path`, reads its header and hands `body` the open descriptor, the header, the file's size
+  /// and what is wrong with the header, if anything; `nil` when there is no such file. The file is closed after.
+  private static func withOpenedEntry<Result>(
+    at path: String, _ body: (Int32, [UInt8], Int, String?) throws -> Result
+  ) throws -> Result? {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else {
-      if errno == ENOENT { return .missing }
+      if errno == ENOENT { return nil }
       throw PersistenceError.posix(errno, while: "open a cache entry", path: path)
     }
     defer { close(descriptor) }
     var header = [UInt8](repeating: 0, count: headerSize)
     let (size, problem) = try readHeader(descriptor, into: &header, path: path)
-    return problem == nil ? .header(Header(fileSize: size, expires: expiry(header))) : .corrupted
+    return try body(descriptor, header, size, problem)
   }
 
   /// Reads the header into `header` and checks it against the file's size: the size, and a problem if any.

@@ -53,15 +53,11 @@ struct ImageLoaderCoalescingTests {
   @Test("Cancelling one of two callers returns it at once; the shared request goes on for the other")
   func cancellingOneCallerKeepsTheRequest() async throws {
     // GIVEN a request the server answers after one second, and two callers waiting on it
-    let server = TestClock()
-    let cancellations = Recorder<String>()
-    let harness = try ImageLoaderHarness(
-      ImageAnswer.after(.seconds(1), on: server, cancellations: cancellations, ImageAnswer.image("png-1")))
-    let loader = harness.loader
-    let first = TaskProbe { try await loader.data(for: ImageLoaderHarness.url) }
-    let second = TaskProbe { try await loader.data(for: ImageLoaderHarness.url) }
-    #expect(await eventually { loader.statistics.coalescedJoins == 1 })
-    #expect(await server.sleeperArrived())
+    let waiting = try await TwoCallersWaiting(for: "png-1")
+    let (harness, loader, server, cancellations) = (
+      waiting.harness, waiting.harness.loader, waiting.server, waiting.cancellations
+    )
+    let (first, second) = (waiting.first, waiting.second)
 
     // WHEN the first caller is cancelled
     first.cancel()
@@ -88,16 +84,9 @@ struct ImageLoaderCoalescingTests {
   @Test("Cancelling every caller cancels the request; a later caller starts a new one")
   func cancellingAllCallersCancelsTheRequest() async throws {
     // GIVEN a request the server answers after one second, and two callers waiting on it
-    let server = TestClock()
-    let cancellations = Recorder<String>()
-    let harness = try ImageLoaderHarness(
-      ImageAnswer.after(.seconds(1), on: server, cancellations: cancellations, ImageAnswer.image("never")),
-      ImageAnswer.image("png-2"))
-    let loader = harness.loader
-    let first = TaskProbe { try await loader.data(for: ImageLoaderHarness.url) }
-    let second = TaskProbe { try await loader.data(for: ImageLoaderHarness.url) }
-    #expect(await eventually { loader.statistics.coalescedJoins == 1 })
-    #expect(await server.sleeperArrived())
+    let waiting = try await TwoCallersWaiting(for: "never", then: ImageAnswer.image("png-2"))
+    let (harness, loader, cancellations) = (waiting.harness, waiting.harness.loader, waiting.cancellations)
+    let (first, second) = (waiting.first, waiting.second)
 
     // WHEN both callers are cancelled
     first.cancel()
@@ -139,5 +128,28 @@ struct ImageLoaderCoalescingTests {
     #expect(await caller.error() is CancellationError)
     #expect(harness.transport.requests.isEmpty)
     #expect(loader.statistics == ImageLoaderStatistics())
+  }
+}
+
+/// One request the server answers after a second on its own clock, and two callers of the same URL waiting on it:
+/// the first started the load, the second joined it.
+private struct TwoCallersWaiting {
+  let server = TestClock()
+  let cancellations = Recorder<String>()
+  let harness: ImageLoaderHarness
+  let first: TaskProbe<Data>
+  let second: TaskProbe<Data>
+
+  /// Waits until both callers wait on the one request and the server holds its answer, `image`; later requests get
+  /// `later`.
+  init(for image: String, then later: FakeTransport.Answer..., name: String = #function) async throws {
+    let answer = ImageAnswer.after(.seconds(1), on: server, cancellations: cancellations, ImageAnswer.image(image))
+    let harness = try ImageLoaderHarness(answers: [answer] + later, name: name)
+    let loader = harness.loader
+    self.harness = harness
+    first = TaskProbe { try await loader.data(for: ImageLoaderHarness.url) }
+    second = TaskProbe { try await loader.data(for: ImageLoaderHarness.url) }
+    #expect(await eventually { loader.statistics.coalescedJoins == 1 })
+    #expect(await server.sleeperArrived())
   }
 }

@@ -25,6 +25,14 @@ struct ImageLoaderHarness {
     _ answers: FakeTransport.Answer..., clock: TestClock<Duration> = TestClock(), directory: URL? = nil,
     limits: ImageCacheLimits = ImageCacheLimits(), name: String = #function
   ) throws {
+    try self.init(answers: answers, clock: clock, directory: directory, limits: limits, name: name)
+  }
+
+  /// A loader whose requests `answers` answer in order, in `directory` or else a fresh one named for the test.
+  init(
+    answers: [FakeTransport.Answer], clock: TestClock<Duration> = TestClock(), directory: URL? = nil,
+    limits: ImageCacheLimits = ImageCacheLimits(), name: String = #function
+  ) throws {
     self.clock = clock
     self.directory = try directory ?? temporaryDirectory(name)
     transport = FakeTransport(answers)
@@ -37,15 +45,7 @@ struct ImageLoaderHarness {
   /// closed first, as one directory has one cache at a time.
   func restarted(_ answers: FakeTransport.Answer...) throws -> ImageLoaderHarness {
     try loader.cache.disk.close()
-    return try ImageLoaderHarness(answers, clock: clock, directory: directory)
-  }
-
-  private init(_ answers: [FakeTransport.Answer], clock: TestClock<Duration>, directory: URL) throws {
-    self.clock = clock
-    self.directory = directory
-    transport = FakeTransport(answers)
-    loader = try ImageLoader(
-      client: HTTPClient(transport: transport), directory: directory, now: Self.wallClock(clock))
+    return try ImageLoaderHarness(answers: answers, clock: clock, directory: directory)
   }
 
   /// The loader's time: ``epoch`` plus however far `clock` is from its origin, so that a restarted loader on the

@@ -75,18 +75,8 @@ struct SessionRefreshTests {
     backend.revokeRefreshTokens()
     backend.expireAccessTokens()
 
-    let reasons = await withTaskGroup(of: RequestFailure.Reason?.self) { group in
-      for _ in 0..<10 {
-        group.addTask {
-          do {
-            _ = try await sessions.me()
-            return nil
-          } catch {
-            return (error as? SessionError)?.requestFailure?.reason
-          }
-        }
-      }
-      return await group.reduce(into: [RequestFailure.Reason?]()) { $0.append($1) }
+    let reasons = await failuresOfConcurrentCalls(10) { try await sessions.me() }.map {
+      ($0 as? SessionError)?.requestFailure?.reason
     }
 
     #expect(reasons == Array(repeating: .sessionExpired, count: 10))

@@ -1,3 +1,4 @@
+import CrashFixtures
 import Domain
 import Foundation
 import Networking
@@ -20,13 +21,9 @@ enum EventsSandbox {
     flushInterval: .milliseconds(100), baseRetryDelay: .milliseconds(20), maxRetryDelay: .milliseconds(200),
     uploadTimeout: .seconds(2))
 
-  /// The event id of event number `number`: the parent of a crash test knows which events must have arrived.
-  /// `DomainCrashHelper` derives its ids the same way.
-  static func eventId(_ number: Int) -> UUID {
-    let digits = String(number)
-    let padded = String(repeating: "0", count: max(0, 12 - digits.count)) + digits
-    return UUID(uuidString: "00000000-0000-4000-8000-\(padded)")!
-  }
+  /// The event id of event number `number`, as `DomainCrashHelper` derives it: the parent of a crash test knows which
+  /// events must have arrived.
+  static func eventId(_ number: Int) -> UUID { CrashFixtures.eventId(number) }
 
   /// Event number `number`, with its deterministic id.
   static func event(_ number: Int) -> AnalyticsEvent {
