@@ -37,45 +37,40 @@ enum EventTrackerTracking {
   /// Events per second that `tasks` tasks tracking `events` events between them, each one event at a time, store.
   static func keelThroughput(events: Int, tasks: Int) async throws -> Double {
     try await EventTrackerBenchFixture.withPrefilledTracker { tracker in
-      let clock = ContinuousClock()
-      let start = clock.now
-      try await withThrowingTaskGroup(of: Void.self) { group in
-        for task in 0..<tasks {
-          group.addTask {
-            for index in stride(from: task, to: events, by: tasks) {
-              try await tracker.track(EventTrackerBenchFixture.event(EventTrackerBenchFixture.pendingBefore + index))
-            }
-          }
-        }
-        try await group.waitForAll()
-      }
-      let elapsed = nanoseconds(start.duration(to: clock.now))
+      let elapsed = try await secondsTracking(events: events, tasks: tasks) { try await tracker.track($0) }
       try check(tracker, tracked: events)
-      return Double(events) / (elapsed / 1e9)
+      return Double(events) / elapsed
     }
   }
 
   /// Events per second that `tasks` tasks tracking `events` events between them store in the naive file.
   static func peerThroughput(events: Int, tasks: Int) async throws -> Double {
     try await withPrefilledPeer { peer in
-      let clock = ContinuousClock()
-      let start = clock.now
-      try await withThrowingTaskGroup(of: Void.self) { group in
-        for task in 0..<tasks {
-          group.addTask {
-            for index in stride(from: task, to: events, by: tasks) {
-              try peer.track(EventTrackerBenchFixture.event(EventTrackerBenchFixture.pendingBefore + index))
-            }
-          }
-        }
-        try await group.waitForAll()
-      }
-      let elapsed = nanoseconds(start.duration(to: clock.now))
+      let elapsed = try await secondsTracking(events: events, tasks: tasks) { try peer.track($0) }
       guard peer.count == EventTrackerBenchFixture.pendingBefore + events else {
         throw BenchmarkError(description: "peer: \(peer.count) pending")
       }
-      return Double(events) / (elapsed / 1e9)
+      return Double(events) / elapsed
     }
+  }
+
+  /// The seconds `tasks` tasks take to hand `track` `events` events between them, each task one event at a time.
+  private static func secondsTracking(
+    events: Int, tasks: Int, _ track: @escaping @Sendable (AnalyticsEvent) async throws -> Void
+  ) async throws -> Double {
+    let clock = ContinuousClock()
+    let start = clock.now
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for task in 0..<tasks {
+        group.addTask {
+          for index in stride(from: task, to: events, by: tasks) {
+            try await track(EventTrackerBenchFixture.event(EventTrackerBenchFixture.pendingBefore + index))
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    return nanoseconds(start.duration(to: clock.now)) / 1e9
   }
 
   /// The `fraction` percentile (in `0...1`) of `values` by nearest rank: the smallest value that at least
