@@ -4,7 +4,7 @@ import Logging
 import ServiceLifecycle
 
 /// A real local HTTP server that speaks every API Keel talks to, for tests, examples and the CLI
-/// (../shared/SANDBOX_API.md).
+/// (Documentation/SandboxAPI.md).
 ///
 /// ```swift
 /// let sandbox = try await Sandbox.start()

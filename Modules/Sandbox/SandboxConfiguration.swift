@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 
-/// How a Sandbox is started: where it listens and which options of the contract (SANDBOX_API.md) are in force.
+/// How a Sandbox is started: where it listens and which options of the contract (Documentation/SandboxAPI.md) are in force.
 ///
 /// ```swift
 /// let sandbox = try await Sandbox.start(SandboxConfiguration(apiTokens: ["T"]))

@@ -4,7 +4,7 @@ import Logging
 import Sandbox
 import Testing
 
-/// SANDBOX_API.md §2: login, expiry, refresh, logout, and the E02/E03/E05/E06 errors. Time is a TestClock.
+/// SandboxAPI §2: login, expiry, refresh, logout, and the E02/E03/E05/E06 errors. Time is a TestClock.
 @Suite("Sandbox auth backend", .timeLimit(.minutes(1)))
 struct AuthBackendTests {
   let clock = TestClock()

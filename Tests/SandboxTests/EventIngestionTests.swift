@@ -3,7 +3,7 @@ import Logging
 import Sandbox
 import Testing
 
-/// SANDBOX_API.md §3: batches, deduplication by eventId, limits, listing and stats.
+/// SandboxAPI §3: batches, deduplication by eventId, limits, listing and stats.
 @Suite("Sandbox event ingestion", .timeLimit(.minutes(1)))
 struct EventIngestionTests {
   static func event(_ id: UUID = UUID(), name: String = "screen_view") -> [String: Any] {

@@ -5,7 +5,7 @@ import Sandbox
 import TestSupport
 import Testing
 
-/// SANDBOX_API.md §5: faults (status, rate, seed, latency, dropped connections, count), stats and reset.
+/// SandboxAPI §5: faults (status, rate, seed, latency, dropped connections, count), stats and reset.
 @Suite("Sandbox faults and control plane", .timeLimit(.minutes(1)))
 struct FaultInjectionTests {
   /// A route that answers 200 to any token, for counting faults against.

@@ -3,7 +3,7 @@ import Logging
 import Sandbox
 import Testing
 
-/// SANDBOX_API.md §4: valid, deterministic PNGs with caching headers.
+/// SandboxAPI §4: valid, deterministic PNGs with caching headers.
 @Suite("Sandbox images", .timeLimit(.minutes(1)))
 struct ImageTests {
   @Test(

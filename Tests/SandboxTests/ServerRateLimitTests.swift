@@ -4,7 +4,7 @@ import Logging
 import Sandbox
 import Testing
 
-/// SANDBOX_API.md §1: per-tenant, per-route-kind limits with `X-RateLimit-*` on every `/v3` response.
+/// SandboxAPI §1: per-tenant, per-route-kind limits with `X-RateLimit-*` on every `/v3` response.
 @Suite("Sandbox rate limits", .timeLimit(.minutes(1)))
 struct ServerRateLimitTests {
   @Test("More than 5 POSTs within a second: the sixth is 429 500910 with Retry-After and the X-RateLimit headers")

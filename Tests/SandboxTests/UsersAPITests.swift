@@ -3,7 +3,7 @@ import Logging
 import Sandbox
 import Testing
 
-/// SANDBOX_API.md §1: `/v3/users` success shapes, tenancy and every error code.
+/// SandboxAPI §1: `/v3/users` success shapes, tenancy and every error code.
 @Suite("Sandbox /v3/users", .timeLimit(.minutes(1)))
 struct UsersAPITests {
   @Test("POST creates a user with every documented field")

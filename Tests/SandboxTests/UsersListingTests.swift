@@ -3,7 +3,7 @@ import Logging
 import Sandbox
 import Testing
 
-/// SANDBOX_API.md §1: listing, pagination and filters.
+/// SandboxAPI §1: listing, pagination and filters.
 @Suite("Sandbox /v3/users listing", .timeLimit(.minutes(1)))
 struct UsersListingTests {
   static let unlimited = SandboxConfiguration(rateLimitsEnabled: false, logLevel: .warning)

@@ -1,7 +1,7 @@
 import Foundation
 import Networking
 
-/// The event ingestion API (SANDBOX_API §3, REQUIREMENTS E1): `POST /v1/events/batch` with the application's
+/// The event ingestion API (SandboxAPI §3, REQUIREMENTS E1): `POST /v1/events/batch` with the application's
 /// `Api-Token`.
 ///
 /// The batch body is assembled from events encoded one by one (``encode(_:)``), so that the uploader can keep a batch

@@ -1,7 +1,7 @@
 import Foundation
 import Networking
 
-/// The chat backend's auth API (SANDBOX_API.md §2): sign in, refresh, sign out and the signed-in user, as endpoints
+/// The chat backend's auth API (SandboxAPI §2): sign in, refresh, sign out and the signed-in user, as endpoints
 /// with camelCase JSON on `/v1` (REQUIREMENTS A1).
 ///
 /// ```swift

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import KeelBasics
 
-/// The token-auth backend of the chat apps (SANDBOX_API.md §2): login, refresh, logout and `/v1/me`, with access
+/// The token-auth backend of the chat apps (SandboxAPI §2): login, refresh, logout and `/v1/me`, with access
 /// tokens that expire after `accessTokenTTL` and refresh tokens after `refreshTokenTTL`.
 struct AuthBackend: Sendable {
   /// An access token's session, kept under the token's digest (``Secrets/digest(_:)``).

@@ -1,7 +1,7 @@
 import HTTPTypes
 import KeelBasics
 
-/// The control plane (SANDBOX_API.md §5): add and clear faults, expire every access token, read the stats, reset.
+/// The control plane (SandboxAPI §5): add and clear faults, expire every access token, read the stats, reset.
 struct ControlPlane: Sendable {
   let faults: FaultInjector
   let stats: RecordedStatistics

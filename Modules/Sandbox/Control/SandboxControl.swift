@@ -4,7 +4,7 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// A client of a Sandbox's control plane (`/_sandbox`, SANDBOX_API.md §5): what tests, examples and the demo use to
+/// A client of a Sandbox's control plane (`/_sandbox`, SandboxAPI §5): what tests, examples and the demo use to
 /// cause faults, expire tokens and count what the Sandbox answered. Loopback only, as the control plane is.
 ///
 /// ```swift

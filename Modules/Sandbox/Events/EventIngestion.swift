@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import KeelBasics
 
-/// Analytics-event ingestion (SANDBOX_API.md §3): batches deduplicated by `eventId` per tenant, so that a client
+/// Analytics-event ingestion (SandboxAPI §3): batches deduplicated by `eventId` per tenant, so that a client
 /// that redelivers never double-counts.
 struct EventIngestion: Sendable {
   /// The most events one batch may carry; more is HTTP 413.

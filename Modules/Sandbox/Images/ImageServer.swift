@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import KeelBasics
 
-/// `GET /images/{id}.png?size=N` (SANDBOX_API.md §4): a PNG of N × N pixels (1–2,048, default 256), the same for the
+/// `GET /images/{id}.png?size=N` (SandboxAPI §4): a PNG of N × N pixels (1–2,048, default 256), the same for the
 /// same id and size, with `ETag` and `Cache-Control: max-age=3600`; `If-None-Match` with the current ETag is 304.
 /// The drawing happens in ``ImageRenderer``, off the request path.
 struct ImageServer: Sendable {

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import KeelBasics
 
-/// The `/v3/users` routes of the Sendbird Platform API subset (SANDBOX_API.md §1), each tenant's data apart.
+/// The `/v3/users` routes of the Sendbird Platform API subset (SandboxAPI §1), each tenant's data apart.
 struct UsersAPI: Sendable {
   private let tenants = Locked<[String: UserDirectory]>([:])
 

@@ -8,7 +8,7 @@ import Sandbox
   import FoundationNetworking
 #endif
 
-/// The Sandbox's event ingestion (SANDBOX_API §3) and its fault control (§5), for the event tracker's tests.
+/// The Sandbox's event ingestion (SandboxAPI §3) and its fault control (§5), for the event tracker's tests.
 enum EventsSandbox {
   /// The tenant the tests deliver to (the Sandbox runs in open mode: any non-empty token is a tenant).
   static let apiToken = "events-it"

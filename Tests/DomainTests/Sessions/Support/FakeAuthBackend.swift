@@ -7,7 +7,7 @@ import TestSupport
   import FoundationNetworking
 #endif
 
-/// The chat backend's auth API in memory (SANDBOX_API.md §2), as a transport: login, refresh, logout and `/v1/me`
+/// The chat backend's auth API in memory (SandboxAPI §2), as a transport: login, refresh, logout and `/v1/me`
 /// with tokens that a test expires, invalidates or revokes, and counts of what was asked.
 ///
 /// Tokens are numbered in the order they are issued (`access-1`, `refresh-2`, `access-3`, …), so tests can name them.
