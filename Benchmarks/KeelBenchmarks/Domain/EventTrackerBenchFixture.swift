@@ -40,34 +40,47 @@ enum EventTrackerBenchFixture {
   /// Runs `body` with a tracker on a fresh file that holds ``pendingBefore`` events, and with an uploader that leaves
   /// them alone, so that only `track` is measured; then shuts the tracker down and deletes the file.
   ///
-  /// The events are written before the tracker starts, in one transaction, and released until tomorrow, as after a
+  /// The events are written before the tracker starts, in one transaction, and released for half an hour, as after a
   /// failed upload: the tracker finds them at start, counts them as pending, and its uploader waits for their retry
-  /// date instead of uploading. Events tracked meanwhile are not uploaded either (delivery waits for that date),
-  /// so the uploader never writes to the file during a round. The transport would accept every batch without
-  /// sending; the round fails if it was asked to send anything.
+  /// date instead of uploading. Events tracked meanwhile are due at once, so nothing may wake the uploader for them:
+  /// the flush interval is an hour and the flush count beyond any round, so the uploader never writes to the file
+  /// during a round. The transport would accept every batch without sending; the round fails if it was asked to send
+  /// anything.
   static func withPrefilledTracker<T: Sendable>(
     _ body: @Sendable (EventTracker) async throws -> T
   ) async throws -> T {
     let directory = try scratchDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
     let url = directory.appendingPathComponent("events.sqlite")
-    try await prefill(url, count: pendingBefore, notBefore: Date().addingTimeInterval(86_400))
+    // Half an hour: within the longest wait the tracker sets (a retry date further away reads as the clock having
+    // gone back, and is due at once).
+    try await prefill(url, count: pendingBefore, notBefore: Date().addingTimeInterval(1_800))
     let transport = EventTrackerAcceptingTransport()
     let tracker = try EventTracker(
       baseURL: URL(string: "http://events.invalid")!, apiToken: "bench", queueURL: url, transport: transport,
-      monitor: ManualNetworkMonitor(.online), configuration: EventTrackerConfiguration(flushInterval: .seconds(3_600)),
+      monitor: ManualNetworkMonitor(.online),
+      configuration: EventTrackerConfiguration(flushCount: .max, flushInterval: .seconds(3_600)),
       clock: ContinuousClock())
-    // Returns after the uploader's first round, which found nothing due: the counts are loaded and it waits.
-    await tracker.flush()
+    // The uploader's first round (it delivers what an earlier run left) finds nothing due and waits for the retry
+    // date; only then may tracking start, or the round would take the new events. A flush would send everything:
+    // an explicit flush does not wait for retry dates.
+    _ = await tracker.loadedStatus
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: .seconds(10))
+    while tracker.status.nextRetry == nil, clock.now < deadline { try await clock.sleep(for: .milliseconds(1)) }
     let result: Result<T, any Error>
-    if tracker.status.pending == pendingBefore {
+    if tracker.status.pending == pendingBefore, tracker.status.nextRetry != nil {
       do {
         result = .success(try await body(tracker))
       } catch {
         result = .failure(error)
       }
     } else {
-      result = .failure(BenchmarkError(description: "tracker: \(tracker.status.pending) pending at start"))
+      result = .failure(
+        BenchmarkError(
+          description:
+            "tracker: \(tracker.status.pending) pending at start, next retry \(String(describing: tracker.status.nextRetry))"
+        ))
     }
     await tracker.shutDown()
     guard transport.requestCount == 0 else {
