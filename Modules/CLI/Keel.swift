@@ -19,4 +19,9 @@ struct Keel: AsyncParsableCommand {
       SandboxCommand.self,
     ]
   )
+
+  /// Runs the command the arguments name, with the global options accepted before the subcommand too.
+  static func main() async {
+    await main(GlobalOptionPlacement.placed(Array(CommandLine.arguments.dropFirst()), root: Keel.self))
+  }
 }

@@ -19,26 +19,67 @@ struct EventsCommand: AsyncParsableCommand {
 /// The event queue's state, as `--json` prints it.
 struct QueueStatus: Encodable {
   let pending: Int
+  /// Delivered by this command (always 0 for `status`, which delivers nothing).
   let delivered: Int
   let duplicates: Int
   let deadLettered: Int
+  /// The last failure to deliver, in words: this command's, or else the one an earlier `flush` left on record.
   let lastError: String?
   let isOnline: Bool
 
-  init(_ status: DeliveryStatus) {
+  init(_ status: DeliveryStatus, recordedFailure: String? = nil) {
     pending = status.pending
     delivered = status.delivered
     duplicates = status.duplicates
     deadLettered = status.deadLettered
-    lastError = status.lastError
+    lastError = status.lastFailure.map(Self.words) ?? status.lastError ?? recordedFailure
     isOnline = status.isOnline
   }
 
-  var line: String {
-    var line = "\(pending) pending, \(delivered) delivered by this command"
+  /// The line `status` prints: what waits, and why it did not go.
+  var statusLine: String {
+    var line = "\(pending) pending"
     if deadLettered > 0 { line += ", \(deadLettered) refused by the server (set aside)" }
     if let lastError { line += "; last failure: \(lastError)" }
     return line
+  }
+
+  /// The line `flush` prints: what it delivered and what still waits.
+  var flushLine: String {
+    var line = "\(delivered) delivered, \(pending) pending"
+    if deadLettered > 0 { line += ", \(deadLettered) refused by the server (set aside)" }
+    return line
+  }
+
+  /// A failed upload in the CLI's words: the transport's reason spelled out, the server's answer with its code.
+  static func words(_ failure: RequestFailure) -> String {
+    switch failure.reason {
+    case .transport: "the server could not be reached: \(CommandFailure.transportReason(failure))"
+    case .server:
+      "the server answered HTTP \(failure.statusCode.map(String.init) ?? "?")"
+        + (failure.serverCode.map { ", code \($0)" } ?? "") + (failure.serverMessage.map { ": \($0.clause)" } ?? "")
+    default: failure.description.clause
+    }
+  }
+}
+
+/// The last delivery failure a `flush` left, kept beside the queue so that a later `status` can show it; a flush
+/// that delivers everything removes it.
+enum RecordedDeliveryFailure {
+  static func url(in dataDirectory: URL) -> URL { dataDirectory.appendingPathComponent("events-last-failure.txt") }
+
+  /// The recorded failure, if any.
+  static func read(in dataDirectory: URL) -> String? {
+    (try? String(contentsOf: url(in: dataDirectory), encoding: .utf8)).flatMap { $0.isEmpty ? nil : $0 }
+  }
+
+  /// Records `failure` (owner-only), or removes the record for `nil`; a failure to do either is not the command's.
+  static func record(_ failure: String?, in dataDirectory: URL) {
+    guard let failure else {
+      try? FileManager.default.removeItem(at: url(in: dataDirectory))
+      return
+    }
+    try? OwnerOnlyFiles.write(Data(failure.utf8), to: url(in: dataDirectory))
   }
 }
 

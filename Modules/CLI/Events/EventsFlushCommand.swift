@@ -12,18 +12,22 @@ struct EventsFlushCommand: AsyncParsableCommand {
 
   func run() async throws {
     try await global.run { context in
-      let status = try await context.withEvents { tracker in
+      // An explicit flush sends every stored event now, whatever retry date an earlier failure set.
+      let (status, reason) = try await context.withEvents { tracker in
         _ = await tracker.loadedStatus
         await tracker.flush()
-        return QueueStatus(await tracker.loadedStatus)
+        let delivery = await tracker.loadedStatus
+        return (QueueStatus(delivery), delivery.lastFailure?.reason)
       }
-      try context.output.result(status, human: status.line)
+      RecordedDeliveryFailure.record(status.pending == 0 ? nil : status.lastError, in: context.options.dataDirectory)
+      try context.output.result(status, human: status.flushLine)
       guard status.pending == 0 else {
-        // Offline or unreachable is the network's fault; an answer that refused the upload is the server's.
-        let kind: ExitStatus = status.lastError == nil || !status.isOnline ? .network : .server
+        // No answer (offline, refused, dropped) is the network's fault; an answer that refused the upload is the
+        // server's.
+        let kind: ExitStatus = reason == nil || reason == .transport || !status.isOnline ? .network : .server
         throw CommandFailure(
           kind,
-          "\(status.pending) events could not be delivered now\(status.lastError.map { " (\($0.clause))" } ?? ""); "
+          "\(status.pending) event\(status.pending == 1 ? "" : "s") could not be delivered now\(status.lastError.map { " (\($0.clause))" } ?? ""); "
             + "they stay stored for the next flush.",
           followsResult: true)
       }

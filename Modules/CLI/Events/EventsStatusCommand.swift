@@ -12,8 +12,9 @@ struct EventsStatusCommand: AsyncParsableCommand {
 
   func run() async throws {
     try await global.run { context in
-      let status = try await context.withEvents { QueueStatus(await $0.loadedStatus) }
-      try context.output.result(status, human: status.line)
+      let recorded = RecordedDeliveryFailure.read(in: context.options.dataDirectory)
+      let status = try await context.withEvents { QueueStatus(await $0.loadedStatus, recordedFailure: recorded) }
+      try context.output.result(status, human: status.statusLine)
     }
   }
 }

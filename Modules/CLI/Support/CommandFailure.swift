@@ -84,15 +84,20 @@ struct CommandFailure: Error, CustomStringConvertible {
   }
 
   /// What went wrong on the way, in words: `connection refused` rather than `cannotConnectToHost`.
-  private static func transportReason(_ error: RequestFailure) -> String {
+  static func transportReason(_ error: RequestFailure) -> String {
     let host = error.urlError?.failingURL?.host.map { " (\($0))" } ?? ""
     switch error.urlError?.code {
     case .cannotConnectToHost?: return "the connection was refused\(host)"
     case .cannotFindHost?, .dnsLookupFailed?: return "the host name is unknown\(host)"
     case .timedOut?: return "it did not answer in time\(host)"
     case .networkConnectionLost?: return "the connection was lost\(host)"
+    case .badServerResponse?: return "the connection closed without an answer\(host)"
     case .notConnectedToInternet?: return "this machine is offline"
-    default: return error.description.clause
+    case .secureConnectionFailed?, .serverCertificateUntrusted?, .serverCertificateHasBadDate?,
+      .serverCertificateNotYetValid?, .serverCertificateHasUnknownRoot?:
+      return "a secure connection could not be made\(host)"
+    case .some: return "the transfer failed\(host)"
+    case nil: return error.description.clause
     }
   }
 

@@ -16,6 +16,9 @@ public struct DeliveryStatus: Sendable, Hashable {
   public var dropped: Int
   /// The last upload failure, or `nil` once an upload succeeds again.
   public var lastError: String?
+  /// The last upload failure as a request's failure (its reason, status, server code), when it was one; `nil` once an
+  /// upload succeeds again.
+  public var lastFailure: RequestFailure?
   /// Whether the network monitor says the device is online; no upload is tried while it is not (E6).
   public var isOnline: Bool
   /// When the next retry is due after a failure, or `nil` when none is waiting.
@@ -24,7 +27,7 @@ public struct DeliveryStatus: Sendable, Hashable {
   /// A status with the given counts, for tests and for a tracker's own reports.
   public init(
     pending: Int = 0, delivered: Int = 0, duplicates: Int = 0, deadLettered: Int = 0, dropped: Int = 0,
-    lastError: String? = nil, isOnline: Bool = true, nextRetry: Date? = nil
+    lastError: String? = nil, lastFailure: RequestFailure? = nil, isOnline: Bool = true, nextRetry: Date? = nil
   ) {
     self.pending = pending
     self.delivered = delivered
@@ -32,6 +35,7 @@ public struct DeliveryStatus: Sendable, Hashable {
     self.deadLettered = deadLettered
     self.dropped = dropped
     self.lastError = lastError
+    self.lastFailure = lastFailure
     self.isOnline = isOnline
     self.nextRetry = nextRetry
   }

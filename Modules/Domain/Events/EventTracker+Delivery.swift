@@ -32,7 +32,9 @@ extension EventTracker {
         await waitForWake(orAfter: nil)
         continue
       }
-      if let paused = pausedUntil, now() < paused {
+      // An explicit flush sends now, whatever retry date an earlier failure set: the app asked for it.
+      let flushRequested = control.withLock { $0.flushRequested }
+      if let paused = pausedUntil, now() < paused, !flushRequested {
         finishFlushes()
         await waitForWake(orAfter: .milliseconds(Int64((paused.timeIntervalSince(now()) * 1_000).rounded(.up))))
         continue
@@ -54,7 +56,7 @@ extension EventTracker {
         defer { control.flushWaiters = [] }
         return control.flushWaiters
       }
-      let outcome = await round()
+      let outcome = await round(includingNotYetDue: flushing)
       nextInterval = elapsed() + configuration.flushInterval
       switch outcome {
       case .drained:
@@ -71,13 +73,15 @@ extension EventTracker {
     finishFlushes()
   }
 
-  /// Uploads every due event, oldest first, one batch at a time, until none is due or an upload fails.
-  private func round() async -> RoundOutcome {
+  /// Uploads every due event, oldest first, one batch at a time, until none is due or an upload fails; with
+  /// `includingNotYetDue` (an explicit flush), the events still waiting for a retry date too.
+  private func round(includingNotYetDue: Bool) async -> RoundOutcome {
     while !Task.isCancelled {
       guard status.isOnline else { return .stopped }
       let items: [QueuedItem<AnalyticsEvent>]
       do {
-        var due = try await queue.peek(limit: configuration.maxBatchCount, now: now())
+        var due = try await queue.peek(
+          limit: configuration.maxBatchCount, now: includingNotYetDue ? .distantFuture : now())
         if due.isEmpty {
           // Events released by an earlier failure (maybe in an earlier run) wait for their retry date.
           guard let next = try await queue.nextNotBefore(), next > now() else { return .drained }
@@ -205,6 +209,7 @@ extension EventTracker {
         $0.delivered += ids.count
         $0.duplicates += receipt.duplicates
         $0.lastError = nil
+        $0.lastFailure = nil
         $0.nextRetry = nil
       }
       return .accepted
@@ -250,6 +255,7 @@ extension EventTracker {
     logger.warning("Upload of \(batch.count) events failed (attempt \(attempt)); retry at \(retryAt): \(error)")
     broadcast.update {
       $0.lastError = "\(error)"
+      $0.lastFailure = (error as? NetworkError).map(RequestFailure.init)
       $0.nextRetry = retryAt
     }
     return .retry(at: retryAt)
@@ -260,6 +266,7 @@ extension EventTracker {
     let retryAt = now().addingTimeInterval(DeliveryBackoff.seconds(configuration.maxRetryDelay))
     broadcast.update {
       $0.lastError = "The event queue failed: \(error)"
+      $0.lastFailure = nil
       $0.nextRetry = retryAt
     }
     return .retry(at: retryAt)

@@ -110,7 +110,10 @@ public final class EventTracker: Sendable {
     self.now = now
     self.random = random
     self.logger = logger
-    client = HTTPClient(transport: transport, serverErrorDecoders: [.sendbird], clock: clock, logger: logger)
+    // The ingestion API answers its own errors in the chat backends' shape, and a bad `Api-Token` in the Platform
+    // API's.
+    client = HTTPClient(
+      transport: transport, serverErrorDecoders: [.chatBackend, .sendbird], clock: clock, logger: logger)
     (elapsed, sleep) = Self.timekeeping(clock)
     let broadcast = Broadcast(DeliveryStatus(isOnline: monitor.status == .online), buffering: .bufferingNewest(1))
     self.broadcast = broadcast
@@ -168,8 +171,9 @@ public final class EventTracker: Sendable {
     if reachedFlushCount { wake() }
   }
 
-  /// Uploads what is due now, and returns when it has been delivered, or when delivery cannot go on for now
-  /// (offline, or the server failing: ``status`` says why and when it tries again).
+  /// Uploads every pending event now, those waiting for the retry date of an earlier failure too (the app asked), and
+  /// returns when they have been delivered, or when delivery cannot go on for now (offline, or an upload failing:
+  /// ``status`` says why and when the tracker tries again by itself).
   public func flush() async {
     await withCheckedContinuation { continuation in
       let accepted = control.withLock { control in

@@ -19,7 +19,10 @@ import Networking
 ///   // alice exists already
 /// }
 /// ```
-public struct RequestFailure: Sendable, CustomStringConvertible {
+///
+/// Two failures are equal when what they say is: the reason, the sentence, the status, the server's code and message
+/// and the transport's error code (the error underneath is not compared).
+public struct RequestFailure: Sendable, Hashable, CustomStringConvertible {
   /// Why the request failed; more reasons may be added.
   public struct Reason: Hashable, Sendable, CustomStringConvertible {
     private let name: String
@@ -78,6 +81,23 @@ public struct RequestFailure: Sendable, CustomStringConvertible {
     serverMessage = error.serverError?.message
     urlError = error.urlError
     underlying = error
+  }
+
+  /// Whether both say the same: every field but ``underlying``.
+  public static func == (lhs: RequestFailure, rhs: RequestFailure) -> Bool {
+    lhs.reason == rhs.reason && lhs.description == rhs.description && lhs.statusCode == rhs.statusCode
+      && lhs.serverCode == rhs.serverCode && lhs.serverMessage == rhs.serverMessage
+      && lhs.urlError?.code == rhs.urlError?.code
+  }
+
+  /// Hashes what ``==`` compares.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(reason)
+    hasher.combine(description)
+    hasher.combine(statusCode)
+    hasher.combine(serverCode)
+    hasher.combine(serverMessage)
+    hasher.combine(urlError?.code.rawValue)
   }
 
   /// Runs `body`, turning the HTTP client's failure into `wrap`'s error; cancellation and every other error pass

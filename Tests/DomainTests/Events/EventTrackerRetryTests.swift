@@ -36,6 +36,28 @@ import Testing
     await harness.tracker.shutDown()
   }
 
+  @Test("An explicit flush while a failed upload waits for its retry date sends at once; automatic delivery waits")
+  func explicitFlushSendsNow() async throws {
+    // GIVEN an upload that failed, so the event waits for a retry date
+    let harness = try EventsHarness(random: 0.5)
+    harness.server.script(.status(503))
+    try await harness.track(1)
+    await harness.tracker.flush()
+    #expect(harness.tracker.status.nextRetry == harness.now.addingTimeInterval(0.5))
+    #expect(harness.tracker.status.lastFailure?.reason == .server)
+    #expect(harness.tracker.status.lastFailure?.statusCode == 503)
+
+    // WHEN the app flushes again before that date, on a clock that has not moved
+    await harness.tracker.flush()
+
+    // THEN it was sent at once, and the failure is cleared
+    #expect(harness.tracker.status.delivered == 1)
+    #expect(harness.server.uploads.count == 2)
+    #expect(harness.tracker.status.lastFailure == nil)
+    #expect(harness.tracker.status.nextRetry == nil)
+    await harness.tracker.shutDown()
+  }
+
   @Test("Retry-After is honoured when it is longer than the backoff")
   func retryAfter() async throws {
     let harness = try EventsHarness()
