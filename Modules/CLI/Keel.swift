@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `keel`: Keel's command line.
 @main
@@ -14,14 +15,39 @@ struct Keel: AsyncParsableCommand {
       Exit codes:
       \(ExitStatus.table)
       """,
+    version: Keel.version,
     subcommands: [
       DemoCommand.self, UsersCommand.self, AuthCommand.self, EventsCommand.self, ImagesCommand.self,
       SandboxCommand.self,
     ]
   )
 
-  /// Runs the command the arguments name, with the global options accepted before the subcommand too.
+  /// What `keel --version` prints: the release this binary was built from (no release is tagged yet, so the
+  /// development line's).
+  static let version = "0.1.0-dev"
+
+  /// Runs the command the arguments name, with the global options accepted before the subcommand too. With
+  /// `--json`, a usage error is a JSON error document on standard output as every other failure is.
   static func main() async {
-    await main(GlobalOptionPlacement.placed(Array(CommandLine.arguments.dropFirst()), root: Keel.self))
+    let arguments = GlobalOptionPlacement.placed(Array(CommandLine.arguments.dropFirst()), root: Keel.self)
+    var command: any ParsableCommand
+    do {
+      command = try parseAsRoot(arguments)
+    } catch {
+      if arguments.contains("--json"), exitCode(for: error) == .validationFailure {
+        Output(json: true).fail(CommandFailure(.usage, message(for: error)))
+        Foundation.exit(ExitStatus.usage.rawValue)
+      }
+      exit(withError: error)
+    }
+    do {
+      if var asynchronous = command as? any AsyncParsableCommand {
+        try await asynchronous.run()
+      } else {
+        try command.run()
+      }
+    } catch {
+      exit(withError: error)
+    }
   }
 }

@@ -172,7 +172,7 @@ struct KeelCommandTests {
     #expect(run.status == 65)
     let error = try #require(try Keel.json(run)["error"] as? [String: Any])
     #expect(error["kind"] as? String == "invalidInput")
-    #expect(error["exitCode"] as? Int == 65)
+    #expect(error["exit_code"] as? Int == 65)
     #expect((error["message"] as? String)?.contains("empty") == true)
   }
 

@@ -43,7 +43,7 @@ extension Demo {
     try expect(status.pending == 0, "\(status.pending) events still pending after 20 s")
     try expect(delivered == size.events, "the Sandbox received \(delivered) distinct events, not \(size.events)")
     try expect(status.deadLettered == 0, "\(status.deadLettered) events were set aside")
-    return "\(delivered) delivered once each; \(failedUploads) uploads failed with 503 and were retried"
+    return "\(delivered) delivered once each; \(counted(failedUploads, "upload")) failed with 503 and were retried"
   }
 
   /// Loads one image three times: network, memory, and disk after the memory is cleared.

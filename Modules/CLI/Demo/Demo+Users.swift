@@ -1,6 +1,7 @@
 import Domain
 import Features
 import Foundation
+import KeelBasics
 import Sandbox
 
 extension Demo {

@@ -20,7 +20,7 @@ enum DemoDirectory {
       try OwnerOnlyFiles.makeDirectory(directory)
       try OwnerOnlyFiles.write(Data("\(getpid())\n".utf8), to: directory.appendingPathComponent("owner"))
     } catch {
-      throw CommandFailure(.localStorage, "Cannot make the demo's temporary directory: \(error).")
+      throw CommandFailure(.localStorage, "Cannot make the demo's temporary directory: \("\(error)".clause).")
     }
     return directory
   }

@@ -11,7 +11,7 @@ struct EventsStatusCommand: AsyncParsableCommand {
   @OptionGroup var global: GlobalOptions
 
   func run() async throws {
-    try await global.run { context in
+    try await global.run(sends: false) { context in
       let recorded = RecordedDeliveryFailure.read(in: context.options.dataDirectory)
       let status = try await context.withEvents { QueueStatus(await $0.loadedStatus, recordedFailure: recorded) }
       try context.output.result(status, human: status.statusLine)

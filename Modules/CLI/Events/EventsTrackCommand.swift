@@ -31,7 +31,7 @@ struct EventsTrackCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
-    try await global.run { context in
+    try await global.run(sends: false) { context in
       let event = AnalyticsEvent(name: name, properties: Dictionary(properties.map(Self.property)) { $1 })
       let pending = try await context.withEvents { tracker in
         try await tracker.track(event)
@@ -39,7 +39,8 @@ struct EventsTrackCommand: AsyncParsableCommand {
       }
       try context.output.result(
         Tracked(eventId: event.eventId.uuidString, name: name, pending: pending),
-        human: "Stored \(name) (\(event.eventId.uuidString)); \(pending) pending. `keel events flush` delivers them.")
+        human: "Stored \(name) (\(event.eventId.uuidString)); \(pending) pending. `keel events flush` delivers "
+          + (pending == 1 ? "it." : "them."))
     }
   }
 

@@ -10,13 +10,13 @@ struct ImagesClearCommand: AsyncParsableCommand {
   @OptionGroup var global: GlobalOptions
 
   func run() async throws {
-    try await global.run { context in
+    try await global.run(sends: false) { context in
       let loader = try context.dependencies.images
       let usage = loader.diskUsage
       try loader.removeAll()
       try context.output.result(
         ImageCacheUsage(images: usage.count, bytes: usage.bytes),
-        human: "Removed \(usage.count) images, \(usage.bytes) bytes.")
+        human: "Removed \(counted(usage.count, "image")), \(counted(usage.bytes, "byte")).")
     }
   }
 }

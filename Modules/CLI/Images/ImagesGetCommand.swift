@@ -46,7 +46,8 @@ struct ImagesGetCommand: AsyncParsableCommand {
         after.memoryHits > before.memoryHits ? "memory" : after.diskHits > before.diskHits ? "disk" : "network"
       if let output { try OutputFile.write(data, to: output) }
       let loaded = Loaded(url: address.absoluteString, bytes: data.count, source: source, file: output)
-      let human = "Loaded \(data.count) bytes from the \(source)" + (output.map { ", written to \($0)." } ?? ".")
+      let human =
+        "Loaded \(counted(data.count, "byte")) from the \(source)" + (output.map { ", written to \($0)." } ?? ".")
       // Standard output holds the image itself: the summary goes to standard error.
       if output == "-" { context.output.note(human) } else { try context.output.result(loaded, human: human) }
     }

@@ -10,11 +10,11 @@ struct ImagesStatsCommand: AsyncParsableCommand {
   @OptionGroup var global: GlobalOptions
 
   func run() async throws {
-    try await global.run { context in
+    try await global.run(sends: false) { context in
       let usage = try context.dependencies.images.diskUsage
       try context.output.result(
         ImageCacheUsage(images: usage.count, bytes: usage.bytes),
-        human: "\(usage.count) images, \(usage.bytes) bytes on disk.")
+        human: "\(counted(usage.count, "image")), \(counted(usage.bytes, "byte")) on disk.")
     }
   }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Domain
 import Foundation
+import KeelBasics
 import Logging
 
 /// What a command runs with: its target, Keel's services wired for it, and its output.
@@ -47,14 +48,15 @@ struct CommandContext: Sendable {
 
 extension GlobalOptions {
   /// Runs `body` against the target these options choose, then stops an embedded Sandbox. An error becomes one
-  /// sentence on standard error (and a JSON error with `--json`) and the exit status of its kind.
-  func run(_ body: (CommandContext) async throws -> Void) async throws {
+  /// sentence on standard error (and a JSON error with `--json`) and the exit status of its kind. A command that
+  /// sends nothing (`sends: false`) starts no Sandbox.
+  func run(sends: Bool = true, _ body: (CommandContext) async throws -> Void) async throws {
     LoggingBootstrap.once()
     let output = Output(json: json)
     var target: Target?
     do {
       try DataDirectoryLock.acquire(dataDirectory)
-      let resolved = try await Target.resolve(self, output: output)
+      let resolved = try await Target.resolve(self, output: output, sends: sends)
       target = resolved
       let context = CommandContext(
         options: self, target: resolved, dependencies: Dependencies.live(configuration: configuration(for: resolved)),

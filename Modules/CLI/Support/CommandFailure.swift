@@ -1,6 +1,7 @@
 import ArgumentParser
 import Domain
 import Foundation
+import KeelBasics
 import Persistence
 
 #if canImport(FoundationNetworking)
@@ -77,6 +78,11 @@ struct CommandFailure: Error, CustomStringConvertible {
     case .sessionExpired:
       CommandFailure(.auth, "Not signed in, or the session expired: sign in with `keel auth login`.")
     case .invalidRequest: CommandFailure(.invalidInput, "\(error.description.clause). Nothing was sent.")
+    // The Platform API's "not found" is an answer about the input, not a server failing.
+    case .server where error.serverCode == "400201":
+      CommandFailure(.notFound, "The server has no such user (400201: \(error.serverMessage?.clause ?? "not found")).")
+    case .server where error.statusCode == 404:
+      CommandFailure(.notFound, "The server has nothing at that address (HTTP 404).")
     case .server where error.serverCode == nil && (error.statusCode == 401 || error.statusCode == 403):
       CommandFailure(.auth, "The server refused the credentials: \(error.description.clause). Check --api-token.")
     default: CommandFailure(.server, "\(error.description.clause).")
@@ -107,14 +113,5 @@ struct CommandFailure: Error, CustomStringConvertible {
     case .storage: CommandFailure(.localStorage, error.description)
     default: CommandFailure(.failure, error.description)
     }
-  }
-}
-
-extension String {
-  /// The sentence without its final period, to be followed by more: `"Cannot connect."` → `"Cannot connect"`.
-  var clause: String {
-    var text = self
-    while text.hasSuffix(".") { text.removeLast() }
-    return text
   }
 }

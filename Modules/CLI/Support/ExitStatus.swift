@@ -12,6 +12,8 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
   case invalidInput = 65
   /// An input file is missing or unreadable.
   case noInput = 66
+  /// What the command names does not exist on the server: no such user or image (sysexits' "addressee unknown").
+  case notFound = 67
   /// The server could not be reached, or did not answer in time.
   case network = 69
   /// The server refused the request or answered something unreadable.
@@ -41,6 +43,7 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
     case .usage: "usage: a flag or argument is wrong"
     case .invalidInput: "invalid input (a bad CSV row, 11 users in one create, an empty nickname)"
     case .noInput: "an input file is missing or unreadable"
+    case .notFound: "not found: the server has no such user or image"
     case .network: "network: the server could not be reached"
     case .server: "server: the server refused the request"
     case .localStorage: "local storage: the data directory could not be read or written"

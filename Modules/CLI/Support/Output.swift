@@ -86,8 +86,11 @@ struct Output: Sendable {
     handle.write(Data(text.utf8))
   }
 
+  /// `value` as one line of JSON: sorted keys, in snake_case like the Platform API's users (`user_id`,
+  /// `dead_lettered`, `exit_code`), so that every `--json` output has one key style.
   static func encode(_ value: some Encodable) throws -> String {
     let encoder = JSONEncoder()
+    encoder.keyEncodingStrategy = .convertToSnakeCase
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     encoder.dateEncodingStrategy = .iso8601
     return String(decoding: try encoder.encode(value), as: UTF8.self)

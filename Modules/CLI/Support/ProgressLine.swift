@@ -39,7 +39,15 @@ struct ProgressLine {
     return text
   }
 
-  /// `7 s`, `2 min 5 s`.
+  /// How long something took: tenths under ten seconds (`2.1 s`), whole seconds to the nearest after.
+  static func elapsed(_ duration: Duration) -> String {
+    let seconds = duration.inSeconds
+    if seconds < 9.95 { return "\((seconds * 10).rounded() / 10) s" }
+    let total = Int(seconds.rounded())
+    return total < 60 ? "\(total) s" : "\(total / 60) min \(total % 60) s"
+  }
+
+  /// How long something will take, rounded up so as not to promise too little: `7 s`, `2 min 5 s`.
   static func seconds(_ duration: Duration) -> String {
     let total = Int(duration.components.seconds) + (duration.components.attoseconds > 0 ? 1 : 0)
     return total < 60 ? "\(total) s" : "\(total / 60) min \(total % 60) s"

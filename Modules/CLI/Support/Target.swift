@@ -15,16 +15,21 @@ enum Target {
   /// A Sandbox on 127.0.0.1, running while the command does; its users and sessions stay in the data directory,
   /// and it serves only requests that carry `key` (``SandboxKey``).
   case embedded(RunningSandbox, key: String)
+  /// The embedded Sandbox's address, for a command that never talks to a server (`events status`, `images stats`):
+  /// nothing is started and nothing announced; the URL only names where its data belongs.
+  case unstarted(URL)
 
   /// The application id used with a Sandbox when none is given.
   static let sandboxApplicationID = "keel-sandbox"
   /// The API token used with a Sandbox when none is given (a Sandbox takes any).
   static let sandboxAPIToken = "sandbox"
 
-  /// The target `options` choose; an embedded Sandbox is started, and said so on standard error.
-  static func resolve(_ options: GlobalOptions, output: Output) async throws -> Target {
+  /// The target `options` choose; an embedded Sandbox is started, and said so on standard error, unless the command
+  /// sends nothing (`sends` is `false`).
+  static func resolve(_ options: GlobalOptions, output: Output, sends: Bool = true) async throws -> Target {
     if let baseURL = options.resolvedBaseURL, let url = URL(string: baseURL) { return .server(url) }
     if options.resolvedAppID != nil { return .sendbirdCloud }
+    guard sends else { return .unstarted(URL(string: "http://127.0.0.1:\(stablePort(for: options.dataDirectory))")!) }
     let directory = options.dataDirectory.appendingPathComponent("sandbox", isDirectory: true)
     let key = try SandboxKey.load(in: directory)
     var configuration = SandboxConfiguration(
@@ -55,6 +60,7 @@ enum Target {
     case .server(let url): url
     case .sendbirdCloud: nil
     case .embedded(let sandbox, _): sandbox.baseURL
+    case .unstarted(let url): url
     }
   }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Domain
 import Features
 import Foundation
+import KeelBasics
 
 /// `keel users import users.csv`: creates every user of a file through `UserImportFeature`, with progress.
 struct UsersImportCommand: AsyncParsableCommand {
@@ -26,7 +27,7 @@ struct UsersImportCommand: AsyncParsableCommand {
       let rows = try UserRows.read(file)
       let users = try context.users()
       let output = context.output
-      output.note("Importing \(rows.rows.count) users from \(file) at one request per second…")
+      output.note("Importing \(counted(rows.rows.count, "user")) from \(file) at one request per second…")
       let outcome = await ImportRunner.run(rows.rows.map(\.params), with: users)
       try Self.summarize(outcome, rows: rows, output: output)
     }
@@ -43,7 +44,9 @@ struct UsersImportCommand: AsyncParsableCommand {
       created: report.created, failed: failures, interrupted: report.interrupted.map(\.userId),
       notSent: report.notStarted.map(\.userId), stopped: report.wasCancelled,
       elapsedSeconds: report.elapsed.inSeconds)
-    var lines = ["Created \(report.created.count) of \(total) users in \(ProgressLine.seconds(report.elapsed))."]
+    var lines = [
+      "Created \(report.created.count) of \(counted(total, "user")) in \(ProgressLine.elapsed(report.elapsed))."
+    ]
     if !failures.isEmpty {
       lines.append("\(failures.count) failed:")
       lines += failures.map { "  \($0.place) (\($0.userId)): \($0.reason)" }
@@ -51,17 +54,19 @@ struct UsersImportCommand: AsyncParsableCommand {
     if !report.interrupted.isEmpty {
       lines.append("In flight when cancelled, may or may not exist: \(summary.interrupted.joined(separator: ", ")).")
     }
-    if !report.notStarted.isEmpty { lines.append("Not sent: \(report.notStarted.count) users.") }
+    if !report.notStarted.isEmpty { lines.append("Not sent: \(counted(report.notStarted.count, "user")).") }
     try output.result(summary, human: lines.joined(separator: "\n"))
     if report.wasCancelled {
       throw CommandFailure(
         outcome.interrupted ? .interrupted : .failure,
-        "Stopped: \(report.created.count) of \(total) users created, \(report.notStarted.count) not sent.",
+        "Stopped: \(report.created.count) of \(counted(total, "user")) created, \(report.notStarted.count) not sent.",
         followsResult: true)
     }
     if !failures.isEmpty {
       throw CommandFailure(
-        .failure, "\(failures.count) of \(total) users were not created (see the summary).", followsResult: true)
+        .failure,
+        "\(failures.count) of \(counted(total, "user")) \(failures.count == 1 ? "was" : "were") not created (see the summary).",
+        followsResult: true)
     }
   }
 }

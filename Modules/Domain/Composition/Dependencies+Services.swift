@@ -1,4 +1,5 @@
 import Foundation
+import KeelBasics
 import Logging
 import Networking
 import Persistence
@@ -57,7 +58,7 @@ extension Dependencies {
         try environment.dataDirectory?.appendingPathComponent("events.sqlite")
         ?? scratch.folder("events").appendingPathComponent("events.sqlite")
     } catch {
-      throw EventTrackerError(.storage, "No directory can hold the event queue: \(error).")
+      throw EventTrackerError(.storage, "No directory can hold the event queue: \("\(error)".clause).")
     }
     return try EventTracker(
       baseURL: configuration.eventsBaseURL ?? configuration.backendBaseURL, apiToken: apiToken, queueURL: queueURL,

@@ -139,7 +139,7 @@ public final class SessionManager: Sendable {
   private static func loginFailure(_ failure: RequestFailure) -> SessionError {
     if failure.serverCode == "E03" {
       return SessionError(
-        .loginRefused, "Cannot sign in: the server refused the email and password (\(failure)).",
+        .loginRefused, "Cannot sign in: the server refused the email and password (\(failure.description.clause)).",
         requestFailure: failure)
     }
     return SessionError(.requestFailed, "Cannot sign in: \(failure)", requestFailure: failure)

@@ -1,4 +1,5 @@
 import Foundation
+import KeelBasics
 import Logging
 
 #if canImport(FoundationNetworking)
@@ -196,7 +197,7 @@ public final class HTTPClient: Sendable {
     } catch {
       // A transport of another kind (NIO, a custom one) keeps the promise that the client throws NetworkError.
       var failure = NetworkError(
-        .transport, "Transport failed for \(request.endpoint.method) \(request.endpoint.path): \(error).")
+        .transport, "Transport failed for \(request.endpoint.method) \(request.endpoint.path): \("\(error)".clause).")
       failure.underlying = error
       throw failure
     }

@@ -1,4 +1,5 @@
 import Foundation
+import KeelBasics
 import RateLimiting
 
 #if canImport(FoundationNetworking)
@@ -71,7 +72,8 @@ public struct RateLimitInterceptor: RequestInterceptor {
     } catch let refusal as RateLimitError {
       var error = NetworkError(
         .rateLimited,
-        "Rate limited: \(context.endpoint.method) \(context.endpoint.path) was not sent (\(refusal.description)).")
+        "Rate limited: \(context.endpoint.method) \(context.endpoint.path) was not sent (\(refusal.description.clause))."
+      )
       error.underlying = refusal
       throw error
     } catch {

@@ -268,7 +268,7 @@ extension TokenRefreshInterceptor {
       endsSession
       ? NetworkError(
         .sessionExpired, "The session expired: the credential could not be refreshed (\(error)). Sign in again.")
-      : NetworkError(.transport, "Refreshing the credential failed: \(error).")
+      : NetworkError(.transport, "Refreshing the credential failed: \("\(error)".clause).")
     failure.underlying = error
     failure.urlError = error as? URLError
     return failure

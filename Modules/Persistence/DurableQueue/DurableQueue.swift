@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import KeelBasics
 
 /// A first-in, first-out queue of `Codable` elements in an SQLite database (through GRDB), for work that must
 /// outlive the process: analytics events waiting for upload (REQUIREMENTS E2, E3, E5).
@@ -182,7 +183,8 @@ public final class DurableQueue<Element: Codable & Sendable>: Sendable {
         return try encoder.encode(element)
       } catch {
         throw PersistenceError(
-          .encoding, "Cannot encode element \(index) of the enqueue as JSON, so nothing was enqueued: \(error).",
+          .encoding,
+          "Cannot encode element \(index) of the enqueue as JSON, so nothing was enqueued: \("\(error)".clause).",
           path: url.path, underlying: error)
       }
     }

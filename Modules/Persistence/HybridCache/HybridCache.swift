@@ -1,4 +1,5 @@
 import Foundation
+import KeelBasics
 
 /// A memory cache over a disk cache, for values that are expensive to fetch and cheap to keep: images, thumbnails,
 /// API responses (REQUIREMENTS A8).
@@ -92,7 +93,8 @@ public final class HybridCache<Value: Sendable>: Sendable {
     do {
       data = try encode(value)
     } catch {
-      throw PersistenceError(.encoding, "Cannot encode the value for key \(key): \(error).", underlying: error)
+      throw PersistenceError(
+        .encoding, "Cannot encode the value for key \(key): \("\(error)".clause).", underlying: error)
     }
     try disk.store(data, forKey: key, ttl: ttl)
     memory.setObject(value, forKey: key, cost: cost(value), ttl: ttl)

@@ -1,4 +1,5 @@
 import Foundation
+import KeelBasics
 
 /// Non-sensitive settings and small state, as `Codable` values under string keys (REQUIREMENTS A6). Secrets go in a
 /// ``SecureStore`` instead.
@@ -34,7 +35,8 @@ extension KeyValueStore {
       // Wrapped in an array: a top-level fragment (a bare string or number) encodes on every platform.
       return try JSONEncoder().encode([value])
     } catch {
-      throw PersistenceError(.encoding, "Cannot encode the value for key \(key): \(error).", underlying: error)
+      throw PersistenceError(
+        .encoding, "Cannot encode the value for key \(key): \("\(error)".clause).", underlying: error)
     }
   }
 
@@ -46,7 +48,7 @@ extension KeyValueStore {
       return value
     } catch {
       throw PersistenceError(
-        .decoding, "The value stored for key \(key) is not a \(V.self): \(error).", underlying: error)
+        .decoding, "The value stored for key \(key) is not a \(V.self): \("\(error)".clause).", underlying: error)
     }
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import KeelBasics
 
 /// Secrets (tokens, keys) under string keys (REQUIREMENTS A6): the Keychain on Apple platforms
 /// (`KeychainSecureStore`), an encrypted owner-only file elsewhere (``EncryptedFileSecureStore``), memory in tests
@@ -30,7 +31,7 @@ extension SecureStore {
       return try JSONDecoder().decode(V.self, from: data)
     } catch {
       throw PersistenceError(
-        .decoding, "The secret stored for key \(key) is not a \(V.self): \(error).", underlying: error)
+        .decoding, "The secret stored for key \(key) is not a \(V.self): \("\(error)".clause).", underlying: error)
     }
   }
 
@@ -42,7 +43,8 @@ extension SecureStore {
     do {
       data = try JSONEncoder().encode(value)
     } catch {
-      throw PersistenceError(.encoding, "Cannot encode the secret for key \(key): \(error).", underlying: error)
+      throw PersistenceError(
+        .encoding, "Cannot encode the secret for key \(key): \("\(error)".clause).", underlying: error)
     }
     try set(data, forKey: key)
   }
