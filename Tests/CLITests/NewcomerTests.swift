@@ -112,4 +112,39 @@ struct NewcomerTests {
     #expect(document["dead_lettered"] as? Int == 0 && document["is_online"] as? Bool == true, "\(document)")
     #expect(images.lines == ["0 images, 0 bytes on disk."])
   }
+
+  /// Runs the command after its first argument with standard input on a pseudo-terminal (python3's `pty`: a user at
+  /// a terminal), types the bytes its first argument spells in hex once the prompt has turned echo off, and prints
+  /// the exit status and whether echo is on again.
+  private static let promptScript = """
+    import os, pty, subprocess, sys, termios, time
+    master, slave = pty.openpty()
+    child = subprocess.Popen(sys.argv[2:], stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 30
+    while time.time() < deadline and termios.tcgetattr(slave)[3] & termios.ECHO and child.poll() is None:
+        time.sleep(0.01)
+    os.write(master, bytes.fromhex(sys.argv[1]))
+    child.communicate(timeout=30)
+    print(child.returncode, "echo" if termios.tcgetattr(slave)[3] & termios.ECHO else "silent")
+    """
+
+  @Test(
+    "At the password prompt Enter signs in, Ctrl-C stops (130), Ctrl-D ends the input (65); echo is restored",
+    arguments: [("64656d6f2d70617373776f72640d", "0 echo", 1), ("73656303", "130 echo", 0), ("73656304", "65 echo", 0)])
+  func passwordPromptKeys(keys: String, expected: String, sent: Int) async throws {
+    let python = URL(fileURLWithPath: "/usr/bin/python3")
+    try #require(
+      FileManager.default.isExecutableFile(atPath: python.path),
+      "python3 is needed to type at a terminal; .ci/run installs it")
+    try await Keel.withSandbox { sandbox, directory in
+      let run = try await ChildProcess.run(
+        python,
+        arguments: ["-c", Self.promptScript, keys, Keel.binary.path, "auth", "login", "--email", "demo@keel.dev"]
+          + ["--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path],
+        killAfter: .seconds(60))
+
+      #expect(run.lines == [expected], "\(run.lines) \(run.errors)")
+      #expect(try await sandbox.control.statistics().requests("POST /v1/auth/login") == sent)
+    }
+  }
 }

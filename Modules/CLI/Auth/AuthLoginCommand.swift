@@ -31,10 +31,17 @@ struct AuthLoginCommand: AsyncParsableCommand {
   }
 
   private static func readPassword() throws -> String {
-    if isatty(STDIN_FILENO) != 0, let typed = getpass("Password: ") { return String(cString: typed) }
-    guard let line = readLine(strippingNewline: true) else {
-      throw CommandFailure(.invalidInput, "No password: pass --password, set KEEL_PASSWORD, or type it.")
+    let noPassword = CommandFailure(.invalidInput, "No password: pass --password, set KEEL_PASSWORD, or type it.")
+    guard isatty(STDIN_FILENO) != 0 else {
+      guard let line = readLine(strippingNewline: true) else { throw noPassword }
+      return line
     }
-    return line
+    do {
+      return try PasswordPrompt.typed(after: "Password: ")
+    } catch .interrupted {
+      throw CommandFailure(.interrupted, "Stopped at the password prompt; nothing was sent.")
+    } catch .endOfInput {
+      throw noPassword
+    }
   }
 }
