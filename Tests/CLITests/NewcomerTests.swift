@@ -25,11 +25,8 @@ struct NewcomerTests {
 
   @Test("A server that refuses an upload: flush exits 70 saying so, status shows it, the next flush sends at once")
   func refusedUpload() async throws {
-    try await Keel.withSandbox { sandbox, directory in
-      let target = ["--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path]
-      _ = try await Keel.run(["events", "track", "signed_up"] + target)
-      try await sandbox.control.addFault(SandboxFault(route: "/v1/events/batch", status: 503, count: 1))
-
+    try await Self.withOneEvent(failingItsUpload: SandboxFault(route: "/v1/events/batch", status: 503, count: 1)) {
+      sandbox, target in
       let refused = try await Keel.run(["events", "flush"] + target)
       let status = try await Keel.run(["events", "status"] + target)
       // The failed upload set a retry date at least half a second away: only an explicit flush goes before it.
@@ -50,11 +47,8 @@ struct NewcomerTests {
 
   @Test("A connection dropped without an answer is the network's (exit 69), in words, not a URLError's name")
   func droppedConnection() async throws {
-    try await Keel.withSandbox { sandbox, directory in
-      let target = ["--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path]
-      _ = try await Keel.run(["events", "track", "signed_up"] + target)
-      try await sandbox.control.addFault(SandboxFault(route: "/v1/events/batch", dropConnectionRate: 1, count: 1))
-
+    let drop = SandboxFault(route: "/v1/events/batch", dropConnectionRate: 1, count: 1)
+    try await Self.withOneEvent(failingItsUpload: drop) { _, target in
       let dropped = try await Keel.run(["events", "flush"] + target)
 
       #expect(dropped.status == 69, "\(dropped.errors)")
@@ -64,6 +58,21 @@ struct NewcomerTests {
         #expect(!dropped.errors.contains(name), "\(dropped.errors)")
       }
     }
+  }
+
+  /// Runs `body` with a Sandbox whose next upload meets `fault`, one event tracked in a fresh data directory, and the
+  /// options that point `keel` at both.
+  private static func withOneEvent(
+    failingItsUpload fault: SandboxFault, _ body: (RunningSandbox, [String]) async throws -> Void,
+    function: String = #function
+  ) async throws {
+    try await Keel.withSandbox(
+      { sandbox, directory in
+        let target = ["--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path]
+        _ = try await Keel.run(["events", "track", "signed_up"] + target)
+        try await sandbox.control.addFault(fault)
+        try await body(sandbox, target)
+      }, function: function)
   }
 
   @Test("keel --version prints the version and exits 0")
