@@ -90,7 +90,7 @@ public struct RequestFailure: Sendable, Hashable, CustomStringConvertible {
       && lhs.urlError?.code == rhs.urlError?.code
   }
 
-  /// Hashes what ``==`` compares.
+  /// Hashes what `==` compares.
   public func hash(into hasher: inout Hasher) {
     hasher.combine(reason)
     hasher.combine(description)

@@ -218,7 +218,7 @@ public final class HTTPClient: Sendable {
     if let serverError = serverErrorDecoders.lazy.compactMap({ $0.serverError(status: raw.status, body: raw.body) })
       .first
     {
-      error = NetworkError(.server, "The server refused \(what): \(serverError).")
+      error = NetworkError(.server, "The server refused \(what): \(serverError.description.clause).")
       error.serverError = serverError
     } else {
       error = NetworkError(.status, "The server answered \(what) with HTTP \(raw.status).")

@@ -264,11 +264,12 @@ extension TokenRefreshInterceptor {
 
   private static func refreshFailure(_ error: any Error, endsSession: Bool) -> NetworkError {
     if !endsSession, let error = error as? NetworkError { return error }
+    let reason = "\(error)".clause
     var failure =
       endsSession
       ? NetworkError(
-        .sessionExpired, "The session expired: the credential could not be refreshed (\(error)). Sign in again.")
-      : NetworkError(.transport, "Refreshing the credential failed: \("\(error)".clause).")
+        .sessionExpired, "The session expired: the credential could not be refreshed (\(reason)). Sign in again.")
+      : NetworkError(.transport, "Refreshing the credential failed: \(reason).")
     failure.underlying = error
     failure.urlError = error as? URLError
     return failure
