@@ -32,9 +32,9 @@ extension EventTracker {
         await waitForWake(orAfter: nil)
         continue
       }
+      let (flushing, tracked) = control.withLock { ($0.flushRequested, $0.trackedSinceUpload) }
       // An explicit flush sends now, whatever retry date an earlier failure set: the app asked for it.
-      let flushRequested = control.withLock { $0.flushRequested }
-      if let paused = pausedUntil, now() < paused, !flushRequested {
+      if let paused = pausedUntil, now() < paused, !flushing {
         finishFlushes()
         await waitForWake(orAfter: .milliseconds(Int64((paused.timeIntervalSince(now()) * 1_000).rounded(.up))))
         continue
@@ -43,7 +43,6 @@ extension EventTracker {
         pausedUntil = nil
         retrying = true
       }
-      let (flushing, tracked) = control.withLock { ($0.flushRequested, $0.trackedSinceUpload) }
       let intervalDue = automatic && elapsed() >= nextInterval
       let countDue = automatic && tracked >= configuration.flushCount
       guard flushing || recovering || retrying || intervalDue || countDue else {
