@@ -91,6 +91,18 @@ struct NewcomerTests {
     #expect(error["exit_code"] as? Int == 64)
   }
 
+  @Test("Signing in with only an application id (no chat backend) is a usage error (64), nothing sent to localhost")
+  func loginWithoutBackend() async throws {
+    let directory = try Keel.dataDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let run = try await Keel.run([
+      "auth", "login", "--email", "a@example.com", "--password", "secret", "--app-id", "app", "--api-token", "t",
+      "--data-dir", directory.path,
+    ])
+    #expect(run.status == 64, "\(run.errors)")
+    #expect(run.errors.contains("--base-url"), "\(run.errors)")
+  }
+
   @Test("A user the server does not have is exit 67 (not found), not a server error")
   func userNotFound() async throws {
     try await Keel.withSandbox { sandbox, directory in

@@ -63,6 +63,9 @@ struct CommandFailure: Error, CustomStringConvertible {
     case .invalidInput: CommandFailure(.invalidInput, error.description)
     case .loginRefused: CommandFailure(.auth, "The email or password is wrong (the server answered E03).")
     case .storage: CommandFailure(.localStorage, error.description)
+    case .notConfigured:
+      CommandFailure(
+        .usage, "No chat backend to sign in with: pass --base-url (Sendbird's Platform API has no sign-in).")
     default: error.requestFailure.map(from) ?? CommandFailure(.network, error.description)
     }
   }

@@ -52,6 +52,11 @@ extension Dependencies {
     guard let apiToken = configuration.eventsAPIToken else {
       throw EventTrackerError(.invalidConfiguration, "Event tracking needs KeelConfiguration.eventsAPIToken.")
     }
+    guard let baseURL = configuration.eventsBaseURL ?? configuration.backendBaseURL else {
+      throw EventTrackerError(
+        .invalidConfiguration,
+        "Event tracking needs KeelConfiguration.backendBaseURL or eventsBaseURL: where to deliver the events.")
+    }
     let queueURL: URL
     do {
       queueURL =
@@ -61,7 +66,7 @@ extension Dependencies {
       throw EventTrackerError(.storage, "No directory can hold the event queue: \("\(error)".clause).")
     }
     return try EventTracker(
-      baseURL: configuration.eventsBaseURL ?? configuration.backendBaseURL, apiToken: apiToken, queueURL: queueURL,
+      baseURL: baseURL, apiToken: apiToken, queueURL: queueURL,
       transport: environment.transport, monitor: environment.monitor, configuration: configuration.events,
       clock: environment.clock, now: environment.now, logger: environment.logger)
   }

@@ -107,7 +107,11 @@ public final class Dependencies: Sendable {
       return (configuration.transport ?? URLSessionTransport(), PathNetworkMonitor())
     #else
       let base = configuration.transport ?? URLSessionTransport()
-      let probe = InferredNetworkMonitor.probe(configuration.eventsBaseURL ?? configuration.backendBaseURL, over: base)
+      // The backend when there is one; else the Platform API the user manager talks to.
+      let probed =
+        configuration.eventsBaseURL ?? configuration.backendBaseURL ?? configuration.sendbirdBaseURL
+        ?? URL(string: "https://api.sendbird.com")!
+      let probe = InferredNetworkMonitor.probe(probed, over: base)
       let monitor = InferredNetworkMonitor(probe: probe, clock: ContinuousClock(), logger: logger)
       return (MonitoredTransport(base, reportingTo: monitor), monitor)
     #endif

@@ -16,8 +16,10 @@ public struct KeelConfiguration: Sendable {
   /// The Sendbird Platform API for every application; `nil` means Sendbird's own,
   /// `https://api-{applicationId}.sendbird.com`.
   public var sendbirdBaseURL: URL?
-  /// The chat backend: sign-in, token refresh, `/v1/me`. By default a local Sandbox, `http://127.0.0.1:8080`.
-  public var backendBaseURL: URL
+  /// The chat backend: sign-in, token refresh, `/v1/me`, and event delivery unless ``eventsBaseURL`` says otherwise.
+  /// `nil`, the default, is none: signing in fails with `SessionError`'s `notConfigured` kind and the event tracker
+  /// cannot be built, both before anything is sent, rather than a forgotten setting sending to some default host.
+  public var backendBaseURL: URL?
   /// Where Keel keeps its files (user cache, tokens, events, images); `nil` means the platform's
   /// application-support location, in a `Keel` folder.
   public var dataDirectory: URL?
@@ -44,7 +46,7 @@ public struct KeelConfiguration: Sendable {
 
   /// A configuration; every parameter has the default its property describes.
   public init(
-    sendbirdBaseURL: URL? = nil, backendBaseURL: URL = URL(string: "http://127.0.0.1:8080")!,
+    sendbirdBaseURL: URL? = nil, backendBaseURL: URL? = nil,
     dataDirectory: URL? = nil, usersRate: Rate = UserManager.requestRate,
     usersQueueCapacity: Int = UserManager.queueCapacity,
     eventsBaseURL: URL? = nil, eventsAPIToken: String? = nil, events: EventTrackerConfiguration = .init(),

@@ -8,8 +8,8 @@ import Networking
 /// The chat backend's side of token refresh, for `TokenRefreshInterceptor` (REQUIREMENTS A4, A5): a bearer access
 /// token, refreshed with the refresh token when the server answers `E05` or shortly before it expires.
 struct SessionAuthenticator: Authenticator {
-  /// The chat backend that refreshes tokens.
-  let baseURL: URL
+  /// The chat backend that refreshes tokens; `nil` when none is configured.
+  let baseURL: URL?
   /// A client without the refresh interceptor: the refresh must not wait for itself.
   let auth: HTTPClient
   /// This device's time, against which ``Credentials/expiresAt`` is read.
@@ -27,6 +27,9 @@ struct SessionAuthenticator: Authenticator {
   }
 
   func refresh(_ credential: Credentials) async throws -> Credentials {
+    guard let baseURL else {
+      throw NetworkError(.invalidRequest, "No chat backend is configured to refresh the session with.")
+    }
     let response = try await auth.send(
       APIRequest<RefreshResponse>.json(AuthRouter(.refresh(refreshToken: credential.refreshToken), baseURL: baseURL)))
     let fresh = credential.refreshed(accessToken: response.accessToken, expiresIn: response.expiresIn, now: now())
@@ -56,7 +59,7 @@ struct SessionAuthenticator: Authenticator {
   /// or carry their own (sign-out). An endpoint of another server (another scheme, host or port) never gets the
   /// token: a call through ``SessionManager/client`` to a third party must not hand it the session.
   func requiresCredential(_ endpoint: any Endpoint) -> Bool {
-    guard Self.sameOrigin(endpoint.baseURL, baseURL) else { return false }
+    guard let baseURL, Self.sameOrigin(endpoint.baseURL, baseURL) else { return false }
     return (endpoint as? AuthRouter)?.requiresSessionCredential ?? true
   }
 

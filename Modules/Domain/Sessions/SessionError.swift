@@ -29,6 +29,8 @@ public struct SessionError: ServiceError {
     public static let requestFailed = Kind("requestFailed")
     /// The secure store could not keep or wipe the tokens.
     public static let storage = Kind("storage")
+    /// No chat backend is configured (`KeelConfiguration.backendBaseURL` is `nil`); nothing was sent.
+    public static let notConfigured = Kind("notConfigured")
     /// Signed out on this device, but the server could not be told, so the refresh token stays valid there until it
     /// expires.
     public static let revocationFailed = Kind("revocationFailed")

@@ -51,14 +51,16 @@ extension SessionManager {
   /// Revokes `ended`'s refresh token on the server; the failure (a ``SessionError``, or `CancellationError`), or `nil`
   /// once it is revoked.
   private func revoke(_ ended: Credentials) async -> (any Error)? {
+    // Without a backend there is no server to tell (the tokens came from an earlier configuration).
+    guard let baseURL else { return nil }
     do {
       do {
-        try await signOut(with: ended.accessToken)
+        try await signOut(with: ended.accessToken, at: baseURL)
       } catch let error as NetworkError where ["E02", "E05"].contains(error.serverError?.code) {
         // The access token no longer proves who signs out; a new one from the refresh token does.
         let refreshed = try await auth.send(
           APIRequest<RefreshResponse>.json(AuthRouter(.refresh(refreshToken: ended.refreshToken), baseURL: baseURL)))
-        try await signOut(with: refreshed.accessToken)
+        try await signOut(with: refreshed.accessToken, at: baseURL)
       }
       return nil
     } catch let error as NetworkError where error.serverError?.code == "E06" {
@@ -74,7 +76,7 @@ extension SessionManager {
     }
   }
 
-  private func signOut(with accessToken: String) async throws {
+  private func signOut(with accessToken: String, at baseURL: URL) async throws {
     _ = try await auth.send(.empty(AuthRouter(.logout(accessToken: accessToken), baseURL: baseURL)))
   }
 }

@@ -25,8 +25,9 @@ public final class SessionManager: Sendable {
   /// The secure-store key the session's ``Credentials`` are kept under, as JSON.
   public static let storageKey = "keel.session"
 
-  /// The chat backend: sign-in, refresh, sign-out and `/v1/me`.
-  public let baseURL: URL
+  /// The chat backend: sign-in, refresh, sign-out and `/v1/me`; `nil` when none is configured, and then every call
+  /// that would reach it fails with ``SessionError/Kind/notConfigured`` before anything is sent.
+  public let baseURL: URL?
   /// The client for authenticated calls: every request carries the session's access token, refreshed as needed.
   /// Without a session, its requests fail with `NetworkError`'s `sessionExpired` kind and are not sent.
   public let client: HTTPClient
@@ -45,14 +46,14 @@ public final class SessionManager: Sendable {
   /// A manager that starts signed in if `secureStore` holds a session, signed out otherwise.
   ///
   /// - Parameters:
-  ///   - baseURL: The chat backend, for example the Sandbox's `http://127.0.0.1:PORT`.
+  ///   - baseURL: The chat backend, for example the Sandbox's `http://127.0.0.1:PORT`; `nil` when the app has none.
   ///   - transport: How requests travel.
   ///   - secureStore: Where the tokens are kept, under ``storageKey``.
   ///   - clock: The clock of retry delays and of the refresh loop guard.
   ///   - now: This device's time, against which access tokens expire.
   ///   - logger: Where sign-in, sign-out, refreshes and every request are logged; tokens and passwords never are.
   public init(
-    baseURL: URL,
+    baseURL: URL?,
     transport: any HTTPTransport,
     secureStore: any SecureStore,
     clock: any Clock<Duration>,
@@ -112,6 +113,7 @@ public final class SessionManager: Sendable {
     let email = email.trimmingCharacters(in: .whitespacesAndNewlines)
     guard !email.isEmpty else { throw SessionError(.invalidInput, "Cannot sign in: the email is empty.") }
     guard !password.isEmpty else { throw SessionError(.invalidInput, "Cannot sign in: the password is empty.") }
+    let baseURL = try configuredBackend(for: "sign in")
     let response: LoginResponse
     do {
       response = try await auth.send(.json(AuthRouter(.login(email: email, password: password), baseURL: baseURL)))
@@ -131,9 +133,20 @@ public final class SessionManager: Sendable {
   /// - Throws: ``SessionError/Kind/requestFailed``, with the reason ``RequestFailure/Reason/sessionExpired`` when
   ///   there is no session or it ended; `CancellationError` when the calling task is cancelled.
   public func me() async throws -> SessionUser {
-    try await RequestFailure.wrapping(SessionError.requestFailed) {
+    let baseURL = try configuredBackend(for: "ask who is signed in")
+    return try await RequestFailure.wrapping(SessionError.requestFailed) {
       try await client.send(.json(AuthRouter(.me, baseURL: baseURL)))
     }
+  }
+
+  /// The chat backend, or ``SessionError/Kind/notConfigured`` saying that `what` needs one.
+  func configuredBackend(for what: String) throws -> URL {
+    guard let baseURL else {
+      throw SessionError(
+        .notConfigured,
+        "Cannot \(what): no chat backend is configured (KeelConfiguration.backendBaseURL); nothing was sent.")
+    }
+    return baseURL
   }
 
   private static func loginFailure(_ failure: RequestFailure) -> SessionError {

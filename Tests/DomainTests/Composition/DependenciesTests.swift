@@ -36,23 +36,42 @@ import Testing
     #expect(try dependencies.images.statistics.networkLoads == 0)
   }
 
-  @Test("Events need an API token; with one, the tracker delivers over the environment's transport")
+  @Test(
+    "Events need an API token and somewhere to go; with both, the tracker delivers over the environment's transport")
   func events() async throws {
     let ingestion = FakeIngestion()
     var (environment, _) = fakes(directory: try temporaryDirectory())
     environment.transport = ingestion
-    let without = Dependencies.wired(configuration: KeelConfiguration(), environment: environment)
-    let error = #expect(throws: EventTrackerError.self) { _ = try without.events }
-    #expect(error?.kind == .invalidConfiguration)
+    let backend = URL(string: "https://chat.test")!
+    for configuration in [KeelConfiguration(backendBaseURL: backend), KeelConfiguration(eventsAPIToken: "token")] {
+      let without = Dependencies.wired(configuration: configuration, environment: environment)
+      let error = #expect(throws: EventTrackerError.self) { _ = try without.events }
+      #expect(error?.kind == .invalidConfiguration)
+    }
 
     let dependencies = Dependencies.wired(
-      configuration: KeelConfiguration(eventsAPIToken: "token"), environment: environment)
+      configuration: KeelConfiguration(backendBaseURL: backend, eventsAPIToken: "token"), environment: environment)
     let tracker = try dependencies.events
     #expect(try dependencies.events === tracker)
     try await tracker.track(AnalyticsEvent(name: "opened"))
     await tracker.flush()
     #expect(ingestion.uploaded == ["opened"])
     await tracker.shutDown()
+  }
+
+  @Test("No backend is configured by default: signing in fails before anything is sent, rather than reach localhost")
+  func noDefaultBackend() async throws {
+    let (environment, server) = fakes(directory: nil)
+    let dependencies = Dependencies.wired(configuration: KeelConfiguration(), environment: environment)
+    #expect(dependencies.sessions.baseURL == nil)
+    let login = await #expect(throws: SessionError.self) {
+      _ = try await dependencies.sessions.login(email: "a@example.com", password: "secret")
+    }
+    #expect(login?.kind == .notConfigured)
+    #expect(login?.description.contains("KeelConfiguration.backendBaseURL") == true)
+    let me = await #expect(throws: SessionError.self) { _ = try await dependencies.sessions.me() }
+    #expect(me?.kind == .notConfigured)
+    #expect(server.sent.isEmpty)
   }
 
   @Test("The configuration reaches the services: the users' rate and queue, the Sendbird base URL")
@@ -103,7 +122,9 @@ import Testing
     let blocker = try temporaryDirectory().appendingPathComponent("file")
     try Data("not a directory".utf8).write(to: blocker)
     var dependencies: Dependencies? = Dependencies.live(
-      configuration: KeelConfiguration(dataDirectory: blocker.appendingPathComponent("keel"), eventsAPIToken: "t"))
+      configuration: KeelConfiguration(
+        backendBaseURL: URL(string: "https://chat.test")!, dataDirectory: blocker.appendingPathComponent("keel"),
+        eventsAPIToken: "t"))
     let images = try #require(try dependencies?.images.cache.disk.directory)
     let scratch = images.deletingLastPathComponent()
     #expect(scratch.lastPathComponent.hasPrefix("keel-"))
