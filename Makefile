@@ -4,7 +4,7 @@ MODULES := RateLimiting Networking Persistence Domain ReducerRuntime Features Fe
 SOURCES := Package.swift Modules Tests Benchmarks Examples Fuzz
 SYMBOL_GRAPHS := .build/symbol-graphs
 
-.PHONY: build test tsan lint format docs bench bench-quick demo examples fuzz ci
+.PHONY: build test tsan lint format docs bench bench-quick demo examples readme-package fuzz ci
 
 build:
 	$(SWIFT) build --build-tests
@@ -79,5 +79,9 @@ examples:
 	$(SWIFT) run ImageCacheExample
 	$(SWIFT) run UserSearchFeatureExample
 
+# The README's "library in your own package" sample, built and run twice as a user would, outside this repository.
+readme-package:
+	SWIFT=$(SWIFT) bash Scripts/readme-package.sh
+
 ci: export KEEL_STRICT = 1
-ci: build test examples bench-quick tsan lint docs fuzz
+ci: build test examples readme-package bench-quick tsan lint docs fuzz
