@@ -4,7 +4,7 @@ MODULES := RateLimiting Networking Persistence Domain ReducerRuntime Features Fe
 SOURCES := Package.swift Modules Tests Benchmarks Examples Fuzz
 SYMBOL_GRAPHS := .build/symbol-graphs
 
-.PHONY: build test tsan lint format docs bench bench-quick demo examples readme-package fuzz ci
+.PHONY: build test tsan lint format docs samples bench bench-quick demo examples readme-package fuzz ci
 
 build:
 	$(SWIFT) build --build-tests
@@ -79,9 +79,14 @@ examples:
 	$(SWIFT) run ImageCacheExample
 	$(SWIFT) run UserSearchFeatureExample
 
+# Every Swift sample of the README, the guides, the DocC catalogs and the doc comments, type-checked as written, each on
+# its own, against the modules `make build` produced (Scripts/check-samples.py says how).
+samples:
+	SWIFTC=$(SWIFT)c python3 Scripts/check-samples.py
+
 # The README's "library in your own package" sample, built and run twice as a user would, outside this repository.
 readme-package:
 	SWIFT=$(SWIFT) bash Scripts/readme-package.sh
 
 ci: export KEEL_STRICT = 1
-ci: build test examples readme-package bench-quick tsan lint docs fuzz
+ci: build samples test examples readme-package bench-quick tsan lint docs fuzz
