@@ -149,7 +149,7 @@ let package = Package(
     // TestStore: exhaustive assertions with readable diffs, reported through Swift Testing or XCTest.
     .target(
       name: "FeaturesTesting",
-      dependencies: ["ReducerRuntime", customDump, issueReporting, issueReportingTestSupport],
+      dependencies: ["ReducerRuntime", clocks, customDump, issueReporting, issueReportingTestSupport],
       path: "Modules/FeaturesTesting",
       swiftSettings: swiftSettings
     ),
@@ -271,7 +271,7 @@ let package = Package(
 
     .target(
       name: "TestSupport",
-      dependencies: [clocks, basics, logging, "Networking"],
+      dependencies: [clocks, basics, logging, "Networking", "FeaturesTesting"],
       path: "Tests/TestSupport",
       swiftSettings: swiftSettings
     ),

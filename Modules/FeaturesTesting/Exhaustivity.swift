@@ -1,8 +1,21 @@
 /// How strictly a ``TestStore`` checks a feature.
 ///
 /// ```swift
-/// let store = TestStore(initialState: Search.State(), reducer: Search(clock: clock))
+/// import ReducerRuntime
+///
+/// struct Counter: Reducer {
+///   struct State: Equatable { var count = 0, taps = 0 }
+///   enum Action: Sendable { case increment }
+///   func reduce(into state: inout State, action: Action) -> Effect<Action> {
+///     state.count += 1
+///     state.taps += 1
+///     return .none
+///   }
+/// }
+///
+/// let store = TestStore(initialState: Counter.State(), reducer: Counter())
 /// store.exhaustivity = .off   // assert only what this test is about
+/// await store.send(.increment) { $0.count = 1 }   // `taps` changed too, unchecked
 /// ```
 public enum Exhaustivity: Sendable, Equatable {
   /// Every state change is described in full, every action an effect sends is received, and no effect is still

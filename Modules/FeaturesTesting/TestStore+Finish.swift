@@ -5,9 +5,27 @@ extension TestStore {
   /// test did not receive and the effects still running. Call it at the end of a test.
   ///
   /// ```swift
-  /// await store.send(.load)
-  /// await store.receive(.loaded(42)) { $0.count = 42 }
-  /// await store.finish()
+  /// import ReducerRuntime
+  /// import Testing
+  ///
+  /// struct Loader: Reducer {
+  ///   struct State: Equatable { var count = 0 }
+  ///   enum Action: Equatable, Sendable { case load, loaded(Int) }
+  ///   func reduce(into state: inout State, action: Action) -> Effect<Action> {
+  ///     switch action {
+  ///     case .load: return .run { send in await send(.loaded(42)) }
+  ///     case .loaded(let count): state.count = count
+  ///     }
+  ///     return .none
+  ///   }
+  /// }
+  ///
+  /// @Test @MainActor func loads() async {
+  ///   let store = TestStore(initialState: Loader.State(), reducer: Loader())
+  ///   await store.send(.load)
+  ///   await store.receive(.loaded(42)) { $0.count = 42 }
+  ///   await store.finish()   // fails if an action was not received or an effect still runs
+  /// }
   /// ```
   ///
   /// - Parameters:

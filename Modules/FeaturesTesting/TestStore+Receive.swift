@@ -9,7 +9,26 @@ extension TestStore {
   /// skipped.
   ///
   /// ```swift
-  /// await store.receive({ if case .loaded = $0 { true } else { false } }, assert: { $0.count = 42 })
+  /// import ReducerRuntime
+  /// import Testing
+  ///
+  /// struct Loader: Reducer {
+  ///   struct State: Equatable { var count = 0 }
+  ///   enum Action: Sendable { case load, loaded(Int) }   // not Equatable: match it with a closure
+  ///   func reduce(into state: inout State, action: Action) -> Effect<Action> {
+  ///     switch action {
+  ///     case .load: return .run { send in await send(.loaded(42)) }
+  ///     case .loaded(let count): state.count = count
+  ///     }
+  ///     return .none
+  ///   }
+  /// }
+  ///
+  /// @Test @MainActor func loads() async {
+  ///   let store = TestStore(initialState: Loader.State(), reducer: Loader())
+  ///   await store.send(.load)
+  ///   await store.receive({ if case .loaded = $0 { true } else { false } }, assert: { $0.count = 42 })
+  /// }
   /// ```
   ///
   /// - Parameters:
@@ -35,7 +54,26 @@ extension TestStore {
   /// ``send(_:assert:fileID:filePath:line:column:)`` does.
   ///
   /// ```swift
-  /// await store.receive(.loaded(42)) { $0.count = 42 }
+  /// import ReducerRuntime
+  /// import Testing
+  ///
+  /// struct Loader: Reducer {
+  ///   struct State: Equatable { var count = 0 }
+  ///   enum Action: Equatable, Sendable { case load, loaded(Int) }
+  ///   func reduce(into state: inout State, action: Action) -> Effect<Action> {
+  ///     switch action {
+  ///     case .load: return .run { send in await send(.loaded(42)) }
+  ///     case .loaded(let count): state.count = count
+  ///     }
+  ///     return .none
+  ///   }
+  /// }
+  ///
+  /// @Test @MainActor func loads() async {
+  ///   let store = TestStore(initialState: Loader.State(), reducer: Loader())
+  ///   await store.send(.load)
+  ///   await store.receive(.loaded(42)) { $0.count = 42 }
+  /// }
   /// ```
   ///
   /// - Parameters:

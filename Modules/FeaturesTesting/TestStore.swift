@@ -10,13 +10,26 @@ import ReducerRuntime
 /// its action.
 ///
 /// ```swift
+/// import Clocks
+/// import Domain
+/// import Features
+/// import Testing
+///
 /// @Test @MainActor func search() async {
+///   let ada = User(userId: "ada", nickname: "ada")
 ///   let clock = TestClock()
-///   let store = TestStore(initialState: Search.State(), reducer: Search(users: users, clock: clock))
-///   await store.send(.queryChanged("ada")) { $0.query = "ada" }
-///   #expect(await clock.sleeperArrived())   // the effect sleeps on the clock: see "Testing a feature" in Features
+///   let store = TestStore(
+///     initialState: UserSearchFeature.State(), reducer: UserSearchFeature(search: { _ in [ada] }, clock: clock))
+///   await store.send(.view(.queryChanged("ada"))) {
+///     $0.query = "ada"
+///     $0.isLoading = true
+///   }
+///   #expect(await clock.sleeperArrived())   // advance once the effect sleeps on the clock
 ///   await clock.advance(by: .milliseconds(300))
-///   await store.receive({ if case .response = $0 { true } else { false } }, assert: { $0.results = [ada] })
+///   await store.receive(.response(.results(query: "ada", users: [ada]))) {
+///     $0.results = [ada]
+///     $0.isLoading = false
+///   }
 ///   await store.finish()
 /// }
 /// ```
@@ -77,6 +90,18 @@ public final class TestStore<State: Equatable, Action: Sendable> {
   /// what it changes is checked.
   ///
   /// ```swift
+  /// import ReducerRuntime
+  ///
+  /// struct Counter: Reducer {
+  ///   struct State: Equatable { var count = 0 }
+  ///   enum Action: Sendable { case increment }
+  ///   func reduce(into state: inout State, action: Action) -> Effect<Action> {
+  ///     state.count += 1
+  ///     return .none
+  ///   }
+  /// }
+  ///
+  /// let store = TestStore(initialState: Counter.State(), reducer: Counter())
   /// await store.send(.increment) { $0.count = 1 }
   /// ```
   ///

@@ -4,10 +4,36 @@ import ReducerRuntime
 /// or stop them with ``cancel()``.
 ///
 /// ```swift
-/// let load = await store.send(.load)
-/// #expect(await clock.sleeperArrived())   // advance only once the effect sleeps on the clock
-/// await clock.advance(by: .seconds(1))
-/// await load.finish()
+/// import Clocks
+/// import ReducerRuntime
+/// import Testing
+///
+/// struct Loader: Reducer {
+///   struct State: Equatable { var count = 0 }
+///   enum Action: Equatable, Sendable { case load, loaded(Int) }
+///   let clock: any Clock<Duration>
+///   func reduce(into state: inout State, action: Action) -> Effect<Action> {
+///     switch action {
+///     case .load:
+///       return .run { [clock] send in
+///         try await clock.sleep(for: .seconds(1))
+///         await send(.loaded(42))
+///       }
+///     case .loaded(let count): state.count = count
+///     }
+///     return .none
+///   }
+/// }
+///
+/// @Test @MainActor func loadsAfterOneSecond() async {
+///   let clock = TestClock()
+///   let store = TestStore(initialState: Loader.State(), reducer: Loader(clock: clock))
+///   let load = await store.send(.load)
+///   #expect(await clock.sleeperArrived())   // advance only once the effect sleeps on the clock
+///   await clock.advance(by: .seconds(1))
+///   await load.finish()
+///   await store.receive(.loaded(42)) { $0.count = 42 }
+/// }
 /// ```
 public struct TestStoreTask: Sendable {
   private let task: StoreTask

@@ -7,9 +7,16 @@ import ServiceLifecycle
 /// (Documentation/SandboxAPI.md).
 ///
 /// ```swift
+/// import Foundation
+/// #if canImport(FoundationNetworking)
+///   import FoundationNetworking
+/// #endif
+///
 /// let sandbox = try await Sandbox.start()
-/// let url = sandbox.baseURL.appending(path: "v3/users")   // http://127.0.0.1:54321/v3/users
-/// …
+/// var request = URLRequest(url: sandbox.baseURL.appending(path: "v3/users"))   // http://127.0.0.1:54321/v3/users
+/// request.setValue("T", forHTTPHeaderField: "Api-Token")                       // any token: open mode
+/// let (body, _) = try await URLSession.shared.data(for: request)
+/// print(String(decoding: body, as: UTF8.self))                                 // a first page, empty
 /// await sandbox.stop()
 /// ```
 ///

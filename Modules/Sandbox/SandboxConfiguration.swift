@@ -1,11 +1,13 @@
 import Foundation
 import Logging
 
-/// How a Sandbox is started: where it listens and which options of the contract (Documentation/SandboxAPI.md) are in force.
+/// How a Sandbox is started: where it listens and which options of the contract (Documentation/SandboxAPI.md) are in
+/// force.
 ///
 /// ```swift
-/// let sandbox = try await Sandbox.start(SandboxConfiguration(apiTokens: ["T"]))
-/// defer { Task { await sandbox.stop() } }
+/// let sandbox = try await Sandbox.start(SandboxConfiguration(apiTokens: ["T"], accessTokenTTL: .seconds(5)))
+/// // … requests to sandbox.baseURL with `Api-Token: T`
+/// await sandbox.stop()
 /// ```
 public struct SandboxConfiguration: Sendable {
   /// The address to bind; loopback by default, so that nothing outside the machine can reach it.

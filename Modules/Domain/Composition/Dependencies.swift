@@ -18,9 +18,12 @@ import RateLimiting
 /// cache's directory has one owner at a time.
 ///
 /// ```swift
-/// let dependencies = Dependencies.live(configuration: KeelConfiguration())
-/// try dependencies.users.initApplication(applicationId: appID, apiToken: token)
-/// let avatar = try await dependencies.images.data(for: avatarURL)
+/// import Foundation
+///
+/// let dataDirectory = URL(fileURLWithPath: "myapp-data", isDirectory: true)
+/// let dependencies = Dependencies.live(configuration: KeelConfiguration(dataDirectory: dataDirectory))
+/// try dependencies.users.initApplication(applicationId: "A1B2C3D4-E5F6-7890", apiToken: "your-api-token")
+/// let avatar = try await dependencies.images.data(for: URL(string: "https://cdn.example.com/alice.png")!)
 /// ```
 public final class Dependencies: Sendable {
   /// The configuration the services are built from.

@@ -7,8 +7,11 @@ import RateLimiting
 /// every service from it.
 ///
 /// ```swift
+/// import Foundation
+///
 /// var configuration = KeelConfiguration()
 /// configuration.backendBaseURL = URL(string: "https://chat.example.com")!
+/// configuration.dataDirectory = URL(fileURLWithPath: "myapp-data", isDirectory: true)
 /// configuration.logLevel = .debug
 /// let dependencies = Dependencies.live(configuration: configuration)
 /// ```

@@ -6,6 +6,13 @@ import Foundation
 /// recognised by the server's deduplication and counted once.
 ///
 /// ```swift
+/// import Foundation
+///
+/// let dependencies = Dependencies.live(
+///   configuration: KeelConfiguration(
+///     backendBaseURL: URL(string: "https://chat.example.com")!,
+///     dataDirectory: URL(fileURLWithPath: "myapp-data", isDirectory: true), eventsAPIToken: "your-events-token"))
+/// let tracker = try dependencies.events
 /// try await tracker.track(AnalyticsEvent(name: "checkout", properties: ["items": 3, "total": 42.5]))
 /// ```
 public struct AnalyticsEvent: Sendable, Hashable, Codable {

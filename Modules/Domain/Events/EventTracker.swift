@@ -25,9 +25,15 @@ import Persistence
 ///   ``AnalyticsEvent/eventId``, so a redelivery is counted once by the server.
 ///
 /// ```swift
+/// import Foundation
+/// import Networking
+///
+/// let dataDirectory = URL(fileURLWithPath: "myapp-data", isDirectory: true)
 /// let tracker = try EventTracker(
-///   baseURL: eventsURL, apiToken: token, queueURL: dataDirectory.appending(path: "events.sqlite"),
-///   transport: transport, monitor: monitor, clock: ContinuousClock())
+///   baseURL: URL(string: "https://chat.example.com")!, apiToken: "your-events-token",
+///   queueURL: dataDirectory.appending(path: "events.sqlite"), transport: URLSessionTransport(),
+///   monitor: ManualNetworkMonitor(),  // PathNetworkMonitor() on Apple platforms
+///   clock: ContinuousClock())
 /// try await tracker.track(AnalyticsEvent(name: "app_open"))
 /// ```
 public final class EventTracker: Sendable {

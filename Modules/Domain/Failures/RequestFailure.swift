@@ -13,6 +13,11 @@ import Networking
 /// Compare ``reason``; read ``serverCode`` for what the server said, ``underlying`` for the HTTP client's own error.
 ///
 /// ```swift
+/// import Foundation
+///
+/// let dataDirectory = URL(fileURLWithPath: "myapp-data", isDirectory: true)
+/// let users = Dependencies.live(configuration: KeelConfiguration(dataDirectory: dataDirectory)).users
+/// try users.initApplication(applicationId: "A1B2C3D4-E5F6-7890", apiToken: "your-api-token")
 /// do {
 ///   _ = try await users.createUser(params: UserCreationParams(userId: "alice", nickname: "Alice"))
 /// } catch let error as UserManagerError where error.requestFailure?.serverCode == "400202" {

@@ -2,9 +2,13 @@
 /// A8).
 ///
 /// ```swift
+/// import Foundation
+/// import Networking
+///
 /// var limits = ImageCacheLimits()
 /// limits.diskSizeLimit = 500 << 20
-/// let loader = try ImageLoader(client: client, directory: caches.appending(path: "images"), limits: limits)
+/// let caches = URL(fileURLWithPath: "myapp-caches", isDirectory: true)
+/// let loader = try ImageLoader(client: HTTPClient(), directory: caches.appending(path: "images"), limits: limits)
 /// ```
 public struct ImageCacheLimits: Sendable, Hashable {
   /// The most bytes of images the memory level keeps; 0 for no limit. An image larger than a quarter of it is kept

@@ -7,8 +7,12 @@ extension ImageLoader {
   /// parts one by one.
   ///
   /// ```swift
+  /// import Foundation
+  /// import Networking
+  ///
+  /// let caches = URL(fileURLWithPath: "myapp-caches", isDirectory: true)
   /// let cache = try ImageLoader.makeCache(directory: caches.appending(path: "images"))
-  /// let loader = ImageLoader(client: client, cache: cache)
+  /// let loader = ImageLoader(client: HTTPClient(), cache: cache)
   /// ```
   ///
   /// Entries get no time to live on either level: freshness lives in each ``CachedImage``, and a stale image stays

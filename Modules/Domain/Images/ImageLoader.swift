@@ -8,8 +8,12 @@ import Persistence
 /// A8).
 ///
 /// ```swift
-/// let loader = try ImageLoader(client: client, directory: caches.appending(path: "images"))
-/// let png = try await loader.data(for: avatarURL)
+/// import Foundation
+/// import Networking
+///
+/// let caches = URL(fileURLWithPath: "myapp-caches", isDirectory: true)
+/// let loader = try ImageLoader(client: HTTPClient(), directory: caches.appending(path: "images"))
+/// let png = try await loader.data(for: URL(string: "https://cdn.example.com/avatars/alice.png")!)
 /// ```
 ///
 /// - **Levels:** a fresh image in memory is returned at once. Otherwise the disk level is read (a hit is kept in

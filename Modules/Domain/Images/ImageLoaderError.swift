@@ -8,8 +8,17 @@ import Foundation
 /// errors are equal when their kind and description are.
 ///
 /// ```swift
-/// catch let error as ImageLoaderError where error.kind == .invalidURL { showBrokenImage() }
-/// catch let error as ImageLoaderError where error.requestFailure?.reason == .transport { showOffline() }
+/// import Foundation
+/// import Networking
+///
+/// let loader = try ImageLoader(client: HTTPClient(), directory: URL(fileURLWithPath: "myapp-caches/images"))
+/// do {
+///   _ = try await loader.data(for: URL(string: "https://cdn.example.com/avatars/alice.png")!)
+/// } catch let error as ImageLoaderError where error.kind == .invalidURL {
+///   // show the broken-image placeholder
+/// } catch let error as ImageLoaderError where error.requestFailure?.reason == .transport {
+///   // show that the device is offline
+/// }
 /// ```
 public struct ImageLoaderError: ServiceError, Equatable {
   /// The kind of failure.

@@ -15,8 +15,13 @@ import Networking
 /// signer did not.
 ///
 /// ```swift
-/// let endpoint = try ImagesRouter(url: avatarURL, ifNoneMatch: cached.etag)
-/// let response = try await client.response(for: .data(endpoint))
+/// import Foundation
+/// import Networking
+///
+/// let avatarURL = URL(string: "https://cdn.example.com/avatars/alice.png")!
+/// var request = APIRequest.data(try ImagesRouter(url: avatarURL, ifNoneMatch: "\"33a64df5\""))  // the cached ETag
+/// request.acceptableStatus = 200...304  // 304 Not Modified: the cached copy is still current
+/// let response = try await HTTPClient().response(for: request)
 /// ```
 public struct ImagesRouter: Endpoint {
   /// The image's URL, sent as it is.

@@ -15,8 +15,10 @@ import Logging
 /// its own rate limiter: use one instance per application (two would together send two requests per second).
 ///
 /// ```swift
-/// let manager = SendbirdUserManager()
-/// manager.initApplication(applicationId: "5A3F…", apiToken: token)
+/// import Foundation
+///
+/// let manager = SendbirdUserManager(dataDirectory: URL(fileURLWithPath: "myapp-data", isDirectory: true))
+/// manager.initApplication(applicationId: "A1B2C3D4-E5F6-7890", apiToken: "your-api-token")
 /// manager.createUser(params: UserCreationParams(userId: "alice", nickname: "Alice")) { result in
 ///   print(result)        // on a background queue
 /// }

@@ -5,8 +5,12 @@ import Networking
 /// with camelCase JSON on `/v1` (REQUIREMENTS A1).
 ///
 /// ```swift
+/// import Foundation
+///
+/// let baseURL = URL(string: "https://chat.example.com")!
 /// let login = AuthRouter(.login(email: "demo@keel.dev", password: "demo-password"), baseURL: baseURL)
 /// let me = AuthRouter(.me, baseURL: baseURL)
+/// print(login, me)  // POST /v1/auth/login GET /v1/me: never the password
 /// ```
 public struct AuthRouter: Endpoint, CustomStringConvertible {
   /// One call of the auth API.

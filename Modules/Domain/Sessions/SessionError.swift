@@ -4,10 +4,16 @@
 /// read ``requestFailure`` for what the server or the transport said. A cancelled call throws `CancellationError`.
 ///
 /// ```swift
+/// import Foundation
+///
+/// let configuration = KeelConfiguration(
+///   backendBaseURL: URL(string: "https://chat.example.com")!,
+///   dataDirectory: URL(fileURLWithPath: "myapp-data", isDirectory: true))
+/// let sessions = Dependencies.live(configuration: configuration).sessions
 /// do {
-///   try await sessions.login(email: email, password: password)
+///   try await sessions.login(email: "demo@keel.dev", password: "demo-password")
 /// } catch let error as SessionError where error.kind == .loginRefused {
-///   showWrongPassword()
+///   print("Wrong email or password.")
 /// }
 /// ```
 ///

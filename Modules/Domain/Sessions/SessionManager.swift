@@ -8,10 +8,16 @@ import Persistence
 /// of observers where the session stands (REQUIREMENTS A4, A5, A6).
 ///
 /// ```swift
+/// import Foundation
+/// import Logging
+/// import Networking
+/// import Persistence
+///
+/// let secrets = try EncryptedFileSecureStore(directory: URL(fileURLWithPath: "myapp-data/secure"))  // or the Keychain
 /// let sessions = SessionManager(
-///   baseURL: baseURL, transport: URLSessionTransport(), secureStore: secrets, clock: ContinuousClock(),
-///   now: { Date() }, logger: logger)
-/// Task { for await state in sessions.states() { render(state) } }
+///   baseURL: URL(string: "https://chat.example.com")!, transport: URLSessionTransport(), secureStore: secrets,
+///   clock: ContinuousClock(), now: { Date() }, logger: Logger(label: "sessions"))
+/// Task { for await state in sessions.states() { print(state) } }
 /// let user = try await sessions.login(email: "demo@keel.dev", password: "demo-password")
 /// let again = try await sessions.me()          // any call on `sessions.client` carries the token
 /// try await sessions.logout()

@@ -17,10 +17,15 @@ import RateLimiting
 ///   (U6).
 ///
 /// ```swift
+/// import Foundation
+/// import Networking
+/// import RateLimiting
+///
 /// let clock = ContinuousClock()
 /// let manager = UserManager(
-///   transport: transport, limiter: LeakyBucket.userManager(clock: clock), store: UserStore(file: file), clock: clock)
-/// try manager.initApplication(applicationId: "5A3F…", apiToken: token)
+///   transport: URLSessionTransport(), limiter: LeakyBucket.userManager(clock: clock),
+///   store: UserStore(file: URL(fileURLWithPath: "myapp-data/users.json")), clock: clock)
+/// try manager.initApplication(applicationId: "A1B2C3D4-E5F6-7890", apiToken: "your-api-token")
 /// let alice = try await manager.createUser(params: UserCreationParams(userId: "alice", nickname: "Alice"))
 /// ```
 public final class UserManager: Sendable {

@@ -3,12 +3,19 @@
 /// which some creations failed. A cancelled call throws `CancellationError`.
 ///
 /// ```swift
+/// import Foundation
+///
+/// let dataDirectory = URL(fileURLWithPath: "myapp-data", isDirectory: true)
+/// let manager = Dependencies.live(configuration: KeelConfiguration(dataDirectory: dataDirectory)).users
+/// try manager.initApplication(applicationId: "A1B2C3D4-E5F6-7890", apiToken: "your-api-token")
+/// let params = ["alice", "bob", "carol"].map { UserCreationParams(userId: $0, nickname: $0) }
 /// do {
-///   let users = try await manager.createUsers(params)
+///   let users = try await manager.createUsers(params: params)
+///   print("Created", users.map(\.userId))
 /// } catch let error as UserManagerError where error.kind == .partialFailure {
-///   cache(error.created)                       // created and cached
+///   print("Created", error.created.map(\.userId))  // created and cached
 ///   for failure in error.failures where failure.error.requestFailure?.reason == .rateLimited {
-///     retryLater(failure.params)
+///     print("Try \(failure.params.userId) again later.")
 ///   }
 /// }
 /// ```

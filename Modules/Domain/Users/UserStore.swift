@@ -13,9 +13,13 @@ import Logging
 ///   memory copy stays right; the cache is a cache.
 ///
 /// ```swift
-/// let store = UserStore(file: dataDirectory.appendingPathComponent("users.json"), logger: logger)
+/// import Foundation
+/// import Logging
+///
+/// let dataDirectory = URL(fileURLWithPath: "myapp-data", isDirectory: true)
+/// let store = UserStore(file: dataDirectory.appendingPathComponent("users.json"), logger: Logger(label: "users"))
 /// store.upsert(User(userId: "alice", nickname: "Alice"))
-/// store.user(id: "alice")        // the user just written, from any thread
+/// let alice = store.user(id: "alice")        // the user just written, from any thread
 /// ```
 public final class UserStore: Sendable {
   private struct Snapshot {

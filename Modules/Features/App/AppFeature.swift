@@ -11,9 +11,17 @@ import Domain
 ///   actions, such as ``Action/session(_:)`` with `.view(.task)`.
 ///
 /// ```swift
+/// import Domain
+/// import Foundation
+///
+/// var configuration = KeelConfiguration()
+/// configuration.backendBaseURL = URL(string: "https://chat.example.com")!   // where users sign in
+/// let dependencies = Dependencies.live(configuration: configuration)
+/// try dependencies.users.initApplication(applicationId: "APP_ID", apiToken: "API_TOKEN")   // what the search asks
+///
 /// let store = Store(initialState: AppFeature.State(),
 ///                   reducer: AppFeature.live(dependencies: dependencies, clock: ContinuousClock()))
-/// store.send(.view(.task))
+/// store.send(.view(.task))   // follows the session: a session restored at launch shows the home screen
 /// ```
 public struct AppFeature: Reducer {
   /// What can happen in the app: its own view actions, and each child's actions (F3).

@@ -17,7 +17,15 @@ import Foundation
 ///   one never undoes a newer change. Another user signing in is a `signedOut`, then a `signedIn`.
 ///
 /// ```swift
-/// let store = Store(initialState: SessionFeature.State(), reducer: SessionFeature.live(sessions: dependencies.sessions))
+/// import Domain
+/// import Foundation
+///
+/// var configuration = KeelConfiguration()
+/// configuration.backendBaseURL = URL(string: "https://chat.example.com")!   // where users sign in
+/// let dependencies = Dependencies.live(configuration: configuration)
+///
+/// let store = Store(initialState: SessionFeature.State(),
+///                   reducer: SessionFeature.live(sessions: dependencies.sessions))
 /// store.send(.view(.task))
 /// store.send(.view(.emailChanged("demo@keel.dev")))
 /// store.send(.view(.passwordChanged("demo-password")))

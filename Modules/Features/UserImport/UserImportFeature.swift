@@ -17,10 +17,20 @@ import Domain
 /// - The import ends, finished or cancelled, with ``Action/Delegate/finished(_:)`` and its ``Report`` (F2).
 ///
 /// ```swift
+/// import Domain
+///
+/// let dependencies = Dependencies.live(configuration: KeelConfiguration())
+/// try dependencies.users.initApplication(applicationId: "APP_ID", apiToken: "API_TOKEN")
+/// let rows = [UserCreationParams(userId: "ada", nickname: "Ada"), UserCreationParams(userId: "bob", nickname: "Bob")]
+///
 /// let store = Store(initialState: UserImportFeature.State(users: rows),
 ///                   reducer: UserImportFeature.live(users: dependencies.users, clock: ContinuousClock()))
 /// store.send(.view(.startTapped))
-/// for await state in store.states() { render(state.progress) }
+/// for await state in store.states() {
+///   print("\(state.progress.done) of \(state.progress.total)")
+///   if state.phase != .importing { break }   // finished, cancelled or stopped
+/// }
+/// print(store.state.report.failures)
 /// ```
 public struct UserImportFeature: Reducer {
   /// What can happen to an import, grouped by where it comes from (F3).

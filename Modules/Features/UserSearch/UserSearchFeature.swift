@@ -12,10 +12,16 @@ import Domain
 /// - Choosing a user is reported to the parent as ``Action/Delegate/userSelected(_:)`` (F2).
 ///
 /// ```swift
+/// import Domain
+///
+/// let dependencies = Dependencies.live(configuration: KeelConfiguration())
+/// try dependencies.users.initApplication(applicationId: "APP_ID", apiToken: "API_TOKEN")
+///
 /// let store = Store(initialState: UserSearchFeature.State(),
 ///                   reducer: UserSearchFeature.live(users: dependencies.users, clock: ContinuousClock()))
 /// store.send(.view(.queryChanged("alice")))      // searches 300 ms later
-/// store.send(.view(.userTapped(alice)))           // the parent receives .delegate(.userSelected(alice))
+/// let alice = User(userId: "alice", nickname: "alice")
+/// store.send(.view(.userTapped(alice)))          // the parent receives .delegate(.userSelected(alice))
 /// ```
 public struct UserSearchFeature: Reducer {
   /// What the search screen shows.

@@ -9,13 +9,31 @@ import Foundation
 /// the end of the session (REQUIREMENTS A4, A5).
 ///
 /// ```swift
+/// import Foundation
+/// #if canImport(FoundationNetworking)
+///   import FoundationNetworking
+/// #endif
+///
+/// struct Tokens: Decodable, Sendable {
+///   var access: String
+///   var refresh: String
+/// }
+///
+/// enum ExampleRouter: Endpoint {
+///   case refresh(token: String)
+///   var baseURL: URL { URL(string: "https://api.example.com")! }
+///   var path: EndpointPath { "/v3/auth/refresh" }
+///   var method: HTTPMethod { .post }
+///   var body: HTTPBody { switch self { case .refresh(let token): .json(["refresh_token": token]) } }
+/// }
+///
 /// struct BearerAuthenticator: Authenticator {
 ///   let auth: HTTPClient   // a client without the refresh interceptor
 ///   func apply(_ credential: Tokens, to request: inout URLRequest) {
 ///     request.setValue("Bearer \(credential.access)", forHTTPHeaderField: "Authorization")
 ///   }
 ///   func refresh(_ credential: Tokens) async throws -> Tokens {
-///     try await auth.send(.json(AuthRouter.refresh(credential.refresh)))
+///     try await auth.send(.json(ExampleRouter.refresh(token: credential.refresh)))
 ///   }
 ///   func isAuthenticationFailure(_ failure: NetworkError) -> Bool { failure.serverError?.code == "E05" }
 ///   func isRequest(_ request: URLRequest, authenticatedWith credential: Tokens) -> Bool {

@@ -9,8 +9,20 @@ import Logging
 /// Sends ``APIRequest``s over an ``HTTPTransport`` and returns typed values or a ``NetworkError``.
 ///
 /// ```swift
+/// import Foundation
+///
+/// struct User: Decodable, Sendable { var id: String }
+///
+/// enum ExampleRouter: Endpoint {
+///   case user(id: String)
+///   var baseURL: URL { URL(string: "https://api.example.com")! }
+///   var path: EndpointPath { switch self { case .user(let id): ["v3", "users", id] } }
+///   var method: HTTPMethod { .get }
+/// }
+///
 /// let client = HTTPClient()
-/// let user = try await client.send(.json(UsersRouter.get(userID: "alice")))
+/// let user: User = try await client.send(.json(ExampleRouter.user(id: "alice")))
+/// print(user.id)
 /// ```
 ///
 /// No mutable state: one client can be shared by every task.

@@ -8,12 +8,12 @@ import Foundation
 /// body (REQUIREMENTS A1). Routers are enums that conform, one per API area.
 ///
 /// ```swift
-/// enum UsersRouter: Endpoint {
-///   case get(userID: String)
+/// import Foundation
+///
+/// enum ExampleRouter: Endpoint {
+///   case user(id: String)
 ///   var baseURL: URL { URL(string: "https://api.example.com")! }
-///   var path: EndpointPath {
-///     switch self { case .get(let id): ["v3", "users", id] }
-///   }
+///   var path: EndpointPath { switch self { case .user(let id): ["v3", "users", id] } }
 ///   var method: HTTPMethod { .get }
 /// }
 /// ```

@@ -2,8 +2,10 @@
 /// segment (`a%2Fb`) instead of becoming two.
 ///
 /// ```swift
-/// var path: EndpointPath { "/v3/users" }                 // fixed segments from a literal, split on "/"
-/// var path: EndpointPath { ["v3", "users", userID] }     // a user-supplied segment, encoded as one
+/// let userID = "ana/maría"
+/// let users: EndpointPath = "/v3/users"             // fixed segments from a literal, split on "/"
+/// let user: EndpointPath = ["v3", "users", userID]  // a user-supplied segment, encoded as one
+/// print(users, user)                                // /v3/users /v3/users/ana%2Fmar%C3%ADa
 /// ```
 public struct EndpointPath: Hashable, Sendable, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
   CustomStringConvertible

@@ -11,7 +11,13 @@ import Foundation
 /// read the detail that goes with it (``serverError``, ``statusCode``, ``urlError``, ``decodingPath``, …).
 ///
 /// ```swift
-/// catch let error as NetworkError where error.serverError?.code == "400201" { … }   // the server's "not found"
+/// func message(for error: NetworkError) -> String {
+///   switch error.kind {
+///   case .server where error.serverError?.code == "400201": "No such user."   // the server's "not found"
+///   case .transport: "You seem to be offline."
+///   default: error.description
+///   }
+/// }
 /// ```
 public struct NetworkError: Error, Sendable, CustomStringConvertible {
   /// The kind of failure.

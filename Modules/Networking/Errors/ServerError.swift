@@ -38,9 +38,12 @@ public protocol ServerErrorDecoder: Sendable {
 /// whose flag is `true` (`{"error":true,"code":400201,…}`) counts.
 ///
 /// ```swift
+/// import Foundation
+///
 /// let decoder = JSONServerErrorDecoder(codeField: "code", requiring: "error")
-/// decoder.serverError(status: 400, body: Data(#"{"error":true,"code":400201,"message":"Not found."}"#.utf8))
-/// // ServerError(code: "400201", message: "Not found.", status: 400)
+/// let body = Data(#"{"error":true,"code":400201,"message":"Not found."}"#.utf8)
+/// let error = decoder.serverError(status: 400, body: body)
+/// print(error == ServerError(code: "400201", message: "Not found.", status: 400))   // true
 /// ```
 public struct JSONServerErrorDecoder: ServerErrorDecoder {
   /// The field that holds the code.

@@ -14,6 +14,8 @@ import RateLimiting
 /// ``NetworkError/underlying`` error.
 ///
 /// ```swift
+/// import RateLimiting
+///
 /// // One request per second, at most 10 waiting (REQUIREMENTS U8).
 /// let client = HTTPClient(interceptors: [RateLimitInterceptor(LeakyBucket(rate: .perSecond(1), capacity: 10))])
 ///
@@ -21,7 +23,9 @@ import RateLimiting
 /// let limits = KeyedRateLimiter<String>(global: TokenBucket(rate: .perSecond(20), burst: 20)) { _ in
 ///   TokenBucket(rate: .perSecond(5), burst: 5)
 /// }
-/// let perRoute = RateLimitInterceptor(limits) { endpoint in "\(endpoint.method) \(endpoint.path.segments.first ?? "")" }
+/// let perRoute = RateLimitInterceptor(limits) { endpoint in
+///   "\(endpoint.method) \(endpoint.path.segments.prefix(2).joined(separator: "/"))"   // such as GET v3/users
+/// }
 /// ```
 public struct RateLimitInterceptor: RequestInterceptor {
   /// Names the endpoint's limiter in a `KeyedRateLimiter`.

@@ -9,6 +9,11 @@ import Foundation
 /// adapts, and the first that does not answer ``RetryDecision/doNotRetry`` decides.
 ///
 /// ```swift
+/// import Foundation
+/// #if canImport(FoundationNetworking)
+///   import FoundationNetworking
+/// #endif
+///
 /// struct UserAgent: RequestInterceptor {
 ///   func adapt(_ request: inout URLRequest, context: RequestContext) async throws {
 ///     request.setValue("MyApp/1.0", forHTTPHeaderField: "User-Agent")

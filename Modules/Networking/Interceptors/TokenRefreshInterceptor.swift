@@ -21,10 +21,15 @@ import Logging
 ///   is called once.
 ///
 /// ```swift
-/// let session = TokenRefreshInterceptor(authenticator: BearerAuthenticator(auth: authClient), credential: tokens) {
-///   _ in Task { await router.showSignIn() }
+/// @MainActor func showSignIn() { print("Signed out: sign in again.") }
+///
+/// // A client whose requests carry the credential, for any authenticator (such as Authenticator's example).
+/// func authenticatedClient<A: Authenticator>(_ authenticator: A, credential: A.Credential?) -> HTTPClient {
+///   let session = TokenRefreshInterceptor(authenticator: authenticator, credential: credential) { _ in
+///     Task { @MainActor in showSignIn() }
+///   }
+///   return HTTPClient(interceptors: [session, RetryPolicy()])
 /// }
-/// let client = HTTPClient(interceptors: [session, RetryPolicy()])
 /// ```
 public final class TokenRefreshInterceptor<A: Authenticator>: RequestInterceptor {
   /// What applies the credential, refreshes it and recognises a failure a refresh cures.

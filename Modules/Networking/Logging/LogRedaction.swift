@@ -4,6 +4,9 @@ import Foundation
 /// fields in JSON bodies and query strings, and everything past a body's first bytes.
 ///
 /// ```swift
+/// import Logging
+///
+/// let logger = Logger(label: "myapp.network")
 /// var redaction = LogRedaction.standard
 /// redaction.headers.insert("X-Session")
 /// let client = HTTPClient(logger: logger, redaction: redaction)

@@ -9,6 +9,9 @@ extension InferredNetworkMonitor {
   /// whatever its status (a 405 to a `HEAD` still proves it is there).
   ///
   /// ```swift
+  /// import Foundation
+  ///
+  /// let baseURL = URL(string: "https://api.example.com")!
   /// let monitor = InferredNetworkMonitor(probe: InferredNetworkMonitor.probe(baseURL, over: URLSessionTransport()))
   /// ```
   ///

@@ -10,6 +10,9 @@ import Logging
 /// platform, and is the one to use where there is no `NWPathMonitor` (Linux).
 ///
 /// ```swift
+/// import Foundation
+///
+/// let baseURL = URL(string: "https://api.example.com")!
 /// let monitor = InferredNetworkMonitor(probe: InferredNetworkMonitor.probe(baseURL, over: URLSessionTransport()))
 /// let client = HTTPClient(transport: MonitoredTransport(URLSessionTransport(), reportingTo: monitor))
 /// ```

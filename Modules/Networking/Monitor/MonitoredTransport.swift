@@ -8,6 +8,10 @@ import Foundation
 /// connectivity without the client's help.
 ///
 /// ```swift
+/// import Foundation
+///
+/// let baseURL = URL(string: "https://api.example.com")!
+/// let monitor = InferredNetworkMonitor(probe: InferredNetworkMonitor.probe(baseURL, over: URLSessionTransport()))
 /// let client = HTTPClient(transport: MonitoredTransport(URLSessionTransport(), reportingTo: monitor))
 /// ```
 ///

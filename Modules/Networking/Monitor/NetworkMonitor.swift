@@ -4,8 +4,9 @@
 /// ``NetworkStatus/online`` again:
 ///
 /// ```swift
+/// let monitor: any NetworkMonitor = ManualNetworkMonitor()
 /// for await status in monitor.statusUpdates() {
-///   if status == .online { resumeUploads() } else { pauseUploads() }
+///   print(status == .online ? "Resuming uploads." : "Pausing uploads.")
 /// }
 /// ```
 ///

@@ -3,8 +3,29 @@ import Foundation
 /// An endpoint plus how to read its response: what a call means, as a value.
 ///
 /// ```swift
-/// let request = APIRequest<User>.json(UsersRouter.get(userID: "alice"), decoder: snakeCase)
-/// let user = try await client.send(request)
+/// import Foundation
+///
+/// struct User: Decodable, Sendable {
+///   var id: String
+///   var displayName: String   // "display_name" in the JSON
+/// }
+///
+/// enum ExampleRouter: Endpoint {
+///   case user(id: String)
+///   var baseURL: URL { URL(string: "https://api.example.com")! }
+///   var path: EndpointPath { switch self { case .user(let id): ["v3", "users", id] } }
+///   var method: HTTPMethod { .get }
+/// }
+///
+/// let snakeCase: @Sendable () -> JSONDecoder = {
+///   let decoder = JSONDecoder()
+///   decoder.keyDecodingStrategy = .convertFromSnakeCase
+///   return decoder
+/// }
+/// var request = APIRequest<User>.json(ExampleRouter.user(id: "alice"), decoder: snakeCase)
+/// request.deadline = .seconds(10)   // retries included
+/// let user = try await HTTPClient().send(request)
+/// print(user.displayName)
 /// ```
 public struct APIRequest<Response: Sendable>: Sendable {
   /// Where the request goes and what it carries.

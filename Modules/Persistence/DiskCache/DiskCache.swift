@@ -31,9 +31,15 @@ import KeelBasics
 /// per directory at a time.
 ///
 /// ```swift
+/// import Foundation
+///
+/// let cachesDirectory = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask)[0]
+/// let url = URL(string: "https://example.com/avatar.png")!
+/// let png = Data([0x89, 0x50, 0x4E, 0x47])   // the image's bytes, as downloaded
+///
 /// let images = try DiskCache(directory: cachesDirectory.appending(path: "images"), sizeLimit: 200 << 20)
 /// try images.store(png, forKey: url.absoluteString, ttl: .seconds(7 * 24 * 3_600))
-/// let cached = try images.data(forKey: url.absoluteString)
+/// let cached = try images.data(forKey: url.absoluteString)   // `png`, or `nil` once expired or trimmed
 /// ```
 public final class DiskCache: Sendable {
   /// The directory that holds the entries and the index.

@@ -6,9 +6,14 @@ import KeelBasics
 /// outlive the process: analytics events waiting for upload (REQUIREMENTS E2, E3, E5).
 ///
 /// ```swift
+/// import Foundation
+///
+/// struct AnalyticsEvent: Codable, Sendable { var name: String }
+/// let dataDirectory = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
+///
 /// let queue = try DurableQueue<AnalyticsEvent>(
 ///   url: dataDirectory.appending(path: "events.sqlite"), capacity: 100_000, overflow: .dropOldest)
-/// try await queue.enqueue(event)                      // returns once the event is committed
+/// try await queue.enqueue(AnalyticsEvent(name: "app_opened"))   // returns once the event is committed
 /// let batch = try await queue.peek(limit: 50)         // oldest first, skipping items not due yet
 /// try await queue.acknowledge(batch.map(\.id))        // delivered: delete
 /// try await queue.release(batch.map(\.id), retryAt: Date().addingTimeInterval(30))  // failed: retry later

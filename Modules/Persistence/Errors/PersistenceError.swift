@@ -6,7 +6,14 @@ import Foundation
 /// A struct rather than an enum so that kinds can be added without breaking anyone's `switch`: compare ``kind``.
 ///
 /// ```swift
-/// catch let error as PersistenceError where error.kind == .diskFull { showStorageFull() }
+/// import Foundation
+///
+/// let settings = try FileKeyValueStore(url: FileManager.default.temporaryDirectory.appending(path: "settings.json"))
+/// do {
+///   try settings.set("dark", forKey: "theme")
+/// } catch let error as PersistenceError where error.kind == .diskFull {
+///   print("Storage is full: \(error)")   // tell the user; the old settings are intact
+/// }
 /// ```
 public struct PersistenceError: Error, Sendable, CustomStringConvertible {
   /// The kind of failure.

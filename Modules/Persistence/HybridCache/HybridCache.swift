@@ -11,10 +11,16 @@ import KeelBasics
 ///   pressure.
 ///
 /// ```swift
+/// import Foundation
+///
+/// let dir = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask)[0].appending(path: "images")
+/// let url = URL(string: "https://example.com/avatar.png")!
+/// let png = Data([0x89, 0x50, 0x4E, 0x47])   // the image's bytes, as downloaded
+///
 /// let images = HybridCache(memory: MemoryCache(totalCostLimit: 50 << 20), disk: try DiskCache(directory: dir,
 ///                          sizeLimit: 200 << 20))
 /// try images.store(png, forKey: url.absoluteString)
-/// if let hit = try images.lookup(url.absoluteString) { show(hit.value); log(hit.source) }   // .memory or .disk
+/// if let hit = try images.lookup(url.absoluteString) { print(hit.value.count, hit.source) }   // .memory or .disk
 /// ```
 public final class HybridCache<Value: Sendable>: Sendable {
   /// Where a value was found.

@@ -5,6 +5,9 @@ import KeelBasics
 /// ``SecureStore`` instead.
 ///
 /// ```swift
+/// import Foundation
+///
+/// let dataDirectory = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
 /// let settings: any KeyValueStore = try FileKeyValueStore(url: dataDirectory.appending(path: "settings.json"))
 /// try settings.set("app-1", forKey: "applicationID")
 /// let applicationID = try settings.value(String.self, forKey: "applicationID")

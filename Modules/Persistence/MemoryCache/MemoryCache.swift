@@ -3,10 +3,16 @@ import KeelBasics
 /// A thread-safe in-memory cache with `NSCache`'s shape and true least-recently-used eviction, in O(1) per operation.
 ///
 /// ```swift
+/// import Foundation
+///
+/// struct Image: Sendable { var pixels: Data; var byteCount: Int { pixels.count } }
+/// let url = URL(string: "https://example.com/avatar.png")!
+/// let image = Image(pixels: Data(count: 64 * 64 * 4))
+///
 /// let thumbnails = MemoryCache<URL, Image>(totalCostLimit: 50_000_000, countLimit: 500, defaultTTL: .seconds(600))
 /// thumbnails.setObject(image, forKey: url, cost: image.byteCount)
-/// if let cached = thumbnails.object(forKey: url) { show(cached) }
-/// thumbnails[placeholderURL] = placeholder  // cost 0, default time-to-live
+/// if let cached = thumbnails.object(forKey: url) { print(cached.byteCount) }
+/// thumbnails[URL(string: "app:placeholder")!] = Image(pixels: Data())  // cost 0, default time-to-live
 /// ```
 ///
 /// - **Eviction**: when a store takes the cache over ``totalCostLimit`` or ``countLimit``, the least recently used

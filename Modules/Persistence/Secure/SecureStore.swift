@@ -6,6 +6,12 @@ import KeelBasics
 /// (``InMemorySecureStore``).
 ///
 /// ```swift
+/// import Foundation
+///
+/// struct Tokens: Codable { var access: String; var refresh: String }
+/// let dataDirectory = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
+/// let tokens = Tokens(access: "a1", refresh: "r1")
+///
 /// let secrets: any SecureStore = try EncryptedFileSecureStore(directory: dataDirectory.appending(path: "secrets"))
 /// try secrets.set(tokens, forKey: "session")
 /// let restored = try secrets.value(Tokens.self, forKey: "session")

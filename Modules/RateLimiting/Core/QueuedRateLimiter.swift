@@ -15,8 +15,12 @@ import KeelBasics
 /// - A cancelled waiter leaves at once with `CancellationError`, and the waiter behind it takes its turn.
 ///
 /// ```swift
+/// import Clocks
+///
 /// let clock = TestClock()
 /// let limiter = TokenBucket(rate: .perSecond(2), burst: 2, maxQueued: 10, clock: clock)
+/// try await limiter.acquire(cost: 2)   // the full burst, at once
+/// print(limiter.tryAcquire())          // false: the next permit is due in half a second
 /// ```
 public final class QueuedRateLimiter<Policy: RateLimitPolicy, C: Clock<Duration>>: RateLimiter {
   /// The clock the limiter reads and sleeps on.

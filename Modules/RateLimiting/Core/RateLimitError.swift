@@ -4,6 +4,7 @@
 /// ``kind`` to tell the reasons apart; ``description`` is a complete sentence for logs and users.
 ///
 /// ```swift
+/// let limiter = LeakyBucket(rate: .perSecond(1), capacity: 10)
 /// do {
 ///   try await limiter.acquire()
 /// } catch let error as RateLimitError where error.kind == .queueFull {

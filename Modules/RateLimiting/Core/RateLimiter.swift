@@ -7,7 +7,9 @@
 /// ```swift
 /// let limiter = TokenBucket(rate: .perSecond(5), burst: 5)
 /// try await limiter.acquire()          // waits for a permit
-/// if limiter.tryAcquire() { … }        // takes one only if free now
+/// if limiter.tryAcquire() {            // takes one only if free now
+///   // …
+/// }
 /// ```
 public protocol RateLimiter: Sendable {
   /// Waits until `cost` permits are granted.

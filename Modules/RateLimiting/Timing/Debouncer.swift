@@ -10,8 +10,13 @@ import KeelBasics
 /// quiet. It becomes the next pending action.
 ///
 /// ```swift
+/// func search(_ query: String) async { print("searching for \(query)") }
+///
 /// let debouncer = Debouncer(interval: .milliseconds(300))
-/// debouncer.call { await search(query) }   // typing…
+/// for query in ["a", "al", "ali"] {        // typing…
+///   debouncer.call { await search(query) }
+/// }
+/// // 300 ms after the last keystroke: searching for ali
 /// ```
 public final class Debouncer<C: Clock<Duration>>: Sendable {
   /// How long calls must be quiet before the latest one runs.

@@ -6,8 +6,13 @@ import KeelBasics
 /// moment of each call, so the decision for a call made at an interval boundary does not depend on scheduling.
 ///
 /// ```swift
+/// func save(_ draft: String) async { print("saved \(draft)") }
+///
 /// let throttler = Throttler(interval: .seconds(1), mode: .trailingLatest)
-/// throttler.call { await save(draft) }
+/// for draft in ["H", "He", "Hello"] {
+///   throttler.call { await save(draft) }
+/// }
+/// // a second after the first call: saved Hello
 /// ```
 public final class Throttler<C: Clock<Duration>>: Sendable {
   /// The interval between runs (unused by ``ThrottleMode/dropWhileRunning``).

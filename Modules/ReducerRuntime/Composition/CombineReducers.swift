@@ -3,13 +3,27 @@
 /// the parent sees the child's new state).
 ///
 /// ```swift
+/// struct Counter: Reducer {
+///   struct State { var count = 0 }
+///   enum Action: Sendable { case incrementTapped, delegate(Delegate) }
+///   enum Delegate: Sendable { case reachedTen }
+///   func reduce(into state: inout State, action: Action) -> Effect<Action> {
+///     guard case .incrementTapped = action else { return .none }
+///     state.count += 1
+///     return state.count == 10 ? .send(.delegate(.reachedTen)) : .none
+///   }
+/// }
+///
+/// struct AppState { var counter = Counter.State(), celebrates = false }
+/// enum AppAction: Sendable { case counter(Counter.Action) }
+///
 /// let app = CombineReducers<AppState, AppAction> {
-///   Scope(state: \.search, action: { if case .search(let a) = $0 { a } else { nil } }, embed: AppAction.search) {
-///     UserSearchFeature.live(users: dependencies.users, clock: ContinuousClock())
+///   Scope(state: \.counter, action: { if case .counter(let a) = $0 { a } else { nil } }, embed: AppAction.counter) {
+///     Counter()
 ///   }
 ///   Reduce { state, action in
-///     guard case .search(.delegate(.userSelected(let user))) = action else { return .none }
-///     state.selected = user
+///     guard case .counter(.delegate(.reachedTen)) = action else { return .none }
+///     state.celebrates = true   // the counter already counted to ten
 ///     return .none
 ///   }
 /// }

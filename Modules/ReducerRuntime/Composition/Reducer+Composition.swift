@@ -4,12 +4,25 @@ extension Reducer {
   /// child's state to `nil` (REQUIREMENTS F2).
   ///
   /// ```swift
-  /// Reduce<State, Action> { state, action in
+  /// struct Profile: Reducer {
+  ///   struct State { var name = "" }
+  ///   enum Action: Sendable { case closeTapped, delegate(Delegate) }
+  ///   enum Delegate: Sendable { case closed }
+  ///   func reduce(into state: inout State, action: Action) -> Effect<Action> {
+  ///     if case .closeTapped = action { return .send(.delegate(.closed)) }
+  ///     return .none
+  ///   }
+  /// }
+  ///
+  /// struct State { var profile: Profile.State? }
+  /// enum Action: Sendable { case profile(Profile.Action) }
+  ///
+  /// let app = Reduce<State, Action> { state, action in
   ///   if case .profile(.delegate(.closed)) = action { state.profile = nil }
   ///   return .none
   /// }
   /// .ifLet(\.profile, action: { if case .profile(let a) = $0 { a } else { nil } }, embed: Action.profile) {
-  ///   ProfileFeature()
+  ///   Profile()
   /// }
   /// ```
   ///
@@ -30,12 +43,25 @@ extension Reducer {
   /// (REQUIREMENTS F2).
   ///
   /// ```swift
-  /// Reduce<State, Action> { state, action in
+  /// struct Row: Reducer {
+  ///   struct State: Identifiable { let id: Int, title: String }
+  ///   enum Action: Sendable { case deleteTapped, delegate(Delegate) }
+  ///   enum Delegate: Sendable { case deleteTapped }
+  ///   func reduce(into state: inout State, action: Action) -> Effect<Action> {
+  ///     if case .deleteTapped = action { return .send(.delegate(.deleteTapped)) }
+  ///     return .none
+  ///   }
+  /// }
+  ///
+  /// struct State { var rows: [Row.State] = [] }
+  /// enum Action: Sendable { case row(Row.State.ID, Row.Action) }
+  ///
+  /// let list = Reduce<State, Action> { state, action in
   ///   if case .row(let id, .delegate(.deleteTapped)) = action { state.rows.removeAll { $0.id == id } }
   ///   return .none
   /// }
   /// .forEach(\.rows, action: { if case .row(let id, let a) = $0 { (id, a) } else { nil } }, embed: Action.row) {
-  ///   RowFeature()
+  ///   Row()
   /// }
   /// ```
   ///

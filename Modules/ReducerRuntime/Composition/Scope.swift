@@ -2,11 +2,26 @@
 /// F2): the child's effects come back as parent actions.
 ///
 /// ```swift
-/// let app = CombineReducers<State, Action> {
-///   Scope(state: \.search, action: { if case .search(let a) = $0 { a } else { nil } }, embed: Action.search) {
-///     UserSearchFeature.live(users: users, clock: clock)
+/// struct Counter: Reducer {
+///   struct State { var count = 0 }
+///   enum Action: Sendable { case increment }
+///   func reduce(into state: inout State, action: Action) -> Effect<Action> {
+///     state.count += 1
+///     return .none
 ///   }
-///   Reduce(core)
+/// }
+///
+/// struct State { var counter = Counter.State() }
+/// enum Action: Sendable { case counter(Counter.Action), resetTapped }
+///
+/// let app = CombineReducers<State, Action> {
+///   Scope(state: \.counter, action: { if case .counter(let a) = $0 { a } else { nil } }, embed: Action.counter) {
+///     Counter()
+///   }
+///   Reduce { state, action in
+///     if case .resetTapped = action { state.counter = Counter.State() }
+///     return .none
+///   }
 /// }
 /// ```
 public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reducer {

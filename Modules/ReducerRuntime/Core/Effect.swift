@@ -2,15 +2,30 @@
 /// that sends actions, several at once, and cancellation by id.
 ///
 /// ```swift
-/// case .searchChanged(let query):
-///   state.query = query
-///   return .run { send in
-///     try await clock.sleep(for: .milliseconds(300))          // debounce (D1)
-///     await send(.response(.results(try await users.getUsers(nicknameMatches: query))))
-///   } catch: { error, send in
-///     await send(.response(.failed("\(error)")))
+/// struct Search: Reducer {
+///   struct State { var query = "", results: [String] = [], error: String? }
+///   enum Action: Sendable { case searchChanged(String), results([String]), failed(String) }
+///   struct SearchID: Hashable, Sendable {}
+///   let search: @Sendable (String) async throws -> [String]
+///   let clock: any Clock<Duration>
+///
+///   func reduce(into state: inout State, action: Action) -> Effect<Action> {
+///     switch action {
+///     case .searchChanged(let query):
+///       state.query = query
+///       return .run { [search, clock] send in
+///         try await clock.sleep(for: .milliseconds(300))   // debounce (D1)
+///         await send(.results(try await search(query)))
+///       } catch: { error, send in
+///         await send(.failed("\(error)"))
+///       }
+///       .cancellable(id: SearchID(), cancelInFlight: true)
+///     case .results(let results): state.results = results
+///     case .failed(let message): state.error = message
+///     }
+///     return .none
 ///   }
-///   .cancellable(id: SearchID(), cancelInFlight: true)
+/// }
 /// ```
 public struct Effect<Action: Sendable>: Sendable {
   /// What the effect is.

@@ -1,7 +1,21 @@
 /// Sends actions from an effect's work back into its store.
 ///
 /// ```swift
-/// return .run { send in await send(.loaded(try await api.load())) }
+/// struct Profile: Reducer {
+///   struct State { var name: String? }
+///   enum Action: Sendable { case load, loaded(String) }
+///   let fetchName: @Sendable () async throws -> String
+///
+///   func reduce(into state: inout State, action: Action) -> Effect<Action> {
+///     switch action {
+///     case .load:
+///       return .run { [fetchName] send in await send(.loaded(try await fetchName())) }
+///     case .loaded(let name):
+///       state.name = name
+///       return .none
+///     }
+///   }
+/// }
 /// ```
 public struct Send<Action: Sendable>: Sendable {
   private let body: @Sendable (Action) async -> Void

@@ -3,7 +3,30 @@ extension Store {
   /// actions here as `embed(action)`, so that the parent's reducer (with ``Scope``) runs the child's (REQUIREMENTS F2).
   ///
   /// ```swift
-  /// let search = appStore.scope(state: \.search, action: AppFeature.Action.search)
+  /// struct Counter: Reducer {
+  ///   struct State: Equatable { var count = 0 }
+  ///   enum Action: Sendable { case increment }
+  ///   func reduce(into state: inout State, action: Action) -> Effect<Action> {
+  ///     state.count += 1
+  ///     return .none
+  ///   }
+  /// }
+  ///
+  /// struct App: Reducer {
+  ///   struct State: Equatable { var counter = Counter.State() }
+  ///   enum Action: Sendable { case counter(Counter.Action) }
+  ///   func reduce(into state: inout State, action: Action) -> Effect<Action> {
+  ///     Scope(state: \.counter, action: { if case .counter(let a) = $0 { a } else { nil } }, embed: Action.counter) {
+  ///       Counter()
+  ///     }
+  ///     .reduce(into: &state, action: action)
+  ///   }
+  /// }
+  ///
+  /// let appStore = Store(initialState: App.State(), reducer: App())
+  /// let counter = appStore.scope(state: \.counter, action: App.Action.counter)
+  /// counter.send(.increment)              // reduced by App, whose Scope runs Counter
+  /// print(appStore.state.counter.count)   // 1
   /// ```
   public func scope<ChildState, ChildAction: Sendable>(
     state toChild: @escaping (State) -> ChildState, action embed: @escaping (ChildAction) -> Action

@@ -6,7 +6,25 @@
     /// state only through the reducer.
     ///
     /// ```swift
-    /// TextField("Search", text: store.binding(\.query, send: UserSearchFeature.Action.View.queryChanged))
+    /// import SwiftUI
+    ///
+    /// struct Search: Reducer {
+    ///   struct State: Equatable { var query = "" }
+    ///   enum Action: Sendable { case queryChanged(String) }
+    ///   func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    ///     switch action {
+    ///     case .queryChanged(let query): state.query = query
+    ///     }
+    ///     return .none
+    ///   }
+    /// }
+    ///
+    /// struct SearchView: View {
+    ///   let store: Store<Search.State, Search.Action>
+    ///   var body: some View {
+    ///     TextField("Search", text: store.binding(\.query, send: Search.Action.queryChanged))
+    ///   }
+    /// }
     /// ```
     public func binding<Value>(
       _ field: KeyPath<State, Value>, send action: @escaping (Value) -> Action
@@ -19,7 +37,33 @@
   /// `content`, which observes only the child's slice.
   ///
   /// ```swift
-  /// ScopedView(appStore, state: \.search, action: AppFeature.Action.search) { SearchView(store: $0) }
+  /// import SwiftUI
+  ///
+  /// struct Counter: Reducer {
+  ///   struct State: Equatable { var count = 0 }
+  ///   enum Action: Sendable { case increment }
+  ///   func reduce(into state: inout State, action: Action) -> Effect<Action> {
+  ///     state.count += 1
+  ///     return .none
+  ///   }
+  /// }
+  ///
+  /// struct HomeState: Equatable { var counter = Counter.State(), title = "Home" }
+  /// enum HomeAction: Sendable { case counter(Counter.Action) }
+  ///
+  /// struct CounterView: View {
+  ///   let store: Store<Counter.State, Counter.Action>
+  ///   var body: some View {
+  ///     Button("Count: \(store.state.count)") { store.send(.increment) }
+  ///   }
+  /// }
+  ///
+  /// struct HomeView: View {
+  ///   let store: Store<HomeState, HomeAction>   // its reducer runs Counter in a Scope
+  ///   var body: some View {
+  ///     ScopedView(store, state: \.counter, action: HomeAction.counter) { CounterView(store: $0) }
+  ///   }
+  /// }
   /// ```
   public struct ScopedView<ChildState: Equatable, ChildAction: Sendable, Content: View>: View {
     private let child: Store<ChildState, ChildAction>

@@ -13,9 +13,18 @@ import Observation
 ///   none, and a scoped store notifies only when its own slice changes.
 ///
 /// ```swift
+/// struct Counter: Reducer {
+///   struct State: Equatable, Sendable { var count = 0 }
+///   enum Action: Sendable { case increment }
+///   func reduce(into state: inout State, action: Action) -> Effect<Action> {
+///     state.count += 1
+///     return .none
+///   }
+/// }
+///
 /// let store = Store(initialState: Counter.State(), reducer: Counter())
 /// store.send(.increment)
-/// for await state in store.states() { render(state) }
+/// for await state in store.states() { print(state.count) }   // 1, then each change
 /// ```
 @MainActor
 public final class Store<State, Action: Sendable>: Observable {

@@ -10,7 +10,7 @@ import Foundation
 /// ```swift
 /// let sandbox = try await Sandbox.start()
 /// try await sandbox.control.addFault(SandboxFault(route: "/v1/events/batch", status: 503, rate: 0.3))
-/// …
+/// // … the code under test talks to sandbox.baseURL
 /// let stats = try await sandbox.control.statistics()
 /// print(stats.counter("refreshes"), stats.responses("POST /v3/users", status: 200))
 /// ```

@@ -6,6 +6,11 @@ import Foundation
 /// it, a nickname must not be blank (a user must be findable by name), and an id may appear once.
 ///
 /// ```swift
+/// import Foundation
+///
+/// let dataDirectory = URL(fileURLWithPath: "myapp-data", isDirectory: true)
+/// let users = Dependencies.live(configuration: KeelConfiguration(dataDirectory: dataDirectory)).users
+/// try users.initApplication(applicationId: "A1B2C3D4-E5F6-7890", apiToken: "your-api-token")
 /// let file = try UserImportFile.parse(Data("user_id,nickname\nalice,Alice\n".utf8))
 /// for row in file.rows { _ = try await users.createUser(params: row.params) }   // row.place is "line 2"
 /// ```
