@@ -3,6 +3,12 @@ import Sandbox
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// What a newcomer runs into first: global options wherever they are put, and `events flush` and `status` that say
 /// what happened in words and send when asked.
 @Suite("The CLI as a newcomer uses it", .timeLimit(.minutes(2)))
@@ -110,6 +116,54 @@ struct NewcomerTests {
         ["users", "get", "nobody", "--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path])
       #expect(run.status == 67, "\(run.errors)")
       #expect(run.errors.contains("no such user"), "\(run.errors)")
+    }
+  }
+
+  @Test("Import inputs that are not files of rows: /dev/zero is too large, a JSON object is named, a FIFO is read")
+  func unusualImportInputs() async throws {
+    try await Keel.withSandbox { sandbox, directory in
+      let target = ["--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path]
+      let zero = try await Keel.run(["users", "import", "/dev/zero"] + target)
+      #expect(zero.status == 65, "\(zero.errors)")
+      #expect(zero.errors.contains("larger than 32 MiB") && !zero.errors.contains("permission"), "\(zero.errors)")
+
+      let object = directory.appendingPathComponent("user.json")
+      try Data(#"{"user_id": "a", "nickname": "A"}"#.utf8).write(to: object)
+      let single = try await Keel.run(["users", "import", object.path] + target)
+      #expect(single.status == 65, "\(single.errors)")
+      #expect(single.errors.contains("is a JSON object") && !single.errors.contains("header"), "\(single.errors)")
+
+      let fifo = directory.appendingPathComponent("rows")
+      #expect(mkfifo(fifo.path, 0o600) == 0)
+      let writer = Task.detached {
+        FileHandle(forWritingAtPath: fifo.path)?.write(Data("user_id,nickname\nfifo-1,Fifo One\n".utf8))
+      }
+      let piped = try await Keel.run(["users", "import", fifo.path] + target)
+      await writer.value
+      #expect(piped.status == 0, "\(piped.errors)")
+      #expect(piped.lines.last?.hasPrefix("Created 1 of 1 user in ") == true, "\(piped.lines)")
+      #expect(try await sandbox.control.statistics().requests("POST /v3/users") == 1)
+    }
+  }
+
+  @Test("Messages use the user's words: no API parameter names, no '..', counts and elapsed times as measured")
+  func messagesInTheUsersWords() async throws {
+    try await Keel.withSandbox { sandbox, directory in
+      let target = ["--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path]
+      let blank = try await Keel.run(["users", "search", " "] + target)
+      #expect(blank.status == 65, "\(blank.errors)")
+      #expect(blank.errors.contains("nickname") && !blank.errors.contains("nicknameMatches"), "\(blank.errors)")
+      #expect(!blank.errors.contains(".."), "\(blank.errors)")
+
+      // Two users at one request per second take about one second: "1.0 s", not a whole second rounded up.
+      let file = directory.appendingPathComponent("two.csv")
+      try Data("user_id,nickname\nu-1,One\nu-2,Two\n".utf8).write(to: file)
+      let imported = try await Keel.run(["users", "import", file.path] + target)
+      #expect(imported.status == 0, "\(imported.errors)")
+      let summary = try #require(imported.lines.last)
+      #expect(summary.hasPrefix("Created 2 of 2 users in "), "\(summary)")
+      let seconds = Double(summary.dropFirst("Created 2 of 2 users in ".count).prefix { $0 != " " })
+      #expect(seconds.map { $0 >= 1 && $0 < 2 } == true, "tenths, not rounded up to 2 s: \(summary)")
     }
   }
 
