@@ -95,8 +95,24 @@ struct ObservationTests {
     #expect(notifications.count == 1)
 
     let parent = Store(initialState: Pair.State(), reducer: Pair())
+    #expect(parent.core.observerCount == 0, "a store nobody has read announces nothing: no observer per send")
+    _ = parent.state
+    #expect(parent.core.observerCount == 1, "read once, it listens for the changes to announce")
     for value in 0..<100 { _ = parent.scope(state: \.left, action: Pair.Action.left).state == value }
     parent.send(.left(1))
     #expect(parent.core.observerCount == 1, "the 100 scoped stores that are gone dropped their observers")
+  }
+
+  @Test("Between a change and the next read no one can be registered: later changes skip the registrar, then resume")
+  func changesBeforeTheNextRead() {
+    let store = Store(initialState: Opaque.State(), reducer: Opaque())
+    let notifications = Notifications()
+    notifications.track { _ = store.state }
+    store.send(.same)
+    store.send(.same)
+    #expect(notifications.count == 1, "one-shot: the first change ends the observation")
+    notifications.track { _ = store.state }
+    store.send(.same)
+    #expect(notifications.count == 2, "read again, the next change is announced")
   }
 }

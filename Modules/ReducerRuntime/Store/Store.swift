@@ -30,12 +30,27 @@ import Observation
 public final class Store<State, Action: Sendable>: Observable {
   /// The state now. Reading it inside `withObservationTracking` registers for its next change.
   public var state: State {
-    registrar.access(self, keyPath: \.state)
+    if !isAnnouncing {
+      isAnnouncing = true
+      announceChanges()
+    }
+    registrar.access(self, keyPath: stateKeyPath)
+    readSinceChange = true
     return core.state
   }
 
   let core: StoreCore<State, Action>
   private let registrar = ObservationRegistrar()
+  /// `\.state`, made once: a key path literal in a generic type is instantiated anew at every use (the runtime
+  /// demangles its types each time), which made every send cost microseconds.
+  private let stateKeyPath: KeyPath<Store, State> = \.state
+  /// Whether ``state`` was read since the last change was announced. An observation registers by reading and ends
+  /// at the first change it hears of (`withObservationTracking` is one-shot; SwiftUI reads again to re-register),
+  /// so while nothing has read, no one is registered and a change need not be announced to the registrar.
+  private var readSinceChange = true
+  /// Whether this store listens to its core to announce changes: from the first read of ``state`` on, since no one
+  /// can observe a store before reading it. Until then a send calls no observer for it (at every level of scoping).
+  private var isAnnouncing = false
   /// For a scoped store whose state is `Equatable`: the slice last announced, to tell a change of the slice from a
   /// change elsewhere in the parent.
   private var announced: State?
@@ -44,7 +59,6 @@ public final class Store<State, Action: Sendable>: Observable {
   public init<R: Reducer>(initialState: State, reducer: R) where R.State == State, R.Action == Action {
     core = StoreCore(
       state: initialState, reduce: { reducer.reduce(into: &$0, action: $1) }, isDuplicate: nil)
-    announceChanges()
   }
 
   /// A store that runs `reducer` from `initialState`, and sends observers a state only when it changed.
@@ -52,17 +66,15 @@ public final class Store<State, Action: Sendable>: Observable {
     initialState: State, reducer: R
   ) where R.State == State, R.Action == Action, State: Equatable {
     core = StoreCore(state: initialState, reduce: { reducer.reduce(into: &$0, action: $1) }, isDuplicate: { $0 == $1 })
-    announceChanges()
   }
 
   init(core: StoreCore<State, Action>) {
     self.core = core
-    announceChanges()
   }
 
-  /// Tells the Observation framework of each change: the root core calls only when its state changed (or cannot
-  /// tell), and a scoped store with an `Equatable` slice compares the slice itself. The observer is dropped once
-  /// this store is gone.
+  /// Tells the Observation framework of each change from now on: the root core calls only when its state changed (or
+  /// cannot tell), and a scoped store with an `Equatable` slice compares the slice itself. The observer is dropped
+  /// once this store is gone.
   private func announceChanges() {
     let compare = core.isScoped ? core.isDuplicate : nil
     if compare != nil { announced = core.state }
@@ -70,8 +82,10 @@ public final class Store<State, Action: Sendable>: Observable {
       guard let self else { return false }
       if let compare, let announced = self.announced, compare(announced, state) { return true }
       if compare != nil { self.announced = state }
-      self.registrar.willSet(self, keyPath: \.state)
-      self.registrar.didSet(self, keyPath: \.state)
+      guard self.readSinceChange else { return true }
+      self.readSinceChange = false
+      self.registrar.willSet(self, keyPath: self.stateKeyPath)
+      self.registrar.didSet(self, keyPath: self.stateKeyPath)
       return true
     }
   }

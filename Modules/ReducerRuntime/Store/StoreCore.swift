@@ -72,23 +72,34 @@ final class StoreCore<State, Action: Sendable> {
     case .scoped(_, let forward, _, _):
       return forward(action)
     case .root(let reduce):
-      buffer.append(action)
-      // A send from inside a reduction is reduced by the loop below, after the current action.
-      guard !isReducing else { return StoreTask([]) }
+      // A send from inside a reduction is buffered and reduced by the loop below, after the current action.
+      guard !isReducing else {
+        buffer.append(action)
+        return StoreTask([])
+      }
       isReducing = true
       // A copy to compare with is kept only when someone observes and equality can be told.
       let observed = !observers.isEmpty
       let before = observed && isDuplicate != nil ? rootState : nil
       var started: [Task<Void, Never>] = []
-      var index = 0
-      while index < buffer.count {
-        let effect = reduce(&rootState, buffer[index])
-        index += 1
-        run(effect, ids: [], into: &started)
+      // The action itself is reduced without passing through the buffer: most sends buffer nothing, and in this
+      // unspecialized generic code every touch of the buffer costs a metadata lookup.
+      run(reduce(&rootState, action), ids: [], into: &started)
+      if !buffer.isEmpty {
+        var index = 0
+        while index < buffer.count {
+          let effect = reduce(&rootState, buffer[index])
+          index += 1
+          run(effect, ids: [], into: &started)
+        }
+        buffer.removeAll(keepingCapacity: true)
       }
-      buffer.removeAll(keepingCapacity: true)
       isReducing = false
-      if observed, !(before.flatMap { before in isDuplicate.map { $0(before, rootState) } } ?? false) {
+      // Written without `Optional.map` closures: in this unspecialized generic code each one costs a runtime
+      // lookup of its function type's metadata on every send.
+      var unchanged = false
+      if let before, let isDuplicate { unchanged = isDuplicate(before, rootState) }
+      if observed, !unchanged {
         for (id, observer) in observers where !observer(rootState) { observers[id] = nil }
       }
       return StoreTask(started)
