@@ -85,7 +85,7 @@ struct HardeningTests {
   @Test("--output: a FIFO is written through, a symbolic link is followed and kept, - is standard output")
   func outputTargets() async throws {
     try await Keel.withSandbox { sandbox, directory in
-      let target = ["--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path]
+      let target = Keel.options(sandbox, directory)
       let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47]
 
       // Standard output holds the image, and nothing else.
@@ -118,7 +118,7 @@ struct HardeningTests {
   @Test("A scheme-relative image path and an empty --data-dir are refused before anything is sent")
   func pathsThatLeave() async throws {
     try await Keel.withSandbox { sandbox, directory in
-      let target = ["--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path]
+      let target = Keel.options(sandbox, directory)
       let elsewhere = try await Keel.run(["images", "get", "//127.0.0.1:1/x.png"] + target)
       #expect(elsewhere.status == 65, "\(elsewhere.errors)")
       #expect(elsewhere.errors.contains("Nothing was sent"))
@@ -206,7 +206,7 @@ struct HardeningTests {
   @Test("Control characters: refused in input before sending, escaped in output; an API token with one refused")
   func controlCharacters() async throws {
     try await Keel.withSandbox { sandbox, directory in
-      let target = ["--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path]
+      let target = Keel.options(sandbox, directory)
       let evil = "cc1:Evil\u{1B}]0;pwned\u{07}\u{1B}[2J"
       let refused = try await Keel.run(["users", "create", evil] + target)
       #expect(refused.status == 65, "\(refused.errors)")

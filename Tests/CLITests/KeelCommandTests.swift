@@ -150,7 +150,7 @@ struct KeelCommandTests {
   @Test("A second command on a data directory in use fails at once with the holder's pid (exit 74)")
   func oneCommandPerDataDirectory() async throws {
     try await Keel.withSandbox { sandbox, directory in
-      let target = ["--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path]
+      let target = Keel.options(sandbox, directory)
       async let first = Keel.run(["users", "create", "a:A", "b:B", "c:C"] + target)  // about 2 s at 1 request/s
       let lock = directory.appendingPathComponent(".keel.lock")
       let locked = await poll(for: .seconds(20)) {
@@ -198,7 +198,7 @@ struct KeelCommandTests {
   @Test("Signed in by one invocation, whoami and logout work in later ones (tokens in the data directory)")
   func sessionAcrossInvocations() async throws {
     try await Keel.withSandbox { sandbox, directory in
-      let target = ["--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path]
+      let target = Keel.options(sandbox, directory)
 
       let wrong = try await Keel.run(["auth", "login", "--email", "demo@keel.dev", "--password", "nope"] + target)
       #expect(wrong.status == 77)

@@ -74,7 +74,7 @@ struct NewcomerTests {
   ) async throws {
     try await Keel.withSandbox(
       { sandbox, directory in
-        let target = ["--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path]
+        let target = Keel.options(sandbox, directory)
         _ = try await Keel.run(["events", "track", "signed_up"] + target)
         try await sandbox.control.addFault(fault)
         try await body(sandbox, target)
@@ -122,7 +122,7 @@ struct NewcomerTests {
   @Test("Import inputs that are not files of rows: /dev/zero is too large, a JSON object is named, a FIFO is read")
   func unusualImportInputs() async throws {
     try await Keel.withSandbox { sandbox, directory in
-      let target = ["--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path]
+      let target = Keel.options(sandbox, directory)
       let zero = try await Keel.run(["users", "import", "/dev/zero"] + target)
       #expect(zero.status == 65, "\(zero.errors)")
       #expect(zero.errors.contains("larger than 32 MiB") && !zero.errors.contains("permission"), "\(zero.errors)")
@@ -149,7 +149,7 @@ struct NewcomerTests {
   @Test("Messages use the user's words: no API parameter names, no '..', counts and elapsed times as measured")
   func messagesInTheUsersWords() async throws {
     try await Keel.withSandbox { sandbox, directory in
-      let target = ["--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path]
+      let target = Keel.options(sandbox, directory)
       let blank = try await Keel.run(["users", "search", " "] + target)
       #expect(blank.status == 65, "\(blank.errors)")
       #expect(blank.errors.contains("nickname") && !blank.errors.contains("nicknameMatches"), "\(blank.errors)")
@@ -215,7 +215,7 @@ struct NewcomerTests {
       let run = try await ChildProcess.run(
         python,
         arguments: ["-c", Self.promptScript, keys, Keel.binary.path, "auth", "login", "--email", "demo@keel.dev"]
-          + ["--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path],
+          + Keel.options(sandbox, directory),
         killAfter: .seconds(60))
 
       #expect(run.lines == [expected], "\(run.lines) \(run.errors)")

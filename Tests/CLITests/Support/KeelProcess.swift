@@ -26,6 +26,11 @@ enum Keel {
     return directory
   }
 
+  /// The global options that point a command at `sandbox` and keep its files in `directory`.
+  static func options(_ sandbox: RunningSandbox, _ directory: URL) -> [String] {
+    ["--base-url", sandbox.baseURL.absoluteString, "--data-dir", directory.path]
+  }
+
   /// Runs `body` with a Sandbox and a fresh data directory, then stops the one and removes the other.
   static func withSandbox(
     _ body: (RunningSandbox, URL) async throws -> Void, function: String = #function
