@@ -146,7 +146,7 @@ struct NewcomerTests {
     }
   }
 
-  @Test("Messages use the user's words: no API parameter names, no '..', counts and elapsed times as measured")
+  @Test("Messages use the user's words: no API parameter names, no '..', counts in the plural, a measured time")
   func messagesInTheUsersWords() async throws {
     try await Keel.withSandbox { sandbox, directory in
       let target = Keel.options(sandbox, directory)
@@ -155,15 +155,15 @@ struct NewcomerTests {
       #expect(blank.errors.contains("nickname") && !blank.errors.contains("nicknameMatches"), "\(blank.errors)")
       #expect(!blank.errors.contains(".."), "\(blank.errors)")
 
-      // Two users at one request per second take about one second: "1.0 s", not a whole second rounded up.
+      // The time is printed as measured (ElapsedTimeTests checks the rounding without a wall clock).
       let file = directory.appendingPathComponent("two.csv")
       try Data("user_id,nickname\nu-1,One\nu-2,Two\n".utf8).write(to: file)
       let imported = try await Keel.run(["users", "import", file.path] + target)
       #expect(imported.status == 0, "\(imported.errors)")
       let summary = try #require(imported.lines.last)
-      #expect(summary.hasPrefix("Created 2 of 2 users in "), "\(summary)")
-      let seconds = Double(summary.dropFirst("Created 2 of 2 users in ".count).prefix { $0 != " " })
-      #expect(seconds.map { $0 >= 1 && $0 < 2 } == true, "tenths, not rounded up to 2 s: \(summary)")
+      let time = summary.dropFirst("Created 2 of 2 users in ".count).dropLast(" s.".count)
+      #expect(summary.hasPrefix("Created 2 of 2 users in ") && summary.hasSuffix(" s."), "\(summary)")
+      #expect(Double(time) != nil, "a number of seconds: \(summary)")
     }
   }
 
