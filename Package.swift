@@ -29,6 +29,15 @@ let clocks: Target.Dependency = .product(name: "Clocks", package: "swift-clocks"
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
 let customDump: Target.Dependency = .product(name: "CustomDump", package: "swift-custom-dump")
+let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
+let wsClient: Target.Dependency = .product(name: "WSClient", package: "swift-websocket")
+let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
+let nioHTTP1: Target.Dependency = .product(name: "NIOHTTP1", package: "swift-nio")
+let nioWebSocket: Target.Dependency = .product(name: "NIOWebSocket", package: "swift-nio")
+let nioFoundationCompat: Target.Dependency = .product(name: "NIOFoundationCompat", package: "swift-nio")
+let nioSSL: Target.Dependency = .product(name: "NIOSSL", package: "swift-nio-ssl")
+let nioHTTPCompression: Target.Dependency = .product(name: "NIOHTTPCompression", package: "swift-nio-extras")
+let hummingbirdWebSocket: Target.Dependency = .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket")
 let issueReporting: Target.Dependency = .product(name: "IssueReporting", package: "xctest-dynamic-overlay")
 /// Lets IssueReporting find Swift Testing at run time, so that a TestStore failure fails the test it happens in.
 let issueReportingTestSupport: Target.Dependency = .product(
@@ -45,6 +54,7 @@ let package = Package(
     .library(name: "ReducerRuntime", targets: ["ReducerRuntime"]),
     .library(name: "Features", targets: ["Features"]),
     .library(name: "FeaturesTesting", targets: ["FeaturesTesting"]),
+    .library(name: "NIOTransports", targets: ["NIOTransports"]),
     .library(name: "Sandbox", targets: ["Sandbox"]),
     .executable(name: "keel", targets: ["KeelCLI"]),
     .executable(name: "keel-bench", targets: ["KeelBenchmarks"]),
@@ -59,6 +69,13 @@ let package = Package(
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     // Traits off: the Sandbox needs neither swift-configuration nor the full-Foundation extras.
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+    .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+    // The NIO transports (their own product): HTTP on AsyncHTTPClient, WebSocket on swift-websocket's WSClient.
+    .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
+    // Named for the error types and decompression limits the NIO transports map; both come with AsyncHTTPClient.
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+    .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
@@ -98,6 +115,24 @@ let package = Package(
       name: "NetworkingTests",
       dependencies: ["Networking", "TestSupport", clocks],
       path: "Tests/NetworkingTests",
+      swiftSettings: swiftSettings
+    ),
+
+    // HTTP and WebSocket on SwiftNIO, for Linux and servers: a product of its own, so that an app that links
+    // Networking (URLSession) links no NIO (Documentation/Decisions/0011).
+    .target(
+      name: "NIOTransports",
+      dependencies: [
+        "Networking", asyncHTTPClient, wsClient, nioCore, nioPosix, nioHTTP1, nioWebSocket, nioFoundationCompat,
+        nioSSL, nioHTTPCompression, httpTypes, logging, basics,
+      ],
+      path: "Modules/NIOTransports",
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "NIOTransportsTests",
+      dependencies: ["NIOTransports", "Networking", "Sandbox", "TestSupport", nioCore, logging],
+      path: "Tests/NIOTransportsTests",
       swiftSettings: swiftSettings
     ),
 
@@ -179,7 +214,7 @@ let package = Package(
     .testTarget(
       name: "IntegrationTests",
       dependencies: [
-        "Networking", "Persistence", "Domain", "Features", "Sandbox", "TestSupport", logging, clocks,
+        "Networking", "NIOTransports", "Persistence", "Domain", "Features", "Sandbox", "TestSupport", logging, clocks,
         "DomainCrashHelper", "CrashFixtures",
       ],
       path: "Tests/IntegrationTests",
@@ -197,7 +232,9 @@ let package = Package(
 
     .target(
       name: "Sandbox",
-      dependencies: [hummingbird, httpTypes, nioCore, serviceLifecycle, logging, basics, crypto],
+      dependencies: [
+        hummingbird, hummingbirdWebSocket, httpTypes, nioCore, serviceLifecycle, logging, basics, crypto,
+      ],
       path: "Modules/Sandbox",
       swiftSettings: swiftSettings
     ),
@@ -213,7 +250,7 @@ let package = Package(
     .executableTarget(
       name: "KeelCLI",
       dependencies: [
-        "Domain", "Features", "Networking", "Persistence", "Sandbox", argumentParser, basics,
+        "Domain", "Features", "Networking", "NIOTransports", "Persistence", "Sandbox", argumentParser, basics,
         logging, unixSignals,
       ],
       path: "Modules/CLI",
@@ -231,7 +268,7 @@ let package = Package(
     // What every example shares: printing steps, checking outcomes, starting the Sandbox, waiting on a stream.
     .target(
       name: "ExampleSupport",
-      dependencies: ["Sandbox"],
+      dependencies: ["Sandbox", "Networking", "NIOTransports"],
       path: "Examples/ExampleSupport",
       swiftSettings: swiftSettings
     ),
@@ -298,8 +335,8 @@ let package = Package(
     .executableTarget(
       name: "KeelBenchmarks",
       dependencies: [
-        "RateLimiting", "Networking", "Persistence", "Domain", "Features", "Sandbox", hummingbird, nioCore, logging,
-        basics,
+        "RateLimiting", "Networking", "NIOTransports", "Persistence", "Domain", "Features", "Sandbox", hummingbird,
+        nioCore, nioPosix, asyncHTTPClient, logging, basics,
       ],
       path: "Benchmarks/KeelBenchmarks",
       swiftSettings: swiftSettings

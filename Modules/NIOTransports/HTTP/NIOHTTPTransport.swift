@@ -1,0 +1,152 @@
+import AsyncHTTPClient
+import Foundation
+import KeelBasics
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import NIOHTTPCompression
+import NIOPosix
+import Networking
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// An ``Networking/HTTPTransport`` on AsyncHTTPClient and SwiftNIO: the transport for Linux and servers, where
+/// URLSession is FoundationNetworking over libcurl (REQUIREMENTS A2).
+///
+/// ```swift
+/// import Networking
+///
+/// let transport = NIOHTTPTransport()
+/// let client = Networking.HTTPClient(transport: transport)
+/// // … send requests through `client` from any number of tasks …
+/// try await transport.shutdown()
+/// ```
+///
+/// One transport is one AsyncHTTPClient with one connection pool; share it between clients and tasks. It runs on
+/// SwiftNIO's process-wide event loop threads (one per core, started once, whatever the number of transports) unless
+/// it is given a group of its own.
+///
+/// What the layers above see is what they see from ``Networking/URLSessionTransport``: failures are `URLError`s with
+/// the codes URLSession uses for the same circumstance (a refused connection is `.cannotConnectToHost`, a connection
+/// the server closed is `.networkConnectionLost`, every timeout is `.timedOut`), so retries, offline inference and
+/// token refresh behave the same; a cancelled calling task cancels the request and gets `CancellationError`. A
+/// request's `timeoutInterval` bounds the whole exchange of ``send(_:)``, and the configuration's connect and read
+/// timeouts bound each connection attempt and each wait for data.
+///
+/// Call ``shutdown()`` when done: it closes the pooled connections and waits for them. A transport released without
+/// it is shut down in the background.
+public final class NIOHTTPTransport: HTTPTransport, FileTransferTransport {
+  /// How it connects, pools and bounds requests.
+  public let configuration: NIOHTTPTransportConfiguration
+
+  /// The AsyncHTTPClient that moves the bytes.
+  let client: AsyncHTTPClient.HTTPClient
+  private let shutDown = Locked(false)
+
+  /// A transport with its own connection pool on SwiftNIO's shared event loop threads.
+  ///
+  /// - Parameters:
+  ///   - configuration: Timeouts, pool size, redirects, decompression and the in-memory body limit.
+  ///   - eventLoopGroup: The threads it runs on; `MultiThreadedEventLoopGroup.singleton` by default, which is never
+  ///     shut down. A group of the caller's stays the caller's to shut down, after this transport.
+  public init(
+    configuration: NIOHTTPTransportConfiguration = .init(),
+    eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+  ) {
+    self.configuration = configuration
+    var pool = AsyncHTTPClient.HTTPClient.Configuration.ConnectionPool(
+      idleTimeout: TimeAmount(configuration.idleConnectionTimeout),
+      concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, configuration.maxConnectionsPerHost))
+    // A refused connection fails the request at once, as with URLSession, instead of being retried inside the pool
+    // until the connect timeout: Keel's RetryPolicy decides retries, and offline inference needs the failure now.
+    pool.retryConnectionEstablishment = false
+    var settings = AsyncHTTPClient.HTTPClient.Configuration(
+      redirectConfiguration: configuration.maxRedirects > 0
+        ? .follow(max: configuration.maxRedirects, allowCycles: false) : .disallow,
+      timeout: .init(
+        connect: TimeAmount(configuration.connectTimeout), read: TimeAmount(configuration.readTimeout)),
+      connectionPool: pool,
+      decompression: configuration.decompresses ? .enabled(limit: .ratio(100)) : .disabled)
+    // HTTP/1.1 keeps one request per connection in flight, which the pool size bounds; HTTP/2 is negotiated over TLS.
+    settings.httpVersion = .automatic
+    client = AsyncHTTPClient.HTTPClient(eventLoopGroup: eventLoopGroup, configuration: settings)
+  }
+
+  deinit {
+    // AsyncHTTPClient requires a shutdown before release (a debug build traps without one); this one closes the
+    // pool in the background for an owner that forgot.
+    if !shutDown.withLock({ $0 }) { client.shutdown { _ in } }
+  }
+
+  /// Closes every pooled connection and returns once they are closed. Requests still in flight fail with
+  /// `URLError.cancelled`; a request sent after it fails the same way. Calling it again does nothing.
+  public func shutdown() async throws {
+    let first = shutDown.withLock { done in
+      defer { done = true }
+      return !done
+    }
+    guard first else { return }
+    try await client.shutdown()
+  }
+
+  /// Sends `request` and returns the whole response, its body held in memory (at most
+  /// ``NIOHTTPTransportConfiguration/maxResponseBodySize``).
+  ///
+  /// - Throws: `URLError` when there is no response (codes as URLSession's), `CancellationError` when the calling
+  ///   task is cancelled.
+  public func send(_ request: URLRequest) async throws -> RawResponse {
+    let outbound = try Self.outbound(request, body: request.httpBody.map { .bytes(ByteBuffer(data: $0)) })
+    return try await mappingErrors(of: request) {
+      let response = try await client.execute(outbound, deadline: deadline(for: request))
+      let body = try await response.body.collect(upTo: configuration.maxResponseBodySize)
+      return RawResponse(
+        status: Int(response.status.code), headers: Self.headers(response.headers), body: Data(buffer: body))
+    }
+  }
+
+  /// The deadline of a whole in-memory exchange: the request's `timeoutInterval` (60 seconds unless set).
+  private func deadline(for request: URLRequest) -> NIODeadline {
+    .now() + (TimeAmount(seconds: request.timeoutInterval) ?? TimeAmount(configuration.readTimeout))
+  }
+
+  /// Runs `body`, turning what NIO throws into a `URLError`, and any failure of a cancelled task into
+  /// `CancellationError`.
+  func mappingErrors<Result>(of request: URLRequest, _ body: () async throws -> Result) async throws -> Result {
+    do {
+      return try await body()
+    } catch let error as CancellationError {
+      throw error
+    } catch  where Task.isCancelled {
+      throw CancellationError()
+    } catch {
+      throw TransportErrorMapping.urlError(for: error, url: request.url)
+    }
+  }
+
+  /// AsyncHTTPClient's request for `request`: its URL (http or https), method, headers and `body`.
+  static func outbound(_ request: URLRequest, body: HTTPClientRequest.Body?) throws -> HTTPClientRequest {
+    guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+      throw URLError(.unsupportedURL)
+    }
+    var outbound = HTTPClientRequest(url: url.absoluteString)
+    outbound.method = NIOHTTP1.HTTPMethod(rawValue: request.httpMethod ?? "GET")
+    if let fields = request.allHTTPHeaderFields {
+      outbound.headers.reserveCapacity(fields.count + 2)
+      for (name, value) in fields { outbound.headers.add(name: name, value: value) }
+    }
+    outbound.body = body
+    return outbound
+  }
+
+  /// The response's headers; a name sent more than once has its values joined with ", ", as URLSession joins them.
+  static func headers(_ fields: HTTPHeaders) -> [String: String] {
+    var headers: [String: String] = [:]
+    headers.reserveCapacity(fields.count)
+    for (name, value) in fields {
+      if let earlier = headers[name] { headers[name] = earlier + ", " + value } else { headers[name] = value }
+    }
+    return headers
+  }
+}

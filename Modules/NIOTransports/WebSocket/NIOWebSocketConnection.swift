@@ -1,0 +1,244 @@
+import Foundation
+import KeelBasics
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import NIOPosix
+import NIOSSL
+import NIOWebSocket
+import Networking
+import WSClient
+
+/// Keel's message, not WSClient's of the same name.
+typealias Message = Networking.WebSocketMessage
+
+/// One connection of a ``NIOWebSocketTransport``.
+///
+/// swift-websocket hands a connection to a closure and closes it when the closure returns; this class keeps that
+/// closure running in a task of its own, reading inbound messages into ``messages``, until either side closes.
+final class NIOWebSocketConnection: WebSocketConnection {
+  let messages: AsyncThrowingStream<Message, any Error>
+  private let inbound: AsyncThrowingStream<Message, any Error>.Continuation
+  private let configuration: NIOWebSocketConfiguration
+  /// Set when the upgrade is accepted (the writer) or the connection fails before it is.
+  private let opened = OneShot<Result<WebSocketOutboundWriter, WebSocketError>>()
+  private let ended = OneShot<WebSocketClosure>()
+  /// Whether this side has started the close handshake.
+  private let closing = Locked(false)
+  /// One message at a time on the wire: the fragments of two messages must not interleave.
+  private let turns = AsyncTurns()
+  private let task = Locked<Task<Void, Never>?>(nil)
+
+  init(configuration: NIOWebSocketConfiguration) {
+    self.configuration = configuration
+    (messages, inbound) = AsyncThrowingStream<Message, any Error>.makeStream()
+  }
+
+  /// Connects, and returns once the server accepted the upgrade.
+  func open(
+    url: URL, settings: WebSocketClientConfiguration, tls: TLSConfiguration?, eventLoopGroup: any EventLoopGroup,
+    logger: Logger
+  ) async throws {
+    let running = Task {
+      await self.run(url: url, settings: settings, tls: tls, eventLoopGroup: eventLoopGroup, logger: logger)
+    }
+    task.withLock { $0 = running }
+    let timeout = Task { [opened, configuration] in
+      try await Task.sleep(for: configuration.connectTimeout)
+      var failure = WebSocketError(
+        .connectionFailed,
+        "Cannot open a WebSocket to \(Self.describe(url)): no answer in \(configuration.connectTimeout).")
+      failure.urlError = URLError(.timedOut)
+      if opened.fulfill(.failure(failure)) { running.cancel() }
+    }
+    defer { timeout.cancel() }
+    let result = await withTaskCancellationHandler {
+      await opened.value()
+    } onCancel: {
+      if opened.fulfill(.failure(WebSocketError(.closed, "Cancelled while connecting."))) { running.cancel() }
+    }
+    if Task.isCancelled, case .failure = result { throw CancellationError() }
+    _ = try result.get()
+  }
+
+  private func run(
+    url: URL, settings: WebSocketClientConfiguration, tls: TLSConfiguration?, eventLoopGroup: any EventLoopGroup,
+    logger: Logger
+  ) async {
+    let limit = configuration.maxMessageSize
+    let failure = Locked<(any Error)?>(nil)
+    do {
+      let frame = try await WebSocketClient.connect(
+        url: url.absoluteString, configuration: settings, tlsConfiguration: tls, eventLoopGroup: eventLoopGroup,
+        logger: logger
+      ) { inbound, outbound, _ in
+        guard self.opened.fulfill(.success(outbound)) else { return }  // timed out or cancelled meanwhile
+        do {
+          for try await message in inbound.messages(maxSize: limit) {
+            switch message {
+            case .text(let text): self.inbound.yield(.text(text))
+            case .binary(let buffer): self.inbound.yield(.binary(Data(buffer: buffer)))
+            }
+          }
+        } catch {
+          failure.withLock { $0 = error }
+          throw error
+        }
+      }
+      let byServer = !closing.withLock { $0 }
+      if let frame {
+        finish(WebSocketClosure(code: .init(frame.closeCode), reason: frame.reason ?? "", byServer: byServer), nil)
+      } else {
+        finish(
+          WebSocketClosure(code: .abnormalClosure, byServer: true),
+          WebSocketError(.connectionLost, "The WebSocket to \(Self.describe(url)) ended without a close frame."))
+      }
+    } catch {
+      let mapped = Self.webSocketError(for: failure.withLock { $0 } ?? error, url: url)
+      if opened.fulfill(.failure(mapped)) {
+        finish(WebSocketClosure(code: .abnormalClosure, byServer: true), mapped)
+        return
+      }
+      let code: WebSocketCloseCode =
+        mapped.kind == .messageTooLarge
+        ? .messageTooBig : mapped.kind == .protocolViolation ? .protocolError : .abnormalClosure
+      finish(WebSocketClosure(code: code, byServer: true), mapped)
+    }
+  }
+
+  private func finish(_ closure: WebSocketClosure, _ error: WebSocketError?) {
+    guard ended.fulfill(closure) else { return }
+    inbound.finish(throwing: error)
+  }
+
+  func send(_ message: Message) async throws {
+    guard message.byteCount <= configuration.maxMessageSize else {
+      throw WebSocketError(
+        .messageTooLarge,
+        "Cannot send a message of \(message.byteCount) bytes: the limit is \(configuration.maxMessageSize).")
+    }
+    guard case .success(let writer) = opened.current, ended.current == nil, !closing.withLock({ $0 }) else {
+      throw WebSocketError(.closed, "Cannot send on a WebSocket that is closing or closed.")
+    }
+    let size = max(1, configuration.fragmentSize)
+    do {
+      try await turns.run {
+        switch message {
+        case .text(let text) where text.utf8.count <= size:
+          try await writer.write(.text(text))
+        case .binary(let data) where data.count <= size:
+          try await writer.write(.binary(ByteBuffer(data: data)))
+        case .text(let text):
+          try await writer.withTextMessageWriter { write in
+            for piece in Self.fragments(of: text, size: size) { try await write(piece) }
+          }
+        case .binary(let data):
+          try await writer.withBinaryMessageWriter { write in
+            for start in stride(from: 0, to: data.count, by: size) {
+              try await write(
+                ByteBuffer(data: data[(data.startIndex + start)..<min(data.endIndex, data.startIndex + start + size)]))
+            }
+          }
+        }
+      }
+    } catch {
+      var failure = WebSocketError(.closed, "The WebSocket closed before the message was sent.")
+      failure.underlying = error
+      throw failure
+    }
+  }
+
+  func close(_ code: WebSocketCloseCode, reason: String) async {
+    let first = closing.withLock { closing in
+      defer { closing = true }
+      return !closing
+    }
+    if first, ended.current == nil, case .success(let writer) = opened.current {
+      let sent = code.isSendable ? code : .normalClosure
+      try? await writer.close(
+        WebSocketErrorCode(codeNumber: Int(sent.rawValue)), reason: reason.isEmpty ? nil : Self.truncated(reason))
+    }
+    _ = await closure()
+  }
+
+  func closure() async -> WebSocketClosure { await ended.value() }
+
+  deinit {
+    // A connection nobody closes is cut when it is released, not left open.
+    task.withLock { $0?.cancel() }
+  }
+
+  /// `text`'s UTF-8 in pieces of at most `size` bytes, each ending on a character boundary.
+  static func fragments(of text: String, size: Int) -> [String] {
+    let bytes = Array(text.utf8)
+    var pieces: [String] = []
+    var start = 0
+    while start < bytes.count {
+      var end = min(bytes.count, start + max(4, size))
+      // Back off continuation bytes (10xxxxxx), so that no scalar is split between two frames.
+      while end < bytes.count, end > start + 1, bytes[end] & 0xC0 == 0x80 { end -= 1 }
+      pieces.append(String(decoding: bytes[start..<end], as: UTF8.self))
+      start = end
+    }
+    return pieces
+  }
+
+  /// A close reason fits in a control frame: at most 123 bytes of UTF-8, cut on a character boundary.
+  static func truncated(_ reason: String) -> String {
+    fragments(of: reason, size: 123).first ?? ""
+  }
+
+  static func webSocketError(for error: any Error, url: URL) -> WebSocketError {
+    if let error = error as? WebSocketError { return error }
+    let target = describe(url)
+    var failure: WebSocketError
+    switch error {
+    case let error as WebSocketClientError where error == .webSocketUpgradeFailed:
+      failure = WebSocketError(.upgradeRejected, "The server at \(target) did not accept the WebSocket upgrade.")
+    case let error as WebSocketClientError where error == .invalidURL:
+      failure = WebSocketError(.invalidURL, "Cannot open a WebSocket to \(target): the URL is not valid.")
+    case let error as WebSocketClientError where error == .serverSentMessageTooLarge:
+      failure = WebSocketError(.messageTooLarge, "The server at \(target) sent a message over the size limit.")
+    case is WebSocketClientError:
+      failure = WebSocketError(.protocolViolation, "The server at \(target) broke the WebSocket protocol: \(error).")
+    case is CancellationError:
+      failure = WebSocketError(.closed, "The WebSocket to \(target) was cancelled.")
+    default:
+      let urlError = TransportErrorMapping.urlError(for: error, url: url)
+      failure = WebSocketError(
+        .connectionFailed, "Cannot reach the WebSocket at \(target): \(urlError.code.rawValue) (\(error)).")
+      failure.urlError = urlError
+    }
+    failure.underlying = error
+    return failure
+  }
+
+  /// The URL without its query, which may carry a token.
+  static func describe(_ url: URL) -> String {
+    var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+    components?.query = nil
+    components?.user = nil
+    components?.password = nil
+    return components?.string ?? url.absoluteString
+  }
+}
+
+extension WebSocketCloseCode {
+  /// NIO's close code as a number.
+  init(_ code: WebSocketErrorCode) {
+    let number: Int =
+      switch code {
+      case .normalClosure: 1000
+      case .goingAway: 1001
+      case .protocolError: 1002
+      case .unacceptableData: 1003
+      case .dataInconsistentWithMessage: 1007
+      case .policyViolation: 1008
+      case .messageTooLarge: 1009
+      case .missingExtension: 1010
+      case .unexpectedServerError: 1011
+      case .unknown(let value): Int(value)
+      }
+    self.init(rawValue: UInt16(clamping: number))
+  }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// Why a WebSocket could not be opened, or failed, or refused a message.
+///
+/// A struct with a ``kind`` to compare, like ``NetworkError``, so that kinds can be added without breaking anyone's
+/// `switch`.
+public struct WebSocketError: Error, Sendable, CustomStringConvertible {
+  /// The kind of failure.
+  public struct Kind: Hashable, Sendable, CustomStringConvertible {
+    private let name: String
+    private init(_ name: String) { self.name = name }
+
+    /// The URL is not a `ws`, `wss`, `http` or `https` URL with a host; nothing was sent.
+    public static let invalidURL = Kind("invalidURL")
+    /// The server could not be reached: ``WebSocketError/urlError`` says why, in URLSession's codes.
+    public static let connectionFailed = Kind("connectionFailed")
+    /// The server answered the upgrade request but did not switch protocols.
+    public static let upgradeRejected = Kind("upgradeRejected")
+    /// The connection ended without a close handshake: the server vanished, or stopped answering pings.
+    public static let connectionLost = Kind("connectionLost")
+    /// A message over the size limit: one the server sent (the connection is closed with 1009), or one to send
+    /// (nothing was sent).
+    public static let messageTooLarge = Kind("messageTooLarge")
+    /// The server broke the WebSocket protocol (a malformed frame, text that is not UTF-8).
+    public static let protocolViolation = Kind("protocolViolation")
+    /// The connection is closing or closed; nothing more can be sent.
+    public static let closed = Kind("closed")
+    /// This platform's implementation has no WebSocket (URLSession on Linux).
+    public static let unsupported = Kind("unsupported")
+
+    /// The kind's name, for example `connectionLost`.
+    public var description: String { name }
+  }
+
+  /// The kind of failure.
+  public let kind: Kind
+  /// A complete sentence describing the failure.
+  public let description: String
+  /// The transport's error, for ``Kind/connectionFailed``.
+  public var urlError: URLError?
+  /// The error that caused this one, if any.
+  public var underlying: (any Error)?
+
+  /// An error of `kind` described by `description`, a complete sentence.
+  public init(_ kind: Kind, _ description: String) {
+    self.kind = kind
+    self.description = description
+  }
+}

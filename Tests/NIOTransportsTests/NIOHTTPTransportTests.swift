@@ -1,0 +1,224 @@
+import Foundation
+import Logging
+import NIOTransports
+import Networking
+import Sandbox
+import TestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The AsyncHTTPClient transport against a real Sandbox on 127.0.0.1: answers, failures in URLSession's codes,
+/// cancellation, dropped connections, streamed files.
+@Suite struct NIOHTTPTransportTests {
+  @Test func answersWithStatusHeadersAndBody() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let transport = NIOHTTPTransport()
+    var request = URLRequest(url: sandbox.baseURL.appending(path: "v3/users"))
+    request.setValue("T", forHTTPHeaderField: "Api-Token")
+    let response = try await transport.send(request)
+    #expect(response.status == 200)
+    #expect(response.header("content-type")?.hasPrefix("application/json") == true)
+    #expect(String(decoding: response.body, as: UTF8.self).contains("\"users\""))
+    try await transport.shutdown()
+    try await transport.shutdown()  // a second shutdown does nothing
+    await sandbox.stop()
+  }
+
+  @Test func aRefusedConnectionFailsAtOnceAsURLSessionWould() async throws {
+    // A port nobody listens on: the Sandbox's, once it has stopped.
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let url = sandbox.baseURL.appending(path: "v3/users")
+    await sandbox.stop()
+    let transport = NIOHTTPTransport()
+    let error = await #expect(throws: URLError.self) { try await transport.send(URLRequest(url: url)) }
+    #expect(error?.code == .cannotConnectToHost)
+    // Through the client: a transport failure that the retry policy and offline inference read as such.
+    let client = Networking.HTTPClient(transport: transport)
+    let failure = await #expect(throws: NetworkError.self) {
+      try await client.send(APIRequest<Data>.data(Route(baseURL: url, path: [])))
+    }
+    #expect(failure?.kind == .transport)
+    #expect(failure?.urlError?.code == .cannotConnectToHost)
+    try await transport.shutdown()
+  }
+
+  @Test func aRequestAfterShutdownFailsAsCancelled() async throws {
+    let transport = NIOHTTPTransport()
+    try await transport.shutdown()
+    let error = await #expect(throws: URLError.self) {
+      try await transport.send(URLRequest(url: URL(string: "http://127.0.0.1:9/")!))
+    }
+    #expect(error?.code == .cancelled)
+  }
+
+  @Test func aSchemeOtherThanHTTPIsRefusedBeforeAnythingIsSent() async throws {
+    let transport = NIOHTTPTransport()
+    let error = await #expect(throws: URLError.self) {
+      try await transport.send(URLRequest(url: URL(string: "ftp://127.0.0.1/file")!))
+    }
+    #expect(error?.code == .unsupportedURL)
+    try await transport.shutdown()
+  }
+
+  @Test func aResponseOverTheLimitFailsInsteadOfFillingMemory() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let transport = NIOHTTPTransport(configuration: .init(maxResponseBodySize: 1_000))
+    let error = await #expect(throws: URLError.self) {
+      try await transport.send(URLRequest(url: URL(string: "\(sandbox.baseURL)/images/big.png?size=512")!))
+    }
+    #expect(error?.code == .dataLengthExceedsMaximum)
+    try await transport.shutdown()
+    await sandbox.stop()
+  }
+
+  /// The Sandbox closes a pooled keep-alive connection after reading the request: the request fails at once with
+  /// the code the retry policy retries (URLSession on Linux waited for its timeout instead), and with the policy the
+  /// caller gets its answer.
+  @Test func aDroppedPooledConnectionFailsAtOnceAndIsRetried() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let transport = NIOHTTPTransport()
+    let users = Route(baseURL: sandbox.baseURL, path: ["v3", "users"], headers: ["Api-Token": "T"])
+    let plain = Networking.HTTPClient(transport: transport)
+    _ = try await plain.send(.data(users))  // the connection is now pooled
+    try await sandbox.control.addFault(SandboxFault(route: "/v3/users", dropConnectionRate: 1, count: 1))
+    var slow = try users.urlRequest()
+    slow.timeoutInterval = 600  // a hang would be a timeout, and the test's limit would end it first
+    let error = await #expect(throws: URLError.self) { try await transport.send(slow) }
+    #expect(error?.code == .networkConnectionLost)
+
+    try await sandbox.control.addFault(SandboxFault(route: "/v3/users", dropConnectionRate: 1, count: 1))
+    let retrying = Networking.HTTPClient(
+      transport: transport, interceptors: [RetryPolicy(baseDelay: .milliseconds(1), random: { 0 })])
+    let answer = try await retrying.response(for: .data(users))
+    #expect(answer.status == 200)
+    #expect(answer.attempts == 2)
+    #expect(try await sandbox.control.statistics().counter("droppedConnections") == 2)
+    try await transport.shutdown()
+    await sandbox.stop()
+  }
+
+  /// 100 uploads held by the server (10 s of injected latency) are cancelled at once, once each has handed its whole
+  /// body to its connection: each ends with `CancellationError` long before the server would answer, the process
+  /// lives, and the transport goes on serving.
+  @Test(.timeLimit(.minutes(2))) func cancellingAHundredUploadsInFlightEndsEachCleanly() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    try await sandbox.control.addFault(SandboxFault(route: "/v1/events/batch", latency: .seconds(10)))
+    let transport = NIOHTTPTransport(configuration: .init(maxConnectionsPerHost: 100))
+    let directory = try TemporaryDirectory()
+    let file = directory.url.appending(path: "body.json")
+    try Data(repeating: UInt8(ascii: " "), count: 256 * 1_024).write(to: file)
+    var request = URLRequest(url: sandbox.baseURL.appending(path: "v1/events/batch"))
+    request.httpMethod = "POST"
+    request.setValue("T", forHTTPHeaderField: "Api-Token")
+    let sent = Counter()
+    let outcomes = Counter()
+    let started = ContinuousClock.now
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for index in 0..<100 {
+        group.addTask { [request] in
+          do {
+            if index.isMultiple(of: 2) {
+              for try await event in transport.upload(request, fromFile: file) {
+                if case .progress(let progress) = event, progress.completedBytes == progress.expectedBytes {
+                  sent.increment()
+                }
+              }
+            } else {
+              var inMemory = request
+              inMemory.httpBody = Data(repeating: UInt8(ascii: " "), count: 256 * 1_024)
+              sent.increment()  // counted when sent; the uploads above say when their bodies are gone
+              _ = try await transport.send(inMemory)
+            }
+            Issue.record("upload \(index) was answered before it was cancelled")
+          } catch is CancellationError {
+            outcomes.increment()
+          }
+        }
+      }
+      #expect(await poll(for: .seconds(8)) { sent.value == 100 })
+      group.cancelAll()
+      try await group.waitForAll()
+    }
+    #expect(outcomes.value == 100)
+    #expect(ContinuousClock.now - started < .seconds(10), "the server's answer, not the cancellation, ended them")
+    let after = try await transport.send(URLRequest(url: URL(string: "\(sandbox.baseURL)/images/a.png?size=8")!))
+    #expect(after.status == 200)
+    try await transport.shutdown()
+    await sandbox.stop()
+  }
+
+  @Test func downloadsToAFileWithProgress() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let transport = NIOHTTPTransport()
+    let directory = try TemporaryDirectory()
+    let destination = directory.url.appending(path: "image.png")
+    let url = URL(string: "\(sandbox.baseURL)/images/download.png?size=1024")!
+    var progress: [TransferProgress] = []
+    var completed: RawResponse?
+    for try await event in transport.download(URLRequest(url: url), to: destination) {
+      switch event {
+      case .progress(let step): progress.append(step)
+      case .completed(let response): completed = response
+      }
+    }
+    let expected = try await transport.send(URLRequest(url: url)).body
+    #expect(completed?.status == 200)
+    #expect(completed?.body.isEmpty == true)
+    #expect(try Data(contentsOf: destination) == expected)
+    #expect(
+      progress.last == TransferProgress(completedBytes: Int64(expected.count), expectedBytes: Int64(expected.count)))
+    #expect(progress.map(\.completedBytes) == progress.map(\.completedBytes).sorted())
+    let mode = try FileManager.default.attributesOfItem(atPath: destination.path)[.posixPermissions] as? Int
+    #expect(mode == 0o600)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["image.png"])
+
+    // An error status leaves the destination as it was and carries the error body.
+    let missing = sandbox.baseURL.appending(path: "images/no%20such.gif")
+    var last: RawResponse?
+    for try await event in transport.download(URLRequest(url: missing), to: destination) {
+      if case .completed(let response) = event { last = response }
+    }
+    #expect(last?.status == 404)
+    #expect(last?.body.isEmpty == false)
+    #expect(try Data(contentsOf: destination) == expected)
+    try await transport.shutdown()
+    await sandbox.stop()
+  }
+
+  @Test func uploadsAFileWithProgressAndReportsAMissingOne() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let transport = NIOHTTPTransport()
+    let directory = try TemporaryDirectory()
+    let file = directory.url.appending(path: "batch.json")
+    let body =
+      #"{"sentAt":1,"events":[{"eventId":"6D0F3C36-3F7A-4A39-8D9B-5B1B7C0A0001","name":"a","timestamp":1,"properties":{}}]}"#
+    try Data((body + String(repeating: " ", count: 200_000)).utf8).write(to: file)
+    var request = URLRequest(url: sandbox.baseURL.appending(path: "v1/events/batch"))
+    request.httpMethod = "POST"
+    request.setValue("T", forHTTPHeaderField: "Api-Token")
+    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    var progress: [TransferProgress] = []
+    var completed: RawResponse?
+    for try await event in transport.upload(request, fromFile: file) {
+      switch event {
+      case .progress(let step): progress.append(step)
+      case .completed(let response): completed = response
+      }
+    }
+    #expect(completed?.status == 200)
+    let answer = String(decoding: completed?.body ?? Data(), as: UTF8.self)
+    #expect(answer.contains("\"accepted\":1"))
+    #expect(progress.count > 1)
+    #expect(progress.last?.fractionCompleted == 1)
+
+    let error = await #expect(throws: URLError.self) {
+      for try await _ in transport.upload(request, fromFile: directory.url.appending(path: "missing")) {}
+    }
+    #expect(error?.code == .fileDoesNotExist)
+    try await transport.shutdown()
+    await sandbox.stop()
+  }
+}

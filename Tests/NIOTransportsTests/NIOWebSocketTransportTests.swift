@@ -1,0 +1,149 @@
+import Foundation
+import Logging
+import NIOTransports
+import Networking
+import Sandbox
+import TestSupport
+import Testing
+
+/// The swift-websocket transport against the Sandbox's echo (SandboxAPI §6a) on 127.0.0.1.
+@Suite struct NIOWebSocketTransportTests {
+  let transport = NIOWebSocketTransport()
+
+  private func echo(_ sandbox: RunningSandbox) -> URL {
+    URL(string: "ws://127.0.0.1:\(sandbox.port)/ws/echo")!
+  }
+
+  @Test func echoesTextAndBinaryInOrder() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let connection = try await transport.connect(to: echo(sandbox), headers: ["X-Test": "1"])
+    try await connection.send(.text("héllo"))
+    try await connection.send(.binary(Data([0, 1, 2, 255])))
+    var inbound = connection.messages.makeAsyncIterator()
+    #expect(try await inbound.next() == .text("héllo"))
+    #expect(try await inbound.next() == .binary(Data([0, 1, 2, 255])))
+    await connection.close(.normalClosure, reason: "done")
+    #expect(try await inbound.next() == nil)  // finished, not failed
+    let closure = await connection.closure()
+    #expect(closure.code == .normalClosure)
+    #expect(!closure.byServer)
+    await sandbox.stop()
+  }
+
+  /// 1 MiB each way: sent in 16 KiB fragments, echoed as one frame, reassembled; text split on character boundaries.
+  @Test func carriesAMebibyteMessageBothWays() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let connection = try await transport.connect(to: echo(sandbox), headers: [:])
+    var generator = SplitMix64(seed: 7)
+    let binary = Data((0..<(1 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    let text = String(repeating: "ü€𝄞a", count: (1 << 20) / 10)
+    try await connection.send(.binary(binary))
+    try await connection.send(.text(text))
+    var inbound = connection.messages.makeAsyncIterator()
+    #expect(try await inbound.next() == .binary(binary))
+    #expect(try await inbound.next() == .text(text))
+    await connection.close(.normalClosure, reason: "")
+    await sandbox.stop()
+  }
+
+  @Test func aMessageOverTheLimitIsRefusedBeforeAnythingIsSent() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let small = NIOWebSocketTransport(configuration: .init(maxMessageSize: 1_000))
+    let connection = try await small.connect(to: echo(sandbox), headers: [:])
+    let error = await #expect(throws: WebSocketError.self) {
+      try await connection.send(.binary(Data(count: 1_001)))
+    }
+    #expect(error?.kind == .messageTooLarge)
+    // The connection is still usable.
+    try await connection.send(.text("still here"))
+    var inbound = connection.messages.makeAsyncIterator()
+    #expect(try await inbound.next() == .text("still here"))
+    await connection.close(.normalClosure, reason: "")
+    await sandbox.stop()
+  }
+
+  @Test func aServerMessageOverTheLimitClosesWithMessageTooBig() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let small = NIOWebSocketTransport(configuration: .init(maxMessageSize: 64 * 1_024, fragmentSize: 1_024))
+    let connection = try await small.connect(to: echo(sandbox), headers: [:])
+    try await connection.send(.binary(Data(count: 60 * 1_024)))  // echoed as one frame: fine
+    try await connection.send(.text(String(repeating: "x", count: 64 * 1_024)))  // within the limit too
+    var inbound = connection.messages.makeAsyncIterator()
+    #expect(try await inbound.next()?.byteCount == 60 * 1_024)
+    #expect(try await inbound.next()?.byteCount == 64 * 1_024)
+    await connection.close(.normalClosure, reason: "")
+    await sandbox.stop()
+  }
+
+  @Test(arguments: [(4001, "session replaced"), (1001, ""), (1000, "bye")])
+  func reportsTheServersCloseCodeAndReason(code: Int, reason: String) async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let connection = try await transport.connect(to: echo(sandbox), headers: [:])
+    try await connection.send(.text("close \(code) \(reason)"))
+    var received: [WebSocketMessage] = []
+    for try await message in connection.messages { received.append(message) }  // ends without throwing
+    #expect(received.isEmpty)
+    let closure = await connection.closure()
+    #expect(
+      closure == WebSocketClosure(code: WebSocketCloseCode(rawValue: UInt16(code)), reason: reason, byServer: true))
+    let error = await #expect(throws: WebSocketError.self) { try await connection.send(.text("late")) }
+    #expect(error?.kind == .closed)
+    await sandbox.stop()
+  }
+
+  /// The server drops the connection without a close frame, as a server that dies does: the reader's loop throws
+  /// `connectionLost` at once (no ping timeout needed) and the closure is 1006.
+  @Test func aServerThatVanishesEndsTheStreamWithConnectionLost() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let connection = try await transport.connect(to: echo(sandbox), headers: [:])
+    try await connection.send(.text("vanish"))
+    let error = await #expect(throws: WebSocketError.self) {
+      for try await _ in connection.messages {}
+    }
+    #expect(error?.kind == .connectionLost)
+    #expect(await connection.closure().code == .abnormalClosure)
+    await sandbox.stop()
+  }
+
+  @Test func aStoppedServerIsAConnectionFailure() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let url = echo(sandbox)
+    await sandbox.stop()
+    let error = await #expect(throws: WebSocketError.self) { _ = try await transport.connect(to: url, headers: [:]) }
+    #expect(error?.kind == .connectionFailed)
+    #expect(error?.urlError?.code == .cannotConnectToHost)
+  }
+
+  @Test func aPathThatDoesNotUpgradeIsRejected() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let url = URL(string: "ws://127.0.0.1:\(sandbox.port)/v3/users")!
+    let error = await #expect(throws: WebSocketError.self) { _ = try await transport.connect(to: url, headers: [:]) }
+    #expect(error?.kind == .upgradeRejected)
+    await sandbox.stop()
+  }
+
+  @Test func aURLThatIsNotAWebSocketIsRefusedBeforeAnythingIsSent() async throws {
+    let error = await #expect(throws: WebSocketError.self) {
+      _ = try await transport.connect(to: URL(string: "ftp://127.0.0.1/x")!, headers: [:])
+    }
+    #expect(error?.kind == .invalidURL)
+  }
+
+  @Test func concurrentLargeSendsDoNotInterleaveTheirFragments() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let connection = try await transport.connect(to: echo(sandbox), headers: [:])
+    let messages = (0..<8).map { WebSocketMessage.text(String(repeating: Character(String($0)), count: 100_000)) }
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for message in messages { group.addTask { try await connection.send(message) } }
+      try await group.waitForAll()
+    }
+    var received: Set<WebSocketMessage> = []
+    for try await message in connection.messages {
+      received.insert(message)
+      if received.count == messages.count { break }
+    }
+    #expect(received == Set(messages))
+    await connection.close(.normalClosure, reason: "")
+    await sandbox.stop()
+  }
+}
