@@ -268,38 +268,38 @@ let package = Package(
     // What every example shares: printing steps, checking outcomes, starting the Sandbox, waiting on a stream.
     .target(
       name: "ExampleSupport",
-      dependencies: ["Sandbox", "Networking", "NIOTransports"],
+      dependencies: ["Sandbox"],
       path: "Examples/ExampleSupport",
       swiftSettings: swiftSettings
     ),
 
     .executableTarget(
       name: "UserManagerExample",
-      dependencies: ["ExampleSupport", "Domain", "Networking", "Sandbox", logging],
+      dependencies: ["ExampleSupport", "Domain", "Networking", "NIOTransports", "Sandbox", logging],
       path: "Examples/UserManagerExample",
       swiftSettings: swiftSettings
     ),
     .executableTarget(
       name: "TokenRefreshExample",
-      dependencies: ["ExampleSupport", "Domain", "Networking", "Persistence", "Sandbox", logging],
+      dependencies: ["ExampleSupport", "Domain", "Networking", "NIOTransports", "Persistence", "Sandbox", logging],
       path: "Examples/TokenRefreshExample",
       swiftSettings: swiftSettings
     ),
     .executableTarget(
       name: "EventTrackingExample",
-      dependencies: ["ExampleSupport", "Domain", "Networking", "Sandbox", logging],
+      dependencies: ["ExampleSupport", "Domain", "Networking", "NIOTransports", "Sandbox", logging],
       path: "Examples/EventTrackingExample",
       swiftSettings: swiftSettings
     ),
     .executableTarget(
       name: "ImageCacheExample",
-      dependencies: ["ExampleSupport", "Domain", "Networking", "Sandbox", logging],
+      dependencies: ["ExampleSupport", "Domain", "Networking", "NIOTransports", "Sandbox", logging],
       path: "Examples/ImageCacheExample",
       swiftSettings: swiftSettings
     ),
     .executableTarget(
       name: "UserSearchFeatureExample",
-      dependencies: ["ExampleSupport", "Features", "Domain", "Networking", "Sandbox", logging],
+      dependencies: ["ExampleSupport", "Features", "Domain", "Networking", "NIOTransports", "Sandbox", logging],
       path: "Examples/UserSearchFeatureExample",
       swiftSettings: swiftSettings
     ),

@@ -1,4 +1,5 @@
 import Foundation
+import NIOTransports
 import Networking
 import Sandbox
 
@@ -22,7 +23,7 @@ extension SandboxControl {
   /// The id of every event the tenant of `apiToken` holds, from `GET /v1/events`, page by page: read the way an app
   /// calls any API with Keel's Networking, an `Endpoint` and an `HTTPClient`.
   func storedEventIds(apiToken: String) async throws -> [UUID] {
-    let client = HTTPClient()
+    let client = HTTPClient(transport: NIOHTTPTransport())
     var ids: [UUID] = []
     var after: Int? = 0
     while let position = after {

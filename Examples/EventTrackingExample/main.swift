@@ -7,6 +7,7 @@ import Domain
 import ExampleSupport
 import Foundation
 import Logging
+import NIOTransports
 import Sandbox
 
 let start = ContinuousClock.now
@@ -28,7 +29,7 @@ do {
     events: EventTrackerConfiguration(
       maxBatchCount: 20, flushInterval: .milliseconds(200), baseRetryDelay: .milliseconds(50),
       maxRetryDelay: .milliseconds(500)),
-    logLevel: .error)
+    logLevel: .error, transport: NIOHTTPTransport())
   let dependencies = Dependencies.live(configuration: configuration)
   let tracker = try dependencies.events
   step("SandboxFault", "POST /v1/events/batch answers 503 to \(Int(fault.rate * 100))% of uploads")

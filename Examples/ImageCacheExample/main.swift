@@ -5,6 +5,7 @@ import Domain
 import ExampleSupport
 import Foundation
 import Logging
+import NIOTransports
 import Sandbox
 
 let start = ContinuousClock.now
@@ -17,7 +18,7 @@ var failure: (any Error)?
 do {
   // The composition root builds the loader; its disk level goes in the data directory's `images` folder.
   let dependencies = Dependencies.live(
-    configuration: KeelConfiguration(dataDirectory: dataDirectory, logLevel: .warning))
+    configuration: KeelConfiguration(dataDirectory: dataDirectory, logLevel: .warning, transport: NIOHTTPTransport()))
   let images = try dependencies.images
   let url = sandbox.baseURL.appending(path: "images/ada.png").appending(queryItems: [.init(name: "size", value: "128")])
   let clock = ContinuousClock()

@@ -6,6 +6,7 @@ import Domain
 import ExampleSupport
 import Foundation
 import Logging
+import NIOTransports
 import Networking
 import Persistence
 import Sandbox
@@ -22,7 +23,8 @@ do {
   // call refused after sign-out at the end is logged at warning; this example checks it instead, so it logs errors
   // only.
   let dependencies = Dependencies.live(
-    configuration: KeelConfiguration(backendBaseURL: sandbox.baseURL, dataDirectory: dataDirectory, logLevel: .error))
+    configuration: KeelConfiguration(
+      backendBaseURL: sandbox.baseURL, dataDirectory: dataDirectory, logLevel: .error, transport: NIOHTTPTransport()))
   let sessions = dependencies.sessions
   let secureStore = dependencies.environment.secureStore
 

@@ -6,6 +6,7 @@ import Domain
 import ExampleSupport
 import Foundation
 import Logging
+import NIOTransports
 import Sandbox
 
 let start = ContinuousClock.now
@@ -16,10 +17,12 @@ let dataDirectory = FileManager.default.temporaryDirectory
 
 var failure: (any Error)?
 do {
-  // The composition root builds every service from one configuration; the user cache goes in the data directory.
+  // The composition root builds every service from one configuration; the user cache goes in the data directory,
+  // and requests go over SwiftNIO (the NIOTransports product: Linux's URLSession is libcurl's, and slower).
   let dependencies = Dependencies.live(
     configuration: KeelConfiguration(
-      sendbirdBaseURL: sandbox.baseURL, dataDirectory: dataDirectory, logLevel: .warning))
+      sendbirdBaseURL: sandbox.baseURL, dataDirectory: dataDirectory, logLevel: .warning,
+      transport: NIOHTTPTransport()))
   let facade = SendbirdUserManager(manager: dependencies.users, logger: dependencies.logger)
 
   print("The Sendbird-compatible facade, with completion handlers:")

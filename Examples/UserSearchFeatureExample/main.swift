@@ -7,6 +7,7 @@ import ExampleSupport
 import Features
 import Foundation
 import Logging
+import NIOTransports
 import Sandbox
 
 let start = ContinuousClock.now
@@ -19,7 +20,8 @@ var failure: (any Error)?
 do {
   // The composition root builds the user manager the feature searches with.
   let dependencies = Dependencies.live(
-    configuration: KeelConfiguration(sendbirdBaseURL: sandbox.baseURL, dataDirectory: dataDirectory, logLevel: .warning)
+    configuration: KeelConfiguration(
+      sendbirdBaseURL: sandbox.baseURL, dataDirectory: dataDirectory, logLevel: .warning, transport: NIOHTTPTransport())
   )
   let users = dependencies.users
   try users.initApplication(applicationId: "example-app", apiToken: "example-api-token")

@@ -55,14 +55,15 @@ struct DemoCommand: AsyncParsableCommand {
 
     var configuration = Self.configuration(url, directory: directory, level: logLevel)
     if sandbox != nil {
-      configuration.transport = SandboxKeyTransport(base: URLSessionTransport(), origin: url, key: key)
+      configuration.transport = SandboxKeyTransport(base: CommandTransport.http, origin: url, key: key)
+    } else {
+      configuration.transport = CommandTransport.http
     }
     let demo = Demo(
       dependencies: Dependencies.live(configuration: configuration),
       control: sandbox?.control ?? SandboxControl(baseURL: url), output: output, size: quick ? .quick : .full)
     // SIGTERM or SIGHUP (a closed terminal, a CI timeout) ends the demo at once, its temporary directory removed.
-    // Nothing in flight is cancelled first: cancelling a URLSession task crashes FoundationNetworking on Linux, and
-    // the process's end closes every connection anyway.
+    // Nothing in flight is cancelled first: the process's end closes every connection anyway.
     let running = Task { await demo.run() }
     let watching = Task {
       for await signal in stopping {

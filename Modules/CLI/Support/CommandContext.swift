@@ -72,7 +72,9 @@ extension GlobalOptions {
   }
 
   private func configuration(for target: Target) -> KeelConfiguration {
-    // Events are stored by `track` and delivered by `flush` alone: a command never leaves an upload half done.
+    // Events are stored by `track` and delivered by `flush` alone: a command lives for moments, `track` starts no
+    // Sandbox to deliver to, and `flush` says what became of the upload. (Cancelling an upload is safe on the NIO
+    // transport; that it crashed URLSession on Linux is no longer the reason.)
     var configuration = KeelConfiguration(
       dataDirectory: dataDirectory, events: EventTrackerConfiguration(deliversOnItsOwn: false), logLevel: level,
       transport: target.transport)

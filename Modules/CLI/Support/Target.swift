@@ -64,10 +64,11 @@ enum Target {
     }
   }
 
-  /// What Keel's services send through: URLSession, which adds the embedded Sandbox's key to its requests.
+  /// What Keel's services send through: the process's NIO transport, which adds the embedded Sandbox's key to its
+  /// requests.
   var transport: any HTTPTransport {
-    guard case .embedded(let sandbox, let key) = self else { return URLSessionTransport() }
-    return SandboxKeyTransport(base: URLSessionTransport(), origin: sandbox.baseURL, key: key)
+    guard case .embedded(let sandbox, let key) = self else { return CommandTransport.http }
+    return SandboxKeyTransport(base: CommandTransport.http, origin: sandbox.baseURL, key: key)
   }
 
   /// Stops an embedded Sandbox.
