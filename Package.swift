@@ -129,10 +129,12 @@ let package = Package(
       path: "Modules/NIOTransports",
       swiftSettings: swiftSettings
     ),
+    // Both transports' HTTP, file and WebSocket paths against a Sandbox on 127.0.0.1 (the unit tests of Networking
+    // need no network; these do).
     .testTarget(
-      name: "NIOTransportsTests",
+      name: "TransportsTests",
       dependencies: ["NIOTransports", "Networking", "Sandbox", "TestSupport", nioCore, logging],
-      path: "Tests/NIOTransportsTests",
+      path: "Tests/TransportsTests",
       swiftSettings: swiftSettings
     ),
 
@@ -336,7 +338,7 @@ let package = Package(
       name: "KeelBenchmarks",
       dependencies: [
         "RateLimiting", "Networking", "NIOTransports", "Persistence", "Domain", "Features", "Sandbox", hummingbird,
-        nioCore, nioPosix, asyncHTTPClient, logging, basics,
+        nioCore, nioPosix, nioHTTP1, nioWebSocket, nioFoundationCompat, asyncHTTPClient, wsClient, logging, basics,
       ],
       path: "Benchmarks/KeelBenchmarks",
       swiftSettings: swiftSettings

@@ -10,6 +10,7 @@ enum KeelBench {
         (RateLimiterBenchmarks.comparisons(quick: options.quick)
         + SandboxBenchmarks.comparisons(quick: options.quick)
         + NetworkingBenchmarks.comparisons(quick: options.quick)
+        + WebSocketBenchmarks.comparisons(quick: options.quick)
         + PersistenceBenchmarks.comparisons(quick: options.quick)
         + DomainBenchmarks.comparisons(quick: options.quick)
         + StoreBenchmarks.comparisons(quick: options.quick)).filter { options.includes($0.name) }

@@ -12,16 +12,19 @@ import Testing
 /// file, the real rate limiter and real time (REQUIREMENTS F1–F3, A4–A6, U4, U7, U8).
 @Suite("AppFeature against the Sandbox", .timeLimit(.minutes(1)))
 struct AppFeatureIntegrationTests {
-  @Test("Sign in through the form, import 3 users, find one, then the session is revoked elsewhere: back to login")
+  @Test(
+    "Sign in through the form, import 3 users, find one, then the session is revoked elsewhere: back to login",
+    arguments: TransportKind.allCases)
   @MainActor
-  func signInImportSearchExpire() async throws {
+  func signInImportSearchExpire(_ kind: TransportKind) async throws {
     // GIVEN the app on live dependencies pointed at a Sandbox
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
     let directory = try sessionStoreDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
     let dependencies = Dependencies.live(
       configuration: KeelConfiguration(
-        sendbirdBaseURL: sandbox.baseURL, backendBaseURL: sandbox.baseURL, dataDirectory: directory))
+        sendbirdBaseURL: sandbox.baseURL, backendBaseURL: sandbox.baseURL, dataDirectory: directory,
+        transport: kind.transport))
     try dependencies.users.initApplication(applicationId: "app-1", apiToken: "integration")
     let store = Store(
       initialState: AppFeature.State(), reducer: AppFeature.live(dependencies: dependencies, clock: ContinuousClock()))

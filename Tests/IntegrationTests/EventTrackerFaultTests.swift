@@ -6,15 +6,17 @@ import Persistence
 import Sandbox
 import Testing
 
-/// REQUIREMENTS E2, E4, E9 over real HTTP: a tracker on a real queue file and `URLSession` delivers every event through
-/// a Sandbox that fails, drops and slows its uploads, and the server counts each event once.
+/// REQUIREMENTS E2, E4, E9 over real HTTP: a tracker on a real queue file, on each transport, delivers every event
+/// through a Sandbox that fails, drops and slows its uploads, and the server counts each event once.
 @Suite("EventTracker through injected faults", .timeLimit(.minutes(2)))
 struct EventTrackerFaultTests {
   static let total = 5_000
   static let trackingTasks = 8
 
-  @Test("5,000 events tracked through 20% 503s, 5% dropped connections and 50 ms latency all arrive, each once")
-  func everyEventArrivesThroughFaults() async throws {
+  @Test(
+    "5,000 events tracked through 20% 503s, 5% dropped connections and 50 ms latency all arrive, each once",
+    arguments: TransportKind.allCases)
+  func everyEventArrivesThroughFaults(_ kind: TransportKind) async throws {
     // GIVEN a Sandbox whose batch route answers 20% of uploads with 503, drops 5% of connections without an answer
     // and delays every upload by 50 ms (seeded: the same decisions on every run)
     let fault = SandboxFault(
@@ -25,7 +27,7 @@ struct EventTrackerFaultTests {
     defer { try? FileManager.default.removeItem(at: directory) }
     let tracker = try EventTracker(
       baseURL: sandbox.baseURL, apiToken: EventsSandbox.apiToken,
-      queueURL: directory.appendingPathComponent("events.sqlite"), transport: URLSessionTransport(),
+      queueURL: directory.appendingPathComponent("events.sqlite"), transport: kind.transport,
       monitor: ManualNetworkMonitor(.online), configuration: EventsSandbox.fastDelivery, clock: ContinuousClock())
 
     // WHEN 5,000 events are tracked from 8 tasks while the tracker uploads, and then it is left to deliver
@@ -66,11 +68,12 @@ struct EventTrackerFaultTests {
     #expect(refused > 0, "the faults were in force")
     Attachment.record(
       """
+      transport: \(kind.testDescription)
       tracking \(Self.total) events from \(Self.trackingTasks) tasks: \(start.duration(to: tracked))
       delivery after the last track: \(tracked.duration(to: delivered))
       uploads accepted: \(stats.requests), answered 503: \(refused)
       duplicates: server \(stats.duplicates), tracker \(status.duplicates)
-      """, named: "event-tracker-fault-timings.txt")
+      """, named: "event-tracker-fault-timings-\(kind.rawValue).txt")
     await sandbox.stop()
   }
 }

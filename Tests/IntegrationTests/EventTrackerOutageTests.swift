@@ -12,8 +12,10 @@ import Testing
 struct EventTrackerOutageTests {
   static let total = 300
 
-  @Test("Events tracked while every upload gets a 503 all arrive once the outage ends; lastError is set, then cleared")
-  func everyEventArrivesAfterAnOutage() async throws {
+  @Test(
+    "Events tracked while every upload gets a 503 all arrive once the outage ends; lastError is set, then cleared",
+    arguments: TransportKind.allCases)
+  func everyEventArrivesAfterAnOutage(_ kind: TransportKind) async throws {
     // GIVEN a Sandbox that answers every upload with 503
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
     try await EventsSandbox.refuseUploads(status: 503, rate: 1, on: sandbox)
@@ -21,7 +23,7 @@ struct EventTrackerOutageTests {
     defer { try? FileManager.default.removeItem(at: directory) }
     let tracker = try EventTracker(
       baseURL: sandbox.baseURL, apiToken: EventsSandbox.apiToken,
-      queueURL: directory.appendingPathComponent("events.sqlite"), transport: URLSessionTransport(),
+      queueURL: directory.appendingPathComponent("events.sqlite"), transport: kind.transport,
       monitor: ManualNetworkMonitor(.online), configuration: EventsSandbox.fastDelivery, clock: ContinuousClock())
 
     // WHEN events are tracked before and after the first refusals

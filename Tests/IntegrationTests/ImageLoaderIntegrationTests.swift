@@ -14,11 +14,11 @@ struct ImageLoaderIntegrationTests {
   /// The PNG signature every Sandbox image starts with.
   private static let pngSignature = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
 
-  @Test("100 concurrent loads of one URL make exactly one request to the Sandbox")
-  func hundredConcurrentLoads() async throws {
+  @Test("100 concurrent loads of one URL make exactly one request to the Sandbox", arguments: TransportKind.allCases)
+  func hundredConcurrentLoads(_ kind: TransportKind) async throws {
     // GIVEN a Sandbox and a loader with an empty cache
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
-    let loader = try ImageLoader(client: HTTPClient(transport: URLSessionTransport()), directory: directory())
+    let loader = try ImageLoader(client: HTTPClient(transport: kind.transport), directory: directory())
     let url = try imageURL("ana", size: 64, on: sandbox)
 
     // WHEN 100 tasks load the same URL at once
@@ -38,18 +38,20 @@ struct ImageLoaderIntegrationTests {
     await sandbox.stop()
   }
 
-  @Test("After a restart, a new loader on the same directory answers from disk without asking the Sandbox")
-  func restartIsADiskHit() async throws {
+  @Test(
+    "After a restart, a new loader on the same directory answers from disk without asking the Sandbox",
+    arguments: TransportKind.allCases)
+  func restartIsADiskHit(_ kind: TransportKind) async throws {
     // GIVEN an image loaded once, and the loader's disk level closed as the app quits
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
     let cacheDirectory = try directory()
     let url = try imageURL("bo", size: 32, on: sandbox)
-    let first = try ImageLoader(client: HTTPClient(transport: URLSessionTransport()), directory: cacheDirectory)
+    let first = try ImageLoader(client: HTTPClient(transport: kind.transport), directory: cacheDirectory)
     let original = try await first.data(for: url)
     try first.cache.disk.close()
 
     // WHEN a new loader on the same directory loads it
-    let restarted = try ImageLoader(client: HTTPClient(transport: URLSessionTransport()), directory: cacheDirectory)
+    let restarted = try ImageLoader(client: HTTPClient(transport: kind.transport), directory: cacheDirectory)
     let data = try await restarted.data(for: url)
 
     // THEN the bytes came from disk, and the Sandbox saw one request in all
@@ -59,14 +61,16 @@ struct ImageLoaderIntegrationTests {
     await sandbox.stop()
   }
 
-  @Test("Past the Sandbox's max-age, the image is revalidated: a 304, and the cached bytes come back")
-  func staleImageIsRevalidated() async throws {
+  @Test(
+    "Past the Sandbox's max-age, the image is revalidated: a 304, and the cached bytes come back",
+    arguments: TransportKind.allCases)
+  func staleImageIsRevalidated(_ kind: TransportKind) async throws {
     // GIVEN an image loaded at time 0 (the Sandbox says max-age=3600)
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
     let clock = TestClock()
     let epoch = Date(timeIntervalSince1970: 1_700_000_000)
     let loader = try ImageLoader(
-      client: HTTPClient(transport: URLSessionTransport()), directory: directory(),
+      client: HTTPClient(transport: kind.transport), directory: directory(),
       now: {
         let (seconds, attoseconds) = TestClock<Duration>.Instant().duration(to: clock.now).components
         return epoch.addingTimeInterval(TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18)

@@ -37,10 +37,12 @@ struct PlatformUser: Decodable, Equatable {
 /// REQUIREMENTS A2, A3, U10, U13 over real HTTP: the client against a Sandbox on 127.0.0.1.
 @Suite("Networking against the Sandbox", .timeLimit(.minutes(1)))
 struct PlatformUsersIntegrationTests {
-  @Test("A user is created and read back; an id with reserved characters survives the path")
-  func roundTrip() async throws {
+  @Test(
+    "A user is created and read back; an id with reserved characters survives the path",
+    arguments: TransportKind.allCases)
+  func roundTrip(_ kind: TransportKind) async throws {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
-    let client = HTTPClient()
+    let client = HTTPClient(transport: kind.transport)
     let id = "ana/maría?#1"
     let created = try await client.send(APIRequest<PlatformUser>.json(SandboxUsers.create(id, on: sandbox)))
     let read = try await client.send(APIRequest<PlatformUser>.json(SandboxUsers.get(id, on: sandbox)))
@@ -49,11 +51,13 @@ struct PlatformUsersIntegrationTests {
     await sandbox.stop()
   }
 
-  @Test("A Sendbird 400201 arrives as the decoded server error with its code and message")
-  func notFound() async throws {
+  @Test(
+    "A Sendbird 400201 arrives as the decoded server error with its code and message", arguments: TransportKind.allCases
+  )
+  func notFound(_ kind: TransportKind) async throws {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
     let error = await #expect(throws: NetworkError.self) {
-      try await HTTPClient(serverErrorDecoders: [.sendbird]).send(
+      try await HTTPClient(transport: kind.transport, serverErrorDecoders: [.sendbird]).send(
         APIRequest<PlatformUser>.json(SandboxUsers.get("nobody", on: sandbox)))
     }
     #expect(error?.kind == .server)
@@ -63,12 +67,12 @@ struct PlatformUsersIntegrationTests {
     await sandbox.stop()
   }
 
-  @Test("A stopped server is a transport error")
-  func connectionRefused() async throws {
+  @Test("A stopped server is a transport error", arguments: TransportKind.allCases)
+  func connectionRefused(_ kind: TransportKind) async throws {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
     await sandbox.stop()
     let error = await #expect(throws: NetworkError.self) {
-      try await HTTPClient().send(.data(SandboxUsers.get("x", on: sandbox)))
+      try await HTTPClient(transport: kind.transport).send(.data(SandboxUsers.get("x", on: sandbox)))
     }
     #expect(error?.kind == .transport)
   }

@@ -21,13 +21,16 @@ struct ResilienceIntegrationTests {
     }
   }
 
-  @Test("A 429 from the Sandbox's rate limit is retried after the advertised delay, and then succeeds")
-  func rateLimitedThenRetried() async throws {
+  @Test(
+    "A 429 from the Sandbox's rate limit is retried after the advertised delay, and then succeeds",
+    arguments: TransportKind.allCases)
+  func rateLimitedThenRetried(_ kind: TransportKind) async throws {
     // One clock for the server's rate-limit windows and the client's waits, so the delay is exact and instant.
     let clock = TestClock()
     let sandbox = try await Sandbox.start(SandboxConfiguration(clock: clock, logLevel: .warning))
     let decisions = Recorder<(decision: RetryDecision, advertised: String?)>()
-    let client = HTTPClient(interceptors: [Observed(policy: RetryPolicy(), decisions: decisions)], clock: clock)
+    let client = HTTPClient(
+      transport: kind.transport, interceptors: [Observed(policy: RetryPolicy(), decisions: decisions)], clock: clock)
     _ = try await client.send(.data(SandboxUsers.create("u", on: sandbox)))
     for _ in 0..<10 { _ = try await client.send(.data(SandboxUsers.get("u", on: sandbox))) }  // GET: 10 per second
 
@@ -53,14 +56,16 @@ struct ResilienceIntegrationTests {
     let decision: RetryDecision
   }
 
-  @Test("With 30% injected 503s, every idempotent request succeeds through retries; POSTs are retried only if allowed")
-  func injectedServerErrors() async throws {
+  @Test(
+    "With 30% injected 503s, every idempotent request succeeds through retries; POSTs are retried only if allowed",
+    arguments: TransportKind.allCases)
+  func injectedServerErrors(_ kind: TransportKind) async throws {
     let sandbox = try await Sandbox.start(
       SandboxConfiguration(
         rateLimitsEnabled: false, faults: [SandboxFault(route: "*", status: 503, rate: 0.3, seed: 7)],
         logLevel: .warning))
     let fast = RetryPolicy(maxRetries: 8, baseDelay: .milliseconds(1), maxDelay: .milliseconds(10))
-    let client = HTTPClient(interceptors: [fast])
+    let client = HTTPClient(transport: kind.transport, interceptors: [fast])
 
     var created = 0
     var refused = 0
@@ -78,6 +83,7 @@ struct ResilienceIntegrationTests {
     #expect(posts503 == refused, "a POST that met a 503 was not sent again")
 
     let eager = HTTPClient(
+      transport: kind.transport,
       interceptors: [RetryPolicy(maxRetries: 8, baseDelay: .milliseconds(1), retriesNonIdempotent: true)])
     for index in 0..<30 {
       _ = try await eager.send(.data(SandboxUsers.create("q\(index)", on: sandbox)))
@@ -94,13 +100,15 @@ struct ResilienceIntegrationTests {
     await sandbox.stop()
   }
 
-  @Test("A slow server (≥ 2 s) with the calling task cancelled after 100 ms ends promptly as cancelled")
-  func cancellation() async throws {
+  @Test(
+    "A slow server (≥ 2 s) with the calling task cancelled after 100 ms ends promptly as cancelled",
+    arguments: TransportKind.allCases)
+  func cancellation(_ kind: TransportKind) async throws {
     // 10 s rather than the 2 s: under TSan on a loaded 2-core machine the stats request below once came more
     // than 2 s after the cancellation, and saw the server's late answer. The claim is the same, with margin.
     let sandbox = try await Sandbox.start(
       SandboxConfiguration(faults: [SandboxFault(route: "/v1/me", latency: .seconds(10))], logLevel: .warning))
-    let client = HTTPClient()
+    let client = HTTPClient(transport: kind.transport)
     let slow = Task { try await client.send(.data(SandboxRoute.me(on: sandbox))) }
     try await Task.sleep(for: .milliseconds(100))
     slow.cancel()

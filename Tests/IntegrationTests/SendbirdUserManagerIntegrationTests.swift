@@ -19,15 +19,27 @@ private func dataDirectory() throws -> URL {
   return url
 }
 
+/// A manager wired as `SendbirdUserManager(baseURL:dataDirectory:)` wires one, sending through `transport`.
+private func sandboxManager(
+  on sandbox: RunningSandbox, dataDirectory: URL, transport: any HTTPTransport
+) -> SendbirdUserManager {
+  let dependencies = Dependencies.live(
+    configuration: KeelConfiguration(
+      sendbirdBaseURL: sandbox.baseURL, dataDirectory: dataDirectory, transport: transport))
+  return SendbirdUserManager(manager: dependencies.users, logger: dependencies.logger)
+}
+
 /// REQUIREMENTS U1–U13 end to end: the Sendbird-compatible facade against a Sandbox, in real time.
 @Suite("SendbirdUserManager against the Sandbox", .timeLimit(.minutes(1)))
 struct SendbirdUserManagerIntegrationTests {
-  @Test("Create, batch create in order, update, get (cache and server) and exact nickname search")
-  func endToEnd() async throws {
+  @Test(
+    "Create, batch create in order, update, get (cache and server) and exact nickname search",
+    arguments: TransportKind.allCases)
+  func endToEnd(_ kind: TransportKind) async throws {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
     defer { Task { await sandbox.stop() } }
     let directory = try dataDirectory()
-    let manager = SendbirdUserManager(baseURL: sandbox.baseURL, dataDirectory: directory)
+    let manager = sandboxManager(on: sandbox, dataDirectory: directory, transport: kind.transport)
     manager.initApplication(applicationId: "app-1", apiToken: "integration")
 
     // GIVEN a user and a batch, created through the facade
@@ -53,7 +65,7 @@ struct SendbirdUserManagerIntegrationTests {
     #expect(Set(anns.map(\.userId)) == ["alice", "ann/2", "bob"])
 
     // AND a second manager with its own (empty) cache reads alice from the server, then from its cache
-    let other = SendbirdUserManager(baseURL: sandbox.baseURL, dataDirectory: try dataDirectory())
+    let other = sandboxManager(on: sandbox, dataDirectory: try dataDirectory(), transport: kind.transport)
     other.initApplication(applicationId: "app-1", apiToken: "integration")
     let read = try await result { other.getUser(userId: "alice", completionHandler: $0) }.get()
     #expect(read == alice)
@@ -68,11 +80,13 @@ struct SendbirdUserManagerIntegrationTests {
     #expect(refusal?.requestFailure?.serverCode == "400202")
   }
 
-  @Test("11 createUser calls at once in real time: exactly 10 are sent and succeed, 1 fails as rate limited (U8)")
-  func elevenAtOnce() async throws {
+  @Test(
+    "11 createUser calls at once in real time: exactly 10 are sent and succeed, 1 fails as rate limited (U8)",
+    arguments: TransportKind.allCases)
+  func elevenAtOnce(_ kind: TransportKind) async throws {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
     defer { Task { await sandbox.stop() } }
-    let manager = SendbirdUserManager(baseURL: sandbox.baseURL, dataDirectory: try dataDirectory())
+    let manager = sandboxManager(on: sandbox, dataDirectory: try dataDirectory(), transport: kind.transport)
     manager.initApplication(applicationId: "app-1", apiToken: "integration")
 
     let results = await withTaskGroup(of: Result<SBUser, any Error>.self) { group in

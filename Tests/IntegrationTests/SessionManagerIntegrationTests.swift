@@ -11,15 +11,18 @@ import Testing
 /// tokens in an encrypted file store.
 @Suite("SessionManager against the Sandbox", .timeLimit(.minutes(1)))
 struct SessionManagerIntegrationTests {
-  @Test("Login → expiry → 20 concurrent calls, exactly 1 refresh → logout revokes on the server and wipes the store")
-  func lifecycle() async throws {
+  @Test(
+    "Login → expiry → 20 concurrent calls, exactly 1 refresh → logout revokes on the server and wipes the store",
+    arguments: TransportKind.allCases)
+  func lifecycle(_ kind: TransportKind) async throws {
     // GIVEN a signed-in session, observed, logged at trace level
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
     let directory = try sessionStoreDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
     let store = try EncryptedFileSecureStore(directory: directory)
     let capture = LogCapture()
-    let sessions = sandboxSessions(on: sandbox, store: store, logger: capture.logger(level: .trace))
+    let sessions = sandboxSessions(
+      on: sandbox, store: store, transport: kind.transport, logger: capture.logger(level: .trace))
     let states = Recorder<SessionState>()
     let observer = Task { for await state in sessions.states() { states.record(state) } }
     #expect(await eventually { states.count == 1 })
@@ -47,7 +50,7 @@ struct SessionManagerIntegrationTests {
 
     // THEN the server refuses the old refresh token, the store is empty (on disk too), the state is loggedOut
     let refusal = await #expect(throws: NetworkError.self) {
-      try await HTTPClient(serverErrorDecoders: [.chatBackend]).send(
+      try await HTTPClient(transport: kind.transport, serverErrorDecoders: [.chatBackend]).send(
         .data(SandboxRoute.refresh(first.refreshToken, on: sandbox.baseURL)))
     }
     #expect(refusal?.serverError?.code == "E06")
@@ -64,17 +67,21 @@ struct SessionManagerIntegrationTests {
     await sandbox.stop()
   }
 
-  @Test("A restart (a new manager on the same encrypted store) is logged in as the same user, without a login")
-  func restart() async throws {
+  @Test(
+    "A restart (a new manager on the same encrypted store) is logged in as the same user, without a login",
+    arguments: TransportKind.allCases)
+  func restart(_ kind: TransportKind) async throws {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
     let directory = try sessionStoreDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let sessions = sandboxSessions(on: sandbox, store: try EncryptedFileSecureStore(directory: directory))
+    let sessions = sandboxSessions(
+      on: sandbox, store: try EncryptedFileSecureStore(directory: directory), transport: kind.transport)
     let user = try await sessions.login(email: "demo@keel.dev", password: "demo-password")
     _ = try await HTTPClient().send(.data(SandboxRoute.expireTokens(on: sandbox)))
     _ = try await sessions.me()  // refreshes, and stores the new access token
 
-    let restarted = sandboxSessions(on: sandbox, store: try EncryptedFileSecureStore(directory: directory))
+    let restarted = sandboxSessions(
+      on: sandbox, store: try EncryptedFileSecureStore(directory: directory), transport: kind.transport)
 
     #expect(restarted.state == .loggedIn(user))
     #expect(restarted.currentUser == user)
@@ -84,13 +91,15 @@ struct SessionManagerIntegrationTests {
     await sandbox.stop()
   }
 
-  @Test("A revoked refresh token: 10 waiting calls fail, expired is published once, the tokens are wiped")
-  func revokedRefreshToken() async throws {
+  @Test(
+    "A revoked refresh token: 10 waiting calls fail, expired is published once, the tokens are wiped",
+    arguments: TransportKind.allCases)
+  func revokedRefreshToken(_ kind: TransportKind) async throws {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
     let directory = try sessionStoreDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
     let store = try EncryptedFileSecureStore(directory: directory)
-    let sessions = sandboxSessions(on: sandbox, store: store)
+    let sessions = sandboxSessions(on: sandbox, store: store, transport: kind.transport)
     let user = try await sessions.login(email: "demo@keel.dev", password: "demo-password")
     let states = Recorder<SessionState>()
     let observer = Task { for await state in sessions.states() { states.record(state) } }
@@ -115,13 +124,15 @@ struct SessionManagerIntegrationTests {
     await sandbox.stop()
   }
 
-  @Test("A wrong password is loginRefused (E03), nothing is stored and the state stays loggedOut")
-  func wrongPassword() async throws {
+  @Test(
+    "A wrong password is loginRefused (E03), nothing is stored and the state stays loggedOut",
+    arguments: TransportKind.allCases)
+  func wrongPassword(_ kind: TransportKind) async throws {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
     let directory = try sessionStoreDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
     let store = try EncryptedFileSecureStore(directory: directory)
-    let sessions = sandboxSessions(on: sandbox, store: store)
+    let sessions = sandboxSessions(on: sandbox, store: store, transport: kind.transport)
 
     let error = await #expect(throws: SessionError.self) {
       try await sessions.login(email: "demo@keel.dev", password: "not-the-password")

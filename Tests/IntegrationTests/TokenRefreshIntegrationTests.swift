@@ -9,12 +9,15 @@ import Testing
 /// REQUIREMENTS A4, A5 over real HTTP: the refresh interceptor against the Sandbox's auth backend.
 @Suite("Token refresh against the Sandbox", .timeLimit(.minutes(1)))
 struct TokenRefreshIntegrationTests {
-  @Test("50 concurrent /v1/me with an expired access token: all 50 succeed and the Sandbox saw exactly 1 refresh")
-  func fiftyRequestsOneRefresh() async throws {
+  @Test(
+    "50 concurrent /v1/me with an expired access token: all 50 succeed and the Sandbox saw exactly 1 refresh",
+    arguments: TransportKind.allCases)
+  func fiftyRequestsOneRefresh(_ kind: TransportKind) async throws {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
     let session = TokenRefreshInterceptor(
-      authenticator: SandboxAuthenticator(baseURL: sandbox.baseURL), credential: try await signIn(sandbox))
-    let client = HTTPClient(interceptors: [session], serverErrorDecoders: [.chatBackend])
+      authenticator: SandboxAuthenticator(baseURL: sandbox.baseURL, transport: kind.transport),
+      credential: try await signIn(sandbox, over: kind.transport))
+    let client = HTTPClient(transport: kind.transport, interceptors: [session], serverErrorDecoders: [.chatBackend])
     _ = try await HTTPClient().send(.data(SandboxRoute.expireTokens(on: sandbox)))
 
     let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -27,15 +30,17 @@ struct TokenRefreshIntegrationTests {
     await sandbox.stop()
   }
 
-  @Test("Refresh token revoked (E06): every waiting request fails with session expired, reported once, 1 refresh")
-  func revokedRefreshToken() async throws {
+  @Test(
+    "Refresh token revoked (E06): every waiting request fails with session expired, reported once, 1 refresh",
+    arguments: TransportKind.allCases)
+  func revokedRefreshToken(_ kind: TransportKind) async throws {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
-    let tokens = try await signIn(sandbox)
+    let tokens = try await signIn(sandbox, over: kind.transport)
     let expirations = Recorder<NetworkError>()
     let session = TokenRefreshInterceptor(
-      authenticator: SandboxAuthenticator(baseURL: sandbox.baseURL), credential: tokens
+      authenticator: SandboxAuthenticator(baseURL: sandbox.baseURL, transport: kind.transport), credential: tokens
     ) { expirations.record($0) }
-    let client = HTTPClient(interceptors: [session], serverErrorDecoders: [.chatBackend])
+    let client = HTTPClient(transport: kind.transport, interceptors: [session], serverErrorDecoders: [.chatBackend])
     _ = try await HTTPClient().send(.data(SandboxRoute.logout(tokens, on: sandbox)))  // revokes the refresh token
     _ = try await HTTPClient().send(.data(SandboxRoute.expireTokens(on: sandbox)))
 

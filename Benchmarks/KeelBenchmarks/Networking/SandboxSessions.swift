@@ -1,5 +1,8 @@
+import AsyncHTTPClient
 import Foundation
 import Logging
+import NIOCore
+import NIOTransports
 import Networking
 import Sandbox
 
@@ -7,18 +10,27 @@ import Sandbox
   import FoundationNetworking
 #endif
 
-/// What every round of the throughput row shares: one Sandbox with the bench user in it, Keel's client and the peer's
-/// session. The first round starts them; ``stop()`` ends them.
+/// What every round of the throughput rows shares: one Sandbox with the bench user in it, Keel's client over each
+/// transport, and the peers' clients (a URLSession, a raw AsyncHTTPClient). The first round starts them; ``stop()``
+/// ends them.
 ///
-/// Each side has a long-lived session of its own, configured alike (ephemeral, at most
-/// ``connectionsPerHost`` connections to the host), as an app keeps one: the warm-up rounds open the connections, and
-/// the measured rounds see the steady state, not connection set-up.
+/// Each side has a long-lived session of its own, configured alike (ephemeral, at most ``connectionsPerHost``
+/// connections to the host), as an app keeps one: the warm-up rounds open the connections, and the measured rounds see
+/// the steady state, not connection set-up.
 actor SandboxSessions {
   /// What a round uses.
   struct Running: Sendable {
     let baseURL: URL
-    let keel: HTTPClient
+    let port: Int
+    /// Keel over `URLSessionTransport`.
+    let keel: Networking.HTTPClient
+    /// Keel over `NIOHTTPTransport`, with the same interceptors.
+    let keelNIO: Networking.HTTPClient
+    let nioTransport: NIOHTTPTransport
+    /// A hand-written app's URLSession.
     let peer: URLSession
+    /// A hand-written app's AsyncHTTPClient.
+    let peerNIO: AsyncHTTPClient.HTTPClient
   }
 
   /// The `Api-Token` both sides send.
@@ -34,12 +46,23 @@ actor SandboxSessions {
     if let running { return running }
     let sandbox = try await Sandbox.start(SandboxConfiguration(rateLimitsEnabled: false, logLevel: .critical))
     self.sandbox = sandbox
-    let keel = HTTPClient(
+    let keel = Networking.HTTPClient(
       transport: URLSessionTransport(session: Self.session()),
+      interceptors: [RetryPolicy(), HeaderInterceptor(name: "Api-Token", value: Self.token)])
+    let nioTransport = NIOHTTPTransport(configuration: .init(maxConnectionsPerHost: Self.connectionsPerHost))
+    let keelNIO = Networking.HTTPClient(
+      transport: nioTransport,
       interceptors: [RetryPolicy(), HeaderInterceptor(name: "Api-Token", value: Self.token)])
     let created = try await keel.send(APIRequest<BenchUser>.json(BenchUsersEndpoint.create(baseURL: sandbox.baseURL)))
     try created.check()
-    let running = Running(baseURL: sandbox.baseURL, keel: keel, peer: Self.session())
+    var pool = AsyncHTTPClient.HTTPClient.Configuration.ConnectionPool()
+    pool.concurrentHTTP1ConnectionsPerHostSoftLimit = Self.connectionsPerHost
+    let peerNIO = AsyncHTTPClient.HTTPClient(
+      eventLoopGroup: AsyncHTTPClient.HTTPClient.defaultEventLoopGroup,
+      configuration: .init(connectionPool: pool))
+    let running = Running(
+      baseURL: sandbox.baseURL, port: sandbox.port, keel: keel, keelNIO: keelNIO, nioTransport: nioTransport,
+      peer: Self.session(), peerNIO: peerNIO)
     self.running = running
     return running
   }
@@ -49,6 +72,8 @@ actor SandboxSessions {
     if let running {
       (running.keel.transport as? URLSessionTransport)?.session.finishTasksAndInvalidate()
       running.peer.finishTasksAndInvalidate()
+      try? await running.nioTransport.shutdown()
+      try? await running.peerNIO.shutdown()
     }
     running = nil
     await sandbox?.stop()

@@ -20,13 +20,18 @@ public struct URLSessionTransport: HTTPTransport {
   public func send(_ request: URLRequest) async throws -> RawResponse {
     let (data, response) = try await session.data(for: request)
     guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
-    let fields = http.allHeaderFields
+    return RawResponse(status: http.statusCode, headers: Self.headers(of: http), body: data)
+  }
+
+  /// The headers of `response`, as strings.
+  static func headers(of response: HTTPURLResponse) -> [String: String] {
+    let fields = response.allHeaderFields
     var headers: [String: String] = [:]
     headers.reserveCapacity(fields.count)
     for (name, value) in fields {
       // A cast, not interpolation: interpolating `Any` costs about half a microsecond per header on Linux.
       if let name = name as? String { headers[name] = value as? String ?? "\(value)" }
     }
-    return RawResponse(status: http.statusCode, headers: headers, body: data)
+    return headers
   }
 }

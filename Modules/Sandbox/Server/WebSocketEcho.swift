@@ -6,9 +6,10 @@ import NIOCore
 import NIOWebSocket
 
 /// `GET /ws/echo` upgraded to a WebSocket (SandboxAPI §6a): every text and binary message comes back as it was sent,
-/// up to 16 MiB, which is what WebSocket clients are tested against. Two text messages are commands: `close CODE
-/// REASON` makes the server close with that code and reason, and `vanish` makes it drop the connection without a
-/// close frame, as a server that dies does.
+/// up to 16 MiB, which is what WebSocket clients are tested against. Three text messages are commands: `close CODE
+/// REASON` makes the server close with that code and reason, `vanish` makes it drop the connection without a close
+/// frame, as a server that dies does, and `burst COUNT SIZE` makes it send COUNT text messages of SIZE bytes (at most
+/// 100,000 of at most 64 KiB), as a busy channel pushes them.
 enum WebSocketEcho {
   /// The path that upgrades.
   static let path = "/ws/echo"
@@ -33,6 +34,12 @@ enum WebSocketEcho {
           case .text(let text) where text == "vanish":
             try await channel.close()
             return
+          case .text(let text) where text.hasPrefix("burst "):
+            let words = text.split(separator: " ").dropFirst().compactMap { Int($0) }
+            let count = min(max(words.first ?? 0, 0), 100_000)
+            let size = min(max(words.dropFirst().first ?? 0, 0), 64 * 1_024)
+            let payload = String(repeating: "m", count: size)
+            for _ in 0..<count { try await outbound.write(.text(payload)) }
           case .text(let text) where text.hasPrefix("close "):
             let words = text.split(separator: " ", maxSplits: 2).map(String.init)
             let code = words.count > 1 ? Int(words[1]) ?? 1000 : 1000

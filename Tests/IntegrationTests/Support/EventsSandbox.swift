@@ -16,7 +16,8 @@ enum EventsSandbox {
   /// Short delays, so that retries through faults and outages take milliseconds rather than minutes, and a 2-second
   /// upload timeout: on Linux, when the Sandbox drops a reused keep-alive connection, FoundationNetworking does not
   /// fail the request but waits until the Sandbox's 30-second idle timeout (curl notices at once); the tracker's own
-  /// timeout turns that stall into a failed upload that it retries.
+  /// timeout turns that stall into a failed upload that it retries. NIOHTTPTransport fails such an upload at once
+  /// (`networkConnectionLost`); there the timeout bounds each whole upload, which at 2 seconds is ample on loopback.
   static let fastDelivery = EventTrackerConfiguration(
     flushInterval: .milliseconds(100), baseRetryDelay: .milliseconds(20), maxRetryDelay: .milliseconds(200),
     uploadTimeout: .seconds(2))

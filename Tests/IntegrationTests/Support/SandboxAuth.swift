@@ -44,13 +44,13 @@ struct SandboxSession: Sendable, Equatable {
   var refresh: String
 }
 
-/// Signs in to the Sandbox and returns the session.
-func signIn(_ sandbox: RunningSandbox) async throws -> SandboxSession {
+/// Signs in to the Sandbox through `transport` and returns the session.
+func signIn(_ sandbox: RunningSandbox, over transport: any HTTPTransport) async throws -> SandboxSession {
   struct Login: Decodable {
     let accessToken: String
     let refreshToken: String
   }
-  let login = try await HTTPClient().send(APIRequest<Login>.json(SandboxRoute.login(on: sandbox)))
+  let login = try await HTTPClient(transport: transport).send(APIRequest<Login>.json(SandboxRoute.login(on: sandbox)))
   return SandboxSession(access: login.accessToken, refresh: login.refreshToken)
 }
 
@@ -66,8 +66,16 @@ func sandboxResponses(_ route: String, status: Int, on sandbox: RunningSandbox) 
 
 /// The chat backend's bearer tokens: `E05` is the failure a refresh cures; the refresh goes through its own client.
 struct SandboxAuthenticator: Authenticator {
+  /// The chat backend that refreshes the tokens.
   let baseURL: URL
-  let auth = HTTPClient(serverErrorDecoders: [.chatBackend])
+  /// The client of the refresh calls.
+  let auth: HTTPClient
+
+  /// An authenticator that refreshes on `baseURL`, sending through `transport`.
+  init(baseURL: URL, transport: any HTTPTransport) {
+    self.baseURL = baseURL
+    auth = HTTPClient(transport: transport, serverErrorDecoders: [.chatBackend])
+  }
 
   func apply(_ credential: SandboxSession, to request: inout URLRequest) {
     request.setValue("Bearer \(credential.access)", forHTTPHeaderField: "Authorization")

@@ -14,14 +14,16 @@ func sessionStoreDirectory(_ name: String = #function) throws -> URL {
   return directory
 }
 
-/// A session manager on `sandbox` as an app wires it: a real transport, an encrypted file store, real time.
+/// A session manager on `sandbox` as an app wires it: real HTTP through `transport`, an encrypted file store, real
+/// time.
 func sandboxSessions(
   on sandbox: RunningSandbox,
   store: any SecureStore,
+  transport: any HTTPTransport,
   logger: Logger = Logger(label: "keel.tests.sessions") { _ in SwiftLogNoOpLogHandler() }
 ) -> SessionManager {
   SessionManager(
-    baseURL: sandbox.baseURL, transport: URLSessionTransport(), secureStore: store, clock: ContinuousClock(),
+    baseURL: sandbox.baseURL, transport: transport, secureStore: store, clock: ContinuousClock(),
     now: { Date() }, logger: logger)
 }
 

@@ -1,0 +1,33 @@
+import NIOTransports
+import Networking
+import Testing
+
+/// The two HTTP transports every integration test runs on: URLSession (FoundationNetworking over libcurl on Linux)
+/// and AsyncHTTPClient on SwiftNIO.
+enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+  /// ``Networking/URLSessionTransport``, Keel's default.
+  case urlSession
+  /// ``NIOTransports/NIOHTTPTransport``.
+  case nio
+
+  /// A transport of this kind: a new URLSessionTransport, or the one NIO transport every test shares (one connection
+  /// pool, never released).
+  var transport: any HTTPTransport {
+    switch self {
+    case .urlSession: URLSessionTransport()
+    case .nio: Self.sharedNIO
+    }
+  }
+
+  /// The name a test's argument shows in the results: "URLSession" or "NIO".
+  var testDescription: String {
+    switch self {
+    case .urlSession: "URLSession"
+    case .nio: "NIO"
+    }
+  }
+
+  /// The NIO transport of every test: built on first use and never shut down, so that tests running in parallel
+  /// share its pool instead of each leaving one to close in the background.
+  static let sharedNIO = NIOHTTPTransport()
+}
