@@ -147,4 +147,21 @@ import Testing
     try await transport.shutdown()
     await sandbox.stop()
   }
+
+  /// A transfer that stops moving fails with `timedOut` after the idle timeout, though it has no overall deadline.
+  @Test func aStalledDownloadTimesOutWhenIdle() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    try await sandbox.control.addFault(SandboxFault(route: "/images/slow.png", latency: .seconds(30)))
+    let transport = NIOHTTPTransport(configuration: .init(readTimeout: .milliseconds(200)))
+    let directory = try TemporaryDirectory()
+    let error = await #expect(throws: URLError.self) {
+      _ = try await transport.download(
+        URLRequest(url: URL(string: "\(sandbox.baseURL)/images/slow.png")!), to: directory.url.appending(path: "x")
+      ).response()
+    }
+    #expect(error?.code == .timedOut)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty)
+    try await transport.shutdown()
+    await sandbox.stop()
+  }
 }

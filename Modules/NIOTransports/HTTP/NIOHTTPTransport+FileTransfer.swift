@@ -14,10 +14,11 @@ extension NIOHTTPTransport {
   /// Streams a 2xx answer's body to `destination` as it arrives, one chunk in memory at a time; see
   /// ``Networking/FileTransferTransport/download(_:to:)``.
   ///
-  /// The transfer is bounded by the configuration's connect and read (idle) timeouts and by cancellation, not by the
-  /// request's `timeoutInterval`: a large file may take longer than any one exchange should.
+  /// The transfer is bounded by the configuration's connect and idle (``NIOHTTPTransportConfiguration/readTimeout``)
+  /// timeouts and by cancellation, not by the request's `timeoutInterval`: a large file may take longer than any one
+  /// exchange should.
   public func download(_ request: URLRequest, to destination: URL) -> TransferEvents {
-    transfer(request) { continuation in
+    transfer(request) { report in
       let outbound = try Self.outbound(request, body: request.httpBody.map { .bytes(ByteBuffer(data: $0)) })
       let response = try await self.client.execute(outbound, deadline: .distantFuture)
       let status = Int(response.status.code)
@@ -31,7 +32,7 @@ extension NIOHTTPTransport {
       for try await chunk in response.body {
         try chunk.withUnsafeReadableBytes { bytes throws(FileSystemError) in try file.append(bytes) }
         completed += Int64(chunk.readableBytes)
-        continuation.yield(.progress(TransferProgress(completedBytes: completed, expectedBytes: expected)))
+        report(.progress(TransferProgress(completedBytes: completed, expectedBytes: expected)))
       }
       try file.commit()
       return RawResponse(status: status, headers: headers)
@@ -44,10 +45,10 @@ extension NIOHTTPTransport {
   ///
   /// Bounded as ``download(_:to:)`` is.
   public func upload(_ request: URLRequest, fromFile source: URL) -> TransferEvents {
-    transfer(request) { continuation in
+    transfer(request) { report in
       let size = try FileChunks(source).size
       let chunks = FileBody(file: source) { completed in
-        continuation.yield(.progress(TransferProgress(completedBytes: completed, expectedBytes: size)))
+        report(.progress(TransferProgress(completedBytes: completed, expectedBytes: size)))
       }
       var outbound = try Self.outbound(request, body: .stream(chunks, length: .known(size)))
       outbound.headers.replaceOrAdd(name: "Content-Length", value: String(size))
@@ -59,19 +60,35 @@ extension NIOHTTPTransport {
   }
 
   /// Runs `work` in a task of its own whose events go to the returned stream, ending with its response; ending the
-  /// iteration cancels the task. A file's failure becomes the `URLError` URLSession would report.
+  /// iteration cancels the task. A transfer with no progress for ``NIOHTTPTransportConfiguration/readTimeout`` fails
+  /// with `URLError.timedOut`; a file's failure becomes the `URLError` URLSession would report.
   private func transfer(
     _ request: URLRequest,
-    _ work: @escaping @Sendable (AsyncThrowingStream<TransferEvent, any Error>.Continuation) async throws -> RawResponse
+    _ work: @escaping @Sendable (_ report: @escaping @Sendable (TransferEvent) -> Void) async throws -> RawResponse
   ) -> TransferEvents {
     let (events, continuation) = AsyncThrowingStream<TransferEvent, any Error>.makeStream()
+    let idle = IdleWatch(timeout: configuration.readTimeout)
     let task = Task {
       do {
         let response = try await mappingErrors(of: request) {
-          do {
-            return try await work(continuation)
-          } catch let error as FileSystemError {
-            throw error.urlError
+          try await withThrowingTaskGroup(of: RawResponse?.self) { group in
+            group.addTask {
+              do {
+                return try await work { event in
+                  idle.touch()
+                  continuation.yield(event)
+                }
+              } catch let error as FileSystemError {
+                throw error.urlError
+              }
+            }
+            group.addTask {
+              try await idle.watch()
+              return nil
+            }
+            defer { group.cancelAll() }
+            guard let response = try await group.next() ?? nil else { throw URLError(.timedOut) }
+            return response
           }
         }
         continuation.yield(.completed(response))
@@ -120,5 +137,28 @@ private struct FileBody: AsyncSequence, Sendable {
 
   func makeAsyncIterator() -> AsyncIterator {
     AsyncIterator(chunks: Result { () throws(FileSystemError) in try FileChunks(file) }, progress: progress)
+  }
+}
+
+/// The idle timeout of one transfer: ``watch()`` throws `URLError.timedOut` once ``touch()`` has not been called for
+/// `timeout`.
+private final class IdleWatch: Sendable {
+  private let timeout: Duration
+  private let last = Locked(ContinuousClock.now)
+
+  init(timeout: Duration) {
+    self.timeout = timeout
+  }
+
+  /// Records progress: the idle time starts again.
+  func touch() { last.withLock { $0 = .now } }
+
+  /// Returns never; throws `URLError.timedOut` when idle too long, `CancellationError` when cancelled.
+  func watch() async throws {
+    while true {
+      let due = last.withLock { $0 } + timeout
+      if ContinuousClock.now >= due { throw URLError(.timedOut) }
+      try await Task.sleep(until: due, clock: .continuous)
+    }
   }
 }

@@ -65,8 +65,10 @@ public final class NIOHTTPTransport: HTTPTransport, FileTransferTransport {
     var settings = AsyncHTTPClient.HTTPClient.Configuration(
       redirectConfiguration: configuration.maxRedirects > 0
         ? .follow(max: configuration.maxRedirects, allowCycles: false) : .disallow,
-      timeout: .init(
-        connect: TimeAmount(configuration.connectTimeout), read: TimeAmount(configuration.readTimeout)),
+      // No client-wide read timeout: AsyncHTTPClient re-arms it at every read of every request, which cost about a
+      // tenth of the loopback throughput; an in-memory send has its whole-exchange deadline instead, and a file
+      // transfer an idle watch of its own.
+      timeout: .init(connect: TimeAmount(configuration.connectTimeout), read: nil),
       connectionPool: pool,
       decompression: configuration.decompresses ? .enabled(limit: .ratio(100)) : .disabled)
     // HTTP/1.1 keeps one request per connection in flight, which the pool size bounds; HTTP/2 is negotiated over TLS.

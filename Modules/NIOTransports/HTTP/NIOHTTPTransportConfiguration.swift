@@ -2,15 +2,17 @@ import NIOCore
 
 /// How a ``NIOHTTPTransport`` connects, pools and bounds its requests.
 ///
-/// The defaults suit an app or a CLI talking to one API: a 10-second connect timeout, a 60-second idle read timeout,
+/// The defaults suit an app or a CLI talking to one API: a 10-second connect timeout, a 60-second idle timeout for
+/// file transfers,
 /// 8 pooled connections per host kept for 60 seconds, redirects followed (at most 5), gzip and deflate answers
 /// decompressed (at most 100 times their compressed size), and responses of at most 64 MiB held in memory.
 public struct NIOHTTPTransportConfiguration: Sendable {
   /// How long a new connection (TCP, and TLS for `https`) may take; a request whose own `timeoutInterval` is shorter
   /// is bounded by that instead.
   public var connectTimeout: Duration
-  /// How long a request may wait without receiving a byte once it is sent: the idle timeout of a long transfer. The
-  /// whole of an in-memory ``NIOHTTPTransport/send(_:)`` is also bounded by the request's `timeoutInterval`.
+  /// How long a file transfer may go without a byte moving: its idle timeout (`URLError.timedOut` beyond). An
+  /// in-memory ``NIOHTTPTransport/send(_:)`` is bounded as a whole by its request's `timeoutInterval` instead, or by
+  /// this when the request has none.
   public var readTimeout: Duration
   /// How many connections per host the pool keeps open at most (more are opened for a burst, then closed).
   public var maxConnectionsPerHost: Int
