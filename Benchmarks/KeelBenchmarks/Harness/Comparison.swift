@@ -1,3 +1,5 @@
+import Foundation
+
 /// Whether a smaller or a larger measurement is better.
 enum Better: String, Sendable {
   case lower, higher
@@ -42,6 +44,11 @@ struct Comparison: Sendable {
 
   private func measure(quick: Bool) async throws -> ResultRow {
     let rounds = quick ? self.rounds.quick : self.rounds.full
+    // KEEL_BENCH_SIDE=keel (or peer) measures that side in both columns: for profiling one side alone under `perf`,
+    // the machine loaded exactly as in a real run.
+    let side = ProcessInfo.processInfo.environment["KEEL_BENCH_SIDE"]
+    let keel = side == "peer" ? self.peer : self.keel
+    let peer = side == "keel" ? self.keel : self.peer
     for _ in 0..<warmUps {
       _ = try await keel()
       _ = try await peer()

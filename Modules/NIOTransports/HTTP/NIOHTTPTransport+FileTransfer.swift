@@ -12,7 +12,7 @@ import Networking
 
 extension NIOHTTPTransport {
   /// Streams a 2xx answer's body to `destination` as it arrives, one chunk in memory at a time; see
-  /// ``Networking/FileTransferTransport/download(_:to:)``.
+  /// `FileTransferTransport/download(_:to:)`.
   ///
   /// The transfer is bounded by the configuration's connect and idle (``NIOHTTPTransportConfiguration/readTimeout``)
   /// timeouts and by cancellation, not by the request's `timeoutInterval`: a large file may take longer than any one
@@ -40,7 +40,7 @@ extension NIOHTTPTransport {
   }
 
   /// Sends `source` as the body of `request`, read from disk as the connection takes it (one 64 KiB chunk in memory
-  /// at a time); see ``Networking/FileTransferTransport/upload(_:fromFile:)``. Progress counts the bytes handed to
+  /// at a time); see `FileTransferTransport/upload(_:fromFile:)`. Progress counts the bytes handed to
   /// the connection.
   ///
   /// Bounded as ``download(_:to:)`` is.
@@ -101,7 +101,7 @@ extension NIOHTTPTransport {
     return TransferEvents(events)
   }
 
-  /// The first ``Networking/TransferEvent/maxResponseBody`` bytes of `body`; the rest is not read.
+  /// The first `TransferEvent/maxResponseBody` bytes of `body`; the rest is not read.
   private static func prefix(of body: HTTPClientResponse.Body) async throws -> Data {
     var kept = Data()
     for try await chunk in body {

@@ -12,15 +12,16 @@ import Networking
   import FoundationNetworking
 #endif
 
-/// An ``Networking/HTTPTransport`` on AsyncHTTPClient and SwiftNIO: the transport for Linux and servers, where
+/// An `HTTPTransport` on AsyncHTTPClient and SwiftNIO: the transport for Linux and servers, where
 /// URLSession is FoundationNetworking over libcurl (REQUIREMENTS A2).
 ///
 /// ```swift
 /// import Networking
 ///
 /// let transport = NIOHTTPTransport()
-/// let client = Networking.HTTPClient(transport: transport)
-/// // … send requests through `client` from any number of tasks …
+/// let client = Networking.HTTPClient(transport: transport, interceptors: [RetryPolicy()])
+/// // … share `client` between tasks and send requests through it …
+/// _ = client
 /// try await transport.shutdown()
 /// ```
 ///
@@ -28,7 +29,7 @@ import Networking
 /// SwiftNIO's process-wide event loop threads (one per core, started once, whatever the number of transports) unless
 /// it is given a group of its own.
 ///
-/// What the layers above see is what they see from ``Networking/URLSessionTransport``: failures are `URLError`s with
+/// What the layers above see is what they see from `URLSessionTransport`: failures are `URLError`s with
 /// the codes URLSession uses for the same circumstance (a refused connection is `.cannotConnectToHost`, a connection
 /// the server closed is `.networkConnectionLost`, every timeout is `.timedOut`), so retries, offline inference and
 /// token refresh behave the same; a cancelled calling task cancels the request and gets `CancellationError`. A
@@ -129,7 +130,9 @@ public final class NIOHTTPTransport: HTTPTransport, FileTransferTransport {
 
   /// AsyncHTTPClient's request for `request`: its URL (http or https), method, headers and `body`.
   static func outbound(_ request: URLRequest, body: HTTPClientRequest.Body?) throws -> HTTPClientRequest {
-    guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+    guard let url = request.url, let scheme = url.scheme,
+      scheme == "http" || scheme == "https" || ["http", "https"].contains(scheme.lowercased())
+    else {
       throw URLError(.unsupportedURL)
     }
     var outbound = HTTPClientRequest(url: url.absoluteString)

@@ -7,7 +7,7 @@ import NIOSSL
 import Networking
 import WSClient
 
-/// A ``Networking/WebSocketTransport`` on swift-websocket's `WebSocketClient` and SwiftNIO: the WebSocket for Linux
+/// A `WebSocketTransport` on swift-websocket's `WebSocketClient` and SwiftNIO: the WebSocket for Linux
 /// and servers, where URLSession has none (REQUIREMENTS R1).
 ///
 /// ```swift
@@ -51,7 +51,7 @@ public struct NIOWebSocketTransport: WebSocketTransport {
   }
 
   /// Opens a connection to `url` with `headers` on the upgrade request; see
-  /// ``Networking/WebSocketTransport/connect(to:headers:)``.
+  /// `WebSocketTransport/connect(to:headers:)`.
   public func connect(to url: URL, headers: [String: String]) async throws -> any WebSocketConnection {
     guard let scheme = url.scheme?.lowercased(), ["ws", "wss", "http", "https"].contains(scheme), url.host != nil
     else {
