@@ -24,7 +24,7 @@ final class NIOWebSocketConnection: WebSocketConnection {
   private let opened = OneShot<Result<WebSocketOutboundWriter, WebSocketError>>()
   private let ended = OneShot<WebSocketClosure>()
   /// Whether this side has started the close handshake.
-  private let closing = Locked(false)
+  private let closing = OneShot<Void>()
   /// One message at a time on the wire: the fragments of two messages must not interleave.
   private let turns = AsyncTurns()
   private let task = Locked<Task<Void, Never>?>(nil)
@@ -85,7 +85,7 @@ final class NIOWebSocketConnection: WebSocketConnection {
           throw error
         }
       }
-      let byServer = !closing.withLock { $0 }
+      let byServer = closing.current == nil
       if let frame {
         finish(WebSocketClosure(code: .init(frame.closeCode), reason: frame.reason ?? "", byServer: byServer), nil)
       } else {
@@ -113,12 +113,10 @@ final class NIOWebSocketConnection: WebSocketConnection {
 
   func send(_ message: Message) async throws {
     guard message.byteCount <= configuration.maxMessageSize else {
-      throw WebSocketError(
-        .messageTooLarge,
-        "Cannot send a message of \(message.byteCount) bytes: the limit is \(configuration.maxMessageSize).")
+      throw WebSocketError.tooLargeToSend(message, limit: configuration.maxMessageSize)
     }
-    guard case .success(let writer) = opened.current, ended.current == nil, !closing.withLock({ $0 }) else {
-      throw WebSocketError(.closed, "Cannot send on a WebSocket that is closing or closed.")
+    guard case .success(let writer) = opened.current, ended.current == nil, closing.current == nil else {
+      throw WebSocketError.closedForSending
     }
     let size = max(1, configuration.fragmentSize)
     do {
@@ -142,18 +140,12 @@ final class NIOWebSocketConnection: WebSocketConnection {
         }
       }
     } catch {
-      var failure = WebSocketError(.closed, "The WebSocket closed before the message was sent.")
-      failure.underlying = error
-      throw failure
+      throw WebSocketError.sendFailed(error)
     }
   }
 
   func close(_ code: WebSocketCloseCode, reason: String) async {
-    let first = closing.withLock { closing in
-      defer { closing = true }
-      return !closing
-    }
-    if first, ended.current == nil, case .success(let writer) = opened.current {
+    if closing.fulfill(()), ended.current == nil, case .success(let writer) = opened.current {
       let sent = code.isSendable ? code : .normalClosure
       try? await writer.close(
         WebSocketErrorCode(codeNumber: Int(sent.rawValue)), reason: reason.isEmpty ? nil : Self.truncated(reason))

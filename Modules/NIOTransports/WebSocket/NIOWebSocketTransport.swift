@@ -53,10 +53,7 @@ public struct NIOWebSocketTransport: WebSocketTransport {
   /// Opens a connection to `url` with `headers` on the upgrade request; see
   /// `WebSocketTransport/connect(to:headers:)`.
   public func connect(to url: URL, headers: [String: String]) async throws -> any WebSocketConnection {
-    guard let scheme = url.scheme?.lowercased(), ["ws", "wss", "http", "https"].contains(scheme), url.host != nil
-    else {
-      throw WebSocketError(.invalidURL, "Cannot open a WebSocket to \(url.absoluteString): not a ws or wss URL.")
-    }
+    let scheme = try WebSocketError.webSocketScheme(of: url)
     var fields = HTTPFields()
     for (name, value) in headers {
       guard let field = HTTPField.Name(name) else {

@@ -30,10 +30,7 @@ public struct URLSessionWebSocketTransport: WebSocketTransport {
 
   /// Opens a connection; see ``WebSocketTransport/connect(to:headers:)``.
   public func connect(to url: URL, headers: [String: String]) async throws -> any WebSocketConnection {
-    guard let scheme = url.scheme?.lowercased(), ["ws", "wss", "http", "https"].contains(scheme), url.host != nil
-    else {
-      throw WebSocketError(.invalidURL, "Cannot open a WebSocket to \(url.absoluteString): not a ws or wss URL.")
-    }
+    _ = try WebSocketError.webSocketScheme(of: url)
     var request = URLRequest(url: url)
     for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
     let delegate = WebSocketDelegate()
@@ -79,7 +76,8 @@ final class URLSessionWebSocketConnection: WebSocketConnection {
   private let session: URLSession
   private let delegate: WebSocketDelegate
   private let limit: Int
-  private let closing = Locked(false)
+  /// Set when this side starts the close.
+  private let closing = OneShot<Void>()
 
   init(task: URLSessionWebSocketTask, session: URLSession, delegate: WebSocketDelegate, limit: Int) {
     self.task = task
@@ -114,31 +112,20 @@ final class URLSessionWebSocketConnection: WebSocketConnection {
   }
 
   func send(_ message: WebSocketMessage) async throws {
-    guard message.byteCount <= limit else {
-      throw WebSocketError(
-        .messageTooLarge, "Cannot send a message of \(message.byteCount) bytes: the limit is \(limit).")
-    }
-    guard !closing.withLock({ $0 }), delegate.closed.current == nil else {
-      throw WebSocketError(.closed, "Cannot send on a WebSocket that is closing or closed.")
-    }
+    guard message.byteCount <= limit else { throw WebSocketError.tooLargeToSend(message, limit: limit) }
+    guard closing.current == nil, delegate.closed.current == nil else { throw WebSocketError.closedForSending }
     do {
       switch message {
       case .text(let text): try await task.send(.string(text))
       case .binary(let data): try await task.send(.data(data))
       }
     } catch {
-      var failure = WebSocketError(.closed, "The WebSocket closed before the message was sent.")
-      failure.underlying = error
-      throw failure
+      throw WebSocketError.sendFailed(error)
     }
   }
 
   func close(_ code: WebSocketCloseCode, reason: String) async {
-    let first = closing.withLock { closing in
-      defer { closing = true }
-      return !closing
-    }
-    if first, delegate.closed.current == nil {
+    if closing.fulfill(()), delegate.closed.current == nil {
       delegate.closingBySelf()
       let sent = code.isSendable ? code : .normalClosure
       task.cancel(

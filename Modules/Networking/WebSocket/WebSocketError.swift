@@ -47,3 +47,30 @@ public struct WebSocketError: Error, Sendable, CustomStringConvertible {
     self.description = description
   }
 }
+
+extension WebSocketError {
+  /// The scheme of `url`, lowercased, when it can carry a WebSocket (`ws`, `wss`, `http`, `https`, with a host);
+  /// otherwise the ``Kind/invalidURL`` error every transport throws before anything is sent.
+  package static func webSocketScheme(of url: URL) throws -> String {
+    guard let scheme = url.scheme?.lowercased(), ["ws", "wss", "http", "https"].contains(scheme), url.host != nil
+    else {
+      throw WebSocketError(.invalidURL, "Cannot open a WebSocket to \(url.absoluteString): not a ws or wss URL.")
+    }
+    return scheme
+  }
+
+  /// The ``Kind/closed`` error of a send that the connection's end interrupted.
+  package static func sendFailed(_ error: any Error) -> WebSocketError {
+    var failure = WebSocketError(.closed, "The WebSocket closed before the message was sent.")
+    failure.underlying = error
+    return failure
+  }
+
+  /// The ``Kind/messageTooLarge`` error of a message over `limit`, refused before anything is sent.
+  package static func tooLargeToSend(_ message: WebSocketMessage, limit: Int) -> WebSocketError {
+    WebSocketError(.messageTooLarge, "Cannot send a message of \(message.byteCount) bytes: the limit is \(limit).")
+  }
+
+  /// The ``Kind/closed`` error of a send after the close began.
+  package static let closedForSending = WebSocketError(.closed, "Cannot send on a WebSocket that is closing or closed.")
+}
