@@ -146,4 +146,17 @@ import Testing
     await connection.close(.normalClosure, reason: "")
     await sandbox.stop()
   }
+
+  /// A connection its owner lets go of without closing is cut, not left open: its messages end.
+  @Test(.timeLimit(.minutes(1))) func aConnectionReleasedWithoutClosingIsCut() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    var connection: (any WebSocketConnection)? = try await transport.connect(to: echo(sandbox), headers: [:])
+    let messages = try #require(connection).messages
+    connection = nil
+    let error = await #expect(throws: WebSocketError.self) {
+      for try await _ in messages {}
+    }
+    #expect(error?.kind == .closed)
+    await sandbox.stop()
+  }
 }

@@ -18,20 +18,41 @@ typealias Message = Networking.WebSocketMessage
 /// closure running in a task of its own, reading inbound messages into ``messages``, until either side closes.
 final class NIOWebSocketConnection: WebSocketConnection {
   let messages: AsyncThrowingStream<Message, any Error>
-  private let inbound: AsyncThrowingStream<Message, any Error>.Continuation
   private let configuration: NIOWebSocketConfiguration
-  /// Set when the upgrade is accepted (the writer) or the connection fails before it is.
-  private let opened = OneShot<Result<WebSocketOutboundWriter, WebSocketError>>()
-  private let ended = OneShot<WebSocketClosure>()
-  /// Whether this side has started the close handshake.
-  private let closing = OneShot<Void>()
+  /// What the connection's task shares with it; the task holds this, not the connection, so that a connection its
+  /// owner releases without closing is cut (its deinit cancels the task) instead of living on.
+  private let life: Lifecycle
   /// One message at a time on the wire: the fragments of two messages must not interleave.
   private let turns = AsyncTurns()
   private let task = Locked<Task<Void, Never>?>(nil)
 
+  /// The states a connection goes through, each set once, and where its inbound messages go.
+  final class Lifecycle: Sendable {
+    /// Set when the upgrade is accepted (the writer) or the connection fails before it is.
+    let opened = OneShot<Result<WebSocketOutboundWriter, WebSocketError>>()
+    /// Set when the connection is over, with how it ended.
+    let ended = OneShot<WebSocketClosure>()
+    /// Set when this side starts the close handshake.
+    let closing = OneShot<Void>()
+    /// Feeds ``NIOWebSocketConnection/messages``.
+    let inbound: AsyncThrowingStream<Message, any Error>.Continuation
+
+    init(inbound: AsyncThrowingStream<Message, any Error>.Continuation) {
+      self.inbound = inbound
+    }
+
+    /// Records how the connection ended and ends the messages, with `error` if it failed; only the first call counts.
+    func finish(_ closure: WebSocketClosure, _ error: WebSocketError?) {
+      guard ended.fulfill(closure) else { return }
+      inbound.finish(throwing: error)
+    }
+  }
+
   init(configuration: NIOWebSocketConfiguration) {
     self.configuration = configuration
-    (messages, inbound) = AsyncThrowingStream<Message, any Error>.makeStream()
+    let (messages, inbound) = AsyncThrowingStream<Message, any Error>.makeStream()
+    self.messages = messages
+    life = Lifecycle(inbound: inbound)
   }
 
   /// Connects, and returns once the server accepted the upgrade.
@@ -39,11 +60,14 @@ final class NIOWebSocketConnection: WebSocketConnection {
     url: URL, settings: WebSocketClientConfiguration, tls: TLSConfiguration?, eventLoopGroup: any EventLoopGroup,
     logger: Logger
   ) async throws {
-    let running = Task {
-      await self.run(url: url, settings: settings, tls: tls, eventLoopGroup: eventLoopGroup, logger: logger)
+    let running = Task { [life, configuration] in
+      await Self.run(
+        life, url: url, limit: configuration.maxMessageSize, settings: settings, tls: tls,
+        eventLoopGroup: eventLoopGroup, logger: logger)
     }
     task.withLock { $0 = running }
-    let timeout = Task { [opened, configuration] in
+    let opened = life.opened
+    let timeout = Task { [configuration] in
       try await Task.sleep(for: configuration.connectTimeout)
       var failure = WebSocketError(
         .connectionFailed,
@@ -61,23 +85,22 @@ final class NIOWebSocketConnection: WebSocketConnection {
     _ = try result.get()
   }
 
-  private func run(
-    url: URL, settings: WebSocketClientConfiguration, tls: TLSConfiguration?, eventLoopGroup: any EventLoopGroup,
-    logger: Logger
+  private static func run(
+    _ life: Lifecycle, url: URL, limit: Int, settings: WebSocketClientConfiguration, tls: TLSConfiguration?,
+    eventLoopGroup: any EventLoopGroup, logger: Logger
   ) async {
-    let limit = configuration.maxMessageSize
     let failure = Locked<(any Error)?>(nil)
     do {
       let frame = try await WebSocketClient.connect(
         url: url.absoluteString, configuration: settings, tlsConfiguration: tls, eventLoopGroup: eventLoopGroup,
         logger: logger
       ) { inbound, outbound, _ in
-        guard self.opened.fulfill(.success(outbound)) else { return }  // timed out or cancelled meanwhile
+        guard life.opened.fulfill(.success(outbound)) else { return }  // timed out or cancelled meanwhile
         do {
           for try await message in inbound.messages(maxSize: limit) {
             switch message {
-            case .text(let text): self.inbound.yield(.text(text))
-            case .binary(let buffer): self.inbound.yield(.binary(Data(buffer: buffer)))
+            case .text(let text): life.inbound.yield(.text(text))
+            case .binary(let buffer): life.inbound.yield(.binary(Data(buffer: buffer)))
             }
           }
         } catch {
@@ -85,37 +108,34 @@ final class NIOWebSocketConnection: WebSocketConnection {
           throw error
         }
       }
-      let byServer = closing.current == nil
+      let byServer = life.closing.current == nil
       if let frame {
-        finish(WebSocketClosure(code: .init(frame.closeCode), reason: frame.reason ?? "", byServer: byServer), nil)
+        life.finish(
+          WebSocketClosure(code: .init(frame.closeCode), reason: frame.reason ?? "", byServer: byServer), nil)
       } else {
-        finish(
+        life.finish(
           WebSocketClosure(code: .abnormalClosure, byServer: true),
           WebSocketError(.connectionLost, "The WebSocket to \(Self.describe(url)) ended without a close frame."))
       }
     } catch {
       let mapped = Self.webSocketError(for: failure.withLock { $0 } ?? error, url: url)
-      if opened.fulfill(.failure(mapped)) {
-        finish(WebSocketClosure(code: .abnormalClosure, byServer: true), mapped)
+      if life.opened.fulfill(.failure(mapped)) {
+        life.finish(WebSocketClosure(code: .abnormalClosure, byServer: true), mapped)
         return
       }
       let code: WebSocketCloseCode =
         mapped.kind == .messageTooLarge
         ? .messageTooBig : mapped.kind == .protocolViolation ? .protocolError : .abnormalClosure
-      finish(WebSocketClosure(code: code, byServer: true), mapped)
+      life.finish(WebSocketClosure(code: code, byServer: true), mapped)
     }
-  }
-
-  private func finish(_ closure: WebSocketClosure, _ error: WebSocketError?) {
-    guard ended.fulfill(closure) else { return }
-    inbound.finish(throwing: error)
   }
 
   func send(_ message: Message) async throws {
     guard message.byteCount <= configuration.maxMessageSize else {
       throw WebSocketError.tooLargeToSend(message, limit: configuration.maxMessageSize)
     }
-    guard case .success(let writer) = opened.current, ended.current == nil, closing.current == nil else {
+    guard case .success(let writer) = life.opened.current, life.ended.current == nil, life.closing.current == nil
+    else {
       throw WebSocketError.closedForSending
     }
     let size = max(1, configuration.fragmentSize)
@@ -145,7 +165,7 @@ final class NIOWebSocketConnection: WebSocketConnection {
   }
 
   func close(_ code: WebSocketCloseCode, reason: String) async {
-    if closing.fulfill(()), ended.current == nil, case .success(let writer) = opened.current {
+    if life.closing.fulfill(()), life.ended.current == nil, case .success(let writer) = life.opened.current {
       let sent = code.isSendable ? code : .normalClosure
       try? await writer.close(
         WebSocketErrorCode(codeNumber: Int(sent.rawValue)), reason: reason.isEmpty ? nil : Self.truncated(reason))
@@ -153,10 +173,10 @@ final class NIOWebSocketConnection: WebSocketConnection {
     _ = await closure()
   }
 
-  func closure() async -> WebSocketClosure { await ended.value() }
+  func closure() async -> WebSocketClosure { await life.ended.value() }
 
   deinit {
-    // A connection nobody closes is cut when it is released, not left open.
+    // A connection nobody closed is cut when it is released, not left open.
     task.withLock { $0?.cancel() }
   }
 

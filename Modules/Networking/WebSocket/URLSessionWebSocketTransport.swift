@@ -137,6 +137,11 @@ final class URLSessionWebSocketConnection: WebSocketConnection {
   }
 
   func closure() async -> WebSocketClosure { await delegate.closed.value() }
+
+  deinit {
+    // A connection nobody closed is cut when it is released, and its session (which holds the delegate) let go.
+    session.invalidateAndCancel()
+  }
 }
 
 /// Turns a WebSocket task's delegate calls into its opening and closing.
