@@ -33,29 +33,32 @@ enum NetworkingBenchmarks {
       // Issue 17's targets for the NIO transport: ≥ 3 × URLSession, ≥ 0.5 × the raw-socket load generator (the
       // practical ceiling of this machine, the Sandbox sharing its two cores with the client), and ≥ 0.9 × raw
       // AsyncHTTPClient for the whole stack (interceptors, no limiter, status check, decoding).
-      Comparison(
-        name: "networking.throughput.getUser.nio.vsURLSession", unit: "req/s", better: .higher, target: nil,
-        minRatio: 3, rounds: (3, 15),
-        keel: { try await keelThroughput(shared.start(), nio: true, duration: duration) },
-        peer: { try await peerThroughput(shared.start(), duration: duration) },
-        finish: { await shared.stop() }),
-      Comparison(
-        name: "networking.throughput.getUser.nio.vsLoadGenerator", unit: "req/s", better: .higher, target: nil,
-        minRatio: 0.5, rounds: (3, 15),
-        keel: { try await keelThroughput(shared.start(), nio: true, duration: duration) },
-        peer: { try await loadGeneratorThroughput(shared.start(), duration: duration) },
-        finish: { await shared.stop() }),
-      Comparison(
-        name: "networking.throughput.getUser.nio.vsAsyncHTTPClient", unit: "req/s", better: .higher, target: nil,
-        minRatio: 0.9, rounds: (3, 15),
-        keel: { try await keelThroughput(shared.start(), nio: true, duration: duration) },
-        peer: { try await rawAsyncHTTPClientThroughput(shared.start(), duration: duration) },
-        finish: { await shared.stop() }),
+      nioRow(
+        "vsURLSession", minRatio: 3, shared: shared,
+        peer: { try await peerThroughput(shared.start(), duration: duration) }, duration: duration),
+      nioRow(
+        "vsLoadGenerator", minRatio: 0.5, shared: shared,
+        peer: { try await loadGeneratorThroughput(shared.start(), duration: duration) }, duration: duration),
+      nioRow(
+        "vsAsyncHTTPClient", minRatio: 0.9, shared: shared,
+        peer: { try await rawAsyncHTTPClientThroughput(shared.start(), duration: duration) }, duration: duration),
       Comparison(
         name: "networking.interceptorChain.overhead", unit: "µs/req", better: .lower, target: nil,
         keel: { try await keelOverhead(requests: requests) },
         peer: { try await peerOverhead(requests: requests) }),
     ]
+  }
+
+  /// `networking.throughput.getUser.nio.<versus>`: Keel's full stack on the NIO transport against `peer`.
+  private static func nioRow(
+    _ versus: String, minRatio: Double, shared: SandboxSessions,
+    peer: @escaping @Sendable () async throws -> Double, duration: Duration
+  ) -> Comparison {
+    Comparison(
+      name: "networking.throughput.getUser.nio.\(versus)", unit: "req/s", better: .higher, target: nil,
+      minRatio: minRatio, rounds: (3, 15),
+      keel: { try await keelThroughput(shared.start(), nio: true, duration: duration) }, peer: peer,
+      finish: { await shared.stop() })
   }
 
   // MARK: - Throughput

@@ -19,7 +19,7 @@ extension NIOHTTPTransport {
   /// exchange should.
   public func download(_ request: URLRequest, to destination: URL) -> TransferEvents {
     transfer(request) { report in
-      let outbound = try Self.outbound(request, body: request.httpBody.map { .bytes(ByteBuffer(data: $0)) })
+      let outbound = try Self.outbound(request)
       let response = try await self.client.execute(outbound, deadline: .distantFuture)
       let status = Int(response.status.code)
       let headers = Self.headers(response.headers)

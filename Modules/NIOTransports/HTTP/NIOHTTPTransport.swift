@@ -44,7 +44,8 @@ public final class NIOHTTPTransport: HTTPTransport, FileTransferTransport {
 
   /// The AsyncHTTPClient that moves the bytes.
   let client: AsyncHTTPClient.HTTPClient
-  private let shutDown = Locked(false)
+  /// Set by the first ``shutdown()``.
+  private let shutDown = OneShot<Void>()
 
   /// A transport with its own connection pool on SwiftNIO's shared event loop threads.
   ///
@@ -80,17 +81,13 @@ public final class NIOHTTPTransport: HTTPTransport, FileTransferTransport {
   deinit {
     // AsyncHTTPClient requires a shutdown before release (a debug build traps without one); this one closes the
     // pool in the background for an owner that forgot.
-    if !shutDown.withLock({ $0 }) { client.shutdown { _ in } }
+    if shutDown.current == nil { client.shutdown { _ in } }
   }
 
   /// Closes every pooled connection and returns once they are closed. Requests still in flight fail with
   /// `URLError.cancelled`; a request sent after it fails the same way. Calling it again does nothing.
   public func shutdown() async throws {
-    let first = shutDown.withLock { done in
-      defer { done = true }
-      return !done
-    }
-    guard first else { return }
+    guard shutDown.fulfill(()) else { return }
     try await client.shutdown()
   }
 
@@ -100,7 +97,7 @@ public final class NIOHTTPTransport: HTTPTransport, FileTransferTransport {
   /// - Throws: `URLError` when there is no response (codes as URLSession's), `CancellationError` when the calling
   ///   task is cancelled.
   public func send(_ request: URLRequest) async throws -> RawResponse {
-    let outbound = try Self.outbound(request, body: request.httpBody.map { .bytes(ByteBuffer(data: $0)) })
+    let outbound = try Self.outbound(request)
     return try await mappingErrors(of: request) {
       let response = try await client.execute(outbound, deadline: deadline(for: request))
       let body = try await response.body.collect(upTo: configuration.maxResponseBodySize)
@@ -128,8 +125,9 @@ public final class NIOHTTPTransport: HTTPTransport, FileTransferTransport {
     }
   }
 
-  /// AsyncHTTPClient's request for `request`: its URL (http or https), method, headers and `body`.
-  static func outbound(_ request: URLRequest, body: HTTPClientRequest.Body?) throws -> HTTPClientRequest {
+  /// AsyncHTTPClient's request for `request`: its URL (http or https), method, headers and `body`, by default the
+  /// request's own `httpBody`.
+  static func outbound(_ request: URLRequest, body: HTTPClientRequest.Body? = nil) throws -> HTTPClientRequest {
     guard let url = request.url, let scheme = url.scheme,
       scheme == "http" || scheme == "https" || ["http", "https"].contains(scheme.lowercased())
     else {
@@ -141,7 +139,7 @@ public final class NIOHTTPTransport: HTTPTransport, FileTransferTransport {
       outbound.headers.reserveCapacity(fields.count + 2)
       for (name, value) in fields { outbound.headers.add(name: name, value: value) }
     }
-    outbound.body = body
+    outbound.body = body ?? request.httpBody.map { .bytes(ByteBuffer(data: $0)) }
     return outbound
   }
 

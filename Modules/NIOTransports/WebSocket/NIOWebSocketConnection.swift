@@ -71,7 +71,7 @@ final class NIOWebSocketConnection: WebSocketConnection {
       try await Task.sleep(for: configuration.connectTimeout)
       var failure = WebSocketError(
         .connectionFailed,
-        "Cannot open a WebSocket to \(Self.describe(url)): no answer in \(configuration.connectTimeout).")
+        "Cannot open a WebSocket to \(WebSocketError.describe(url)): no answer in \(configuration.connectTimeout).")
       failure.urlError = URLError(.timedOut)
       if opened.fulfill(.failure(failure)) { running.cancel() }
     }
@@ -115,7 +115,8 @@ final class NIOWebSocketConnection: WebSocketConnection {
       } else {
         life.finish(
           WebSocketClosure(code: .abnormalClosure, byServer: true),
-          WebSocketError(.connectionLost, "The WebSocket to \(Self.describe(url)) ended without a close frame."))
+          WebSocketError(
+            .connectionLost, "The WebSocket to \(WebSocketError.describe(url)) ended without a close frame."))
       }
     } catch {
       let mapped = Self.webSocketError(for: failure.withLock { $0 } ?? error, url: url)
@@ -202,7 +203,7 @@ final class NIOWebSocketConnection: WebSocketConnection {
 
   static func webSocketError(for error: any Error, url: URL) -> WebSocketError {
     if let error = error as? WebSocketError { return error }
-    let target = describe(url)
+    let target = WebSocketError.describe(url)
     var failure: WebSocketError
     switch error {
     case let error as WebSocketClientError where error == .webSocketUpgradeFailed:
@@ -223,15 +224,6 @@ final class NIOWebSocketConnection: WebSocketConnection {
     }
     failure.underlying = error
     return failure
-  }
-
-  /// The URL without its query, which may carry a token.
-  static func describe(_ url: URL) -> String {
-    var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-    components?.query = nil
-    components?.user = nil
-    components?.password = nil
-    return components?.string ?? url.absoluteString
   }
 }
 

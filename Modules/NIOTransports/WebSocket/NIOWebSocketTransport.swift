@@ -61,12 +61,11 @@ public struct NIOWebSocketTransport: WebSocketTransport {
       }
       fields.append(HTTPField(name: field, value: value))
     }
-    var settings = WebSocketClientConfiguration(
+    let settings = WebSocketClientConfiguration(
       maxFrameSize: configuration.maxMessageSize, additionalHeaders: fields,
       closeTimeout: configuration.closeTimeout,
       autoPing: configuration.pingInterval.map { .enabled(timePeriod: $0) } ?? .disabled,
       validateUTF8: true)
-    settings.sniHostname = nil
     let connection = NIOWebSocketConnection(configuration: configuration)
     try await connection.open(
       url: url, settings: settings, tls: scheme == "wss" || scheme == "https" ? .makeClientConfiguration() : nil,

@@ -52,7 +52,7 @@ public struct URLSessionWebSocketTransport: WebSocketTransport {
   }
 
   private static func connectFailure(_ error: any Error, url: URL) -> WebSocketError {
-    let target = url.host ?? url.absoluteString
+    let target = WebSocketError.describe(url)
     var failure: WebSocketError
     if "\(error)".localizedCaseInsensitiveContains("not supported") {
       failure = WebSocketError(
@@ -76,8 +76,6 @@ final class URLSessionWebSocketConnection: WebSocketConnection {
   private let session: URLSession
   private let delegate: WebSocketDelegate
   private let limit: Int
-  /// Set when this side starts the close.
-  private let closing = OneShot<Void>()
 
   init(task: URLSessionWebSocketTask, session: URLSession, delegate: WebSocketDelegate, limit: Int) {
     self.task = task
@@ -113,7 +111,9 @@ final class URLSessionWebSocketConnection: WebSocketConnection {
 
   func send(_ message: WebSocketMessage) async throws {
     guard message.byteCount <= limit else { throw WebSocketError.tooLargeToSend(message, limit: limit) }
-    guard closing.current == nil, delegate.closed.current == nil else { throw WebSocketError.closedForSending }
+    guard delegate.closing.current == nil, delegate.closed.current == nil else {
+      throw WebSocketError.closedForSending
+    }
     do {
       switch message {
       case .text(let text): try await task.send(.string(text))
@@ -125,8 +125,7 @@ final class URLSessionWebSocketConnection: WebSocketConnection {
   }
 
   func close(_ code: WebSocketCloseCode, reason: String) async {
-    if closing.fulfill(()), delegate.closed.current == nil {
-      delegate.closingBySelf()
+    if delegate.closing.fulfill(()), delegate.closed.current == nil {
       let sent = code.isSendable ? code : .normalClosure
       task.cancel(
         with: URLSessionWebSocketTask.CloseCode(rawValue: Int(sent.rawValue)) ?? .normalClosure,
@@ -146,16 +145,14 @@ final class URLSessionWebSocketConnection: WebSocketConnection {
 
 /// Turns a WebSocket task's delegate calls into its opening and closing.
 ///
-/// `@unchecked Sendable`: its state is two `OneShot`s and a `Locked`, each safe to use from any thread.
+/// `@unchecked Sendable` (NSObject is not Sendable): its state is three `OneShot`s, each safe to use from any thread.
 final class WebSocketDelegate: NSObject, URLSessionWebSocketDelegate, @unchecked Sendable {
   /// `nil` once the server accepted the upgrade, else why the connection failed.
   let opened = OneShot<(any Error)?>()
   /// How the connection ended.
   let closed = OneShot<WebSocketClosure>()
-  private let bySelf = Locked(false)
-
-  /// Records that this side started the close.
-  func closingBySelf() { bySelf.withLock { $0 = true } }
+  /// Set when this side starts the close.
+  let closing = OneShot<Void>()
 
   func urlSession(
     _ session: URLSession, webSocketTask: URLSessionWebSocketTask, didOpenWithProtocol protocol: String?
@@ -170,11 +167,11 @@ final class WebSocketDelegate: NSObject, URLSessionWebSocketDelegate, @unchecked
     closed.fulfill(
       WebSocketClosure(
         code: WebSocketCloseCode(rawValue: UInt16(clamping: closeCode.rawValue)),
-        reason: reason.map { String(decoding: $0, as: UTF8.self) } ?? "", byServer: !bySelf.withLock { $0 }))
+        reason: reason.map { String(decoding: $0, as: UTF8.self) } ?? "", byServer: closing.current == nil))
   }
 
   func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
     opened.fulfill(error ?? URLError(.networkConnectionLost))
-    closed.fulfill(WebSocketClosure(code: bySelf.withLock { $0 } ? .normalClosure : .abnormalClosure, byServer: true))
+    closed.fulfill(WebSocketClosure(code: closing.current == nil ? .abnormalClosure : .normalClosure, byServer: true))
   }
 }

@@ -59,6 +59,15 @@ extension WebSocketError {
     return scheme
   }
 
+  /// `url` as messages show it: without its query, user and password, which may carry a token.
+  package static func describe(_ url: URL) -> String {
+    var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+    components?.query = nil
+    components?.user = nil
+    components?.password = nil
+    return components?.string ?? url.absoluteString
+  }
+
   /// The ``Kind/closed`` error of a send that the connection's end interrupted.
   package static func sendFailed(_ error: any Error) -> WebSocketError {
     var failure = WebSocketError(.closed, "The WebSocket closed before the message was sent.")
