@@ -57,6 +57,20 @@ struct EndpointTests {
     #expect(request.httpBody == nil)
   }
 
+  @Test("Of all 128 ASCII characters only letters, digits and '-._~' stay as they are; every other byte is %XX")
+  func everyASCIICharacter() {
+    let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".unicodeScalars)
+    for value in UInt8(0)..<128 {
+      let scalar = Unicode.Scalar(value)
+      let expected =
+        unreserved.contains(scalar)
+        ? String(scalar) : "%" + (value < 16 ? "0" : "") + String(value, radix: 16, uppercase: true)
+      #expect(EndpointPath([String(scalar)]).encoded == "/" + expected, "byte \(value)")
+    }
+    #expect(EndpointPath(["id-1", "ü"]).encoded == "/id-1/%C3%BC")
+    #expect(EndpointPath([]).encoded == "/")
+  }
+
   @Test("Query values are percent-encoded, so '+', '&' and '=' stay part of the value")
   func queryEncoding() throws {
     let request = try TestRouter.search(nickname: "a+b&c=d e").urlRequest()
@@ -66,6 +80,7 @@ struct EndpointTests {
   @Test("A JSON body is encoded with its Content-Type; one that cannot be encoded is an invalidRequest error")
   func body() throws {
     let request = try TestRouter.create(name: "Ann").urlRequest()
+    #expect(request.httpMethod == "POST")
     #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")
     #expect(request.httpBody == Data(#"{"name":"Ann"}"#.utf8))
 

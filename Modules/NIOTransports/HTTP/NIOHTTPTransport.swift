@@ -148,7 +148,7 @@ public final class NIOHTTPTransport: HTTPTransport, FileTransferTransport {
     var headers: [String: String] = [:]
     headers.reserveCapacity(fields.count)
     for (name, value) in fields {
-      if let earlier = headers[name] { headers[name] = earlier + ", " + value } else { headers[name] = value }
+      if let earlier = headers.updateValue(value, forKey: name) { headers[name] = earlier + ", " + value }
     }
     return headers
   }

@@ -105,15 +105,17 @@ public final class HTTPClient: Sendable {
   }
 
   private func attempts<Response>(for request: APIRequest<Response>) async throws -> APIResponse<Response> {
-    let base = try request.endpoint.urlRequest()
+    // The first attempt adapts the request as it was built, held by nothing else, so that setting a header does not
+    // copy it (FoundationNetworking copies a shared request on every change); a retry builds it again.
+    var first: URLRequest? = try request.endpoint.urlRequest()
     let start = now()
     var attempt = 1
     var retriesByInterceptor = [Int](repeating: 0, count: interceptors.count)
     while true {
+      var urlRequest = try first.take() ?? request.endpoint.urlRequest()
       var context = RequestContext(
         endpoint: request.endpoint, attempt: attempt, deadline: request.deadline.map { start + $0 }, now: now)
       do {
-        var urlRequest = base
         for interceptor in interceptors {
           try await adapt(&urlRequest, by: interceptor, context: context)
         }

@@ -62,7 +62,8 @@ extension Endpoint {
       throw NetworkError.invalidRequest("cannot form a URL from base \(baseURL) and path \(path)")
     }
     var request = URLRequest(url: url)
-    request.httpMethod = method.rawValue
+    // GET is a URLRequest's own method; setting it anyway costs a case-insensitive compare in FoundationNetworking.
+    if method != .get { request.httpMethod = method.rawValue }
     for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
     do {
       request.httpBody = try body.encode()

@@ -26,7 +26,15 @@ public struct EndpointPath: Hashable, Sendable, ExpressibleByStringLiteral, Expr
   public func appending(_ segment: String) -> EndpointPath { EndpointPath(segments + [segment]) }
 
   /// The encoded path, with a leading `/`.
-  public var encoded: String { "/" + segments.map(PercentEncoding.pathSegment).joined(separator: "/") }
+  public var encoded: String {
+    guard !segments.isEmpty else { return "/" }
+    var path = ""
+    for segment in segments {
+      path += "/"
+      path += PercentEncoding.pathSegment(segment)
+    }
+    return path
+  }
 
   /// The encoded path.
   public var description: String { encoded }
@@ -35,22 +43,38 @@ public struct EndpointPath: Hashable, Sendable, ExpressibleByStringLiteral, Expr
 /// RFC 3986 percent-encoding that leaves only unreserved characters as they are, so that `/`, `?`, `&`, `=`, `+`, `#`
 /// and spaces in values can never change the meaning of a URL.
 enum PercentEncoding {
-  private static let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
+  /// Bit `b` of word `b / 64` is set when byte `b` is unreserved (ASCII letters, digits, `-`, `.`, `_`, `~`).
+  private static let unreserved: (UInt64, UInt64) = {
+    var words: (UInt64, UInt64) = (0, 0)
+    for byte in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8 {
+      if byte < 64 { words.0 |= 1 << UInt64(byte) } else { words.1 |= 1 << UInt64(byte - 64) }
+    }
+    return words
+  }()
 
   static func pathSegment(_ value: String) -> String { encode(value) }
 
   static func queryComponent(_ value: String) -> String { encode(value) }
 
+  private static func isUnreserved(_ byte: UInt8) -> Bool {
+    byte < 64 ? unreserved.0 & (1 << UInt64(byte)) != 0 : byte < 128 && unreserved.1 & (1 << UInt64(byte - 64)) != 0
+  }
+
   private static func encode(_ value: String) -> String {
-    var encoded = ""
-    encoded.reserveCapacity(value.utf8.count)
+    // Most segments and values (ids, names of fields) need no encoding: they are returned as they are.
+    guard !value.utf8.allSatisfy(isUnreserved) else { return value }
+    let hex = Array("0123456789ABCDEF".utf8)
+    var encoded = [UInt8]()
+    encoded.reserveCapacity(value.utf8.count * 3)
     for byte in value.utf8 {
-      if unreserved.contains(byte) {
-        encoded.unicodeScalars.append(Unicode.Scalar(byte))
+      if isUnreserved(byte) {
+        encoded.append(byte)
       } else {
-        encoded += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xF, radix: 16, uppercase: true)
+        encoded.append(UInt8(ascii: "%"))
+        encoded.append(hex[Int(byte >> 4)])
+        encoded.append(hex[Int(byte & 0xF)])
       }
     }
-    return encoded
+    return String(decoding: encoded, as: UTF8.self)
   }
 }
