@@ -50,6 +50,7 @@ let package = Package(
     .library(name: "RateLimiting", targets: ["RateLimiting"]),
     .library(name: "Networking", targets: ["Networking"]),
     .library(name: "Persistence", targets: ["Persistence"]),
+    .library(name: "Realtime", targets: ["Realtime"]),
     .library(name: "Domain", targets: ["Domain"]),
     .library(name: "ReducerRuntime", targets: ["ReducerRuntime"]),
     .library(name: "Features", targets: ["Features"]),
@@ -135,6 +136,23 @@ let package = Package(
       name: "TransportsTests",
       dependencies: ["NIOTransports", "Networking", "Sandbox", "TestSupport", nioCore, logging],
       path: "Tests/TransportsTests",
+      swiftSettings: swiftSettings
+    ),
+
+    // A Socket.IO client on Networking's WebSocketTransport: no NIO here; the transport comes from the app
+    // (Documentation/Decisions/0012).
+    .target(
+      name: "Realtime",
+      dependencies: ["Networking", logging, basics],
+      path: "Modules/Realtime",
+      swiftSettings: swiftSettings
+    ),
+    // The codec, heartbeat and backoff on a TestClock and a scripted WebSocket; the client against the Sandbox and
+    // python-socketio over real WebSockets.
+    .testTarget(
+      name: "RealtimeTests",
+      dependencies: ["Realtime", "Networking", "NIOTransports", "TestSupport", basics, clocks, logging],
+      path: "Tests/RealtimeTests",
       swiftSettings: swiftSettings
     ),
 
@@ -252,8 +270,8 @@ let package = Package(
     .executableTarget(
       name: "KeelCLI",
       dependencies: [
-        "Domain", "Features", "Networking", "NIOTransports", "Persistence", "Sandbox", argumentParser, basics,
-        logging, unixSignals,
+        "Domain", "Features", "Networking", "NIOTransports", "Persistence", "Realtime", "Sandbox", argumentParser,
+        basics, logging, unixSignals,
       ],
       path: "Modules/CLI",
       swiftSettings: swiftSettings

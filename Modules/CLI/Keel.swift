@@ -18,7 +18,7 @@ struct Keel: AsyncParsableCommand {
     version: Keel.version,
     subcommands: [
       DemoCommand.self, UsersCommand.self, AuthCommand.self, EventsCommand.self, ImagesCommand.self,
-      SandboxCommand.self,
+      SocketIOCommand.self, SandboxCommand.self,
     ]
   )
 

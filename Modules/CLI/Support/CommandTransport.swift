@@ -7,4 +7,6 @@ import NIOTransports
 enum CommandTransport {
   /// The process's transport.
   static let http = NIOHTTPTransport()
+  /// The process's WebSocket: swift-websocket on SwiftNIO (URLSession has none on Linux).
+  static let webSocket = NIOWebSocketTransport()
 }

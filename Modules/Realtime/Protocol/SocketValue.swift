@@ -1,0 +1,155 @@
+import Foundation
+import KeelBasics
+
+/// One argument of a Socket.IO event or acknowledgement: a JSON value, or binary data, which travels as an attachment
+/// beside the packet's JSON (REQUIREMENTS R1).
+///
+/// ```swift
+/// let message: SocketValue = ["text": "hello", "channel": "general", "urgent": false, "tags": ["a", "b"]]
+/// let photo = SocketValue.binary(Data([0x89, 0x50, 0x4E, 0x47]))
+/// print(message["text"]?.string ?? "", photo)
+/// ```
+///
+/// Numbers are `Double`s, as in JSON: integers beyond ±2^53 lose precision. Infinities and NaN have no JSON form and
+/// are refused when emitted.
+public enum SocketValue: Sendable, Hashable {
+  /// `null`.
+  case null
+  /// `true` or `false`.
+  case bool(Bool)
+  /// A number.
+  case number(Double)
+  /// A string.
+  case string(String)
+  /// An array.
+  case array([SocketValue])
+  /// An object.
+  case object([String: SocketValue])
+  /// Binary data: sent as a WebSocket binary message of its own, a placeholder standing in the JSON.
+  case binary(Data)
+
+  /// The string, if this is one.
+  public var string: String? {
+    if case .string(let value) = self { value } else { nil }
+  }
+
+  /// The number, if this is one.
+  public var number: Double? {
+    if case .number(let value) = self { value } else { nil }
+  }
+
+  /// The data, if this is binary.
+  public var data: Data? {
+    if case .binary(let value) = self { value } else { nil }
+  }
+
+  /// The value under `key`, if this is an object that has one.
+  public subscript(key: String) -> SocketValue? {
+    if case .object(let fields) = self { fields[key] } else { nil }
+  }
+}
+
+extension SocketValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+  ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
+  /// `null`.
+  public init(nilLiteral: ()) { self = .null }
+  /// A boolean.
+  public init(booleanLiteral value: Bool) { self = .bool(value) }
+  /// A whole number.
+  public init(integerLiteral value: Int) { self = .number(Double(value)) }
+  /// A number.
+  public init(floatLiteral value: Double) { self = .number(value) }
+  /// A string.
+  public init(stringLiteral value: String) { self = .string(value) }
+  /// An array.
+  public init(arrayLiteral elements: SocketValue...) { self = .array(elements) }
+  /// An object; a repeated key keeps its last value.
+  public init(dictionaryLiteral elements: (String, SocketValue)...) {
+    self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+  }
+}
+
+extension SocketValue: CustomStringConvertible {
+  /// The value as JSON, binary data shown by its size only (`<binary 3 bytes>`), never its content.
+  public var description: String {
+    switch self {
+    case .null: "null"
+    case .bool(let value): "\(value)"
+    case .number(let value): value.rounded() == value && abs(value) < 1e15 ? "\(Int(value))" : "\(value)"
+    case .string(let value): "\"\(value)\""
+    case .array(let values): "[" + values.map(\.description).joined(separator: ",") + "]"
+    case .object(let fields):
+      "{" + fields.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",") + "}"
+    case .binary(let data): "<binary \(data.count) bytes>"
+    }
+  }
+}
+
+// MARK: - JSON and attachments
+
+extension SocketValue {
+  /// This value as JSON with every binary replaced by a placeholder (`{"_placeholder":true,"num":N}`, numbered in
+  /// the order they are met, depth first), and the binaries in that order.
+  func extractingAttachments() -> (json: JSONValue, attachments: [Data]) {
+    var attachments: [Data] = []
+    let json = Self.json(self, attachments: &attachments)
+    return (json, attachments)
+  }
+
+  private static func json(_ value: SocketValue, attachments: inout [Data]) -> JSONValue {
+    switch value {
+    case .null: return .null
+    case .bool(let value): return .bool(value)
+    case .number(let value): return .number(value)
+    case .string(let value): return .string(value)
+    case .array(let values): return .array(values.map { json($0, attachments: &attachments) })
+    case .object(let fields): return .object(fields.mapValues { json($0, attachments: &attachments) })
+    case .binary(let data):
+      attachments.append(data)
+      return .object(["_placeholder": .bool(true), "num": .number(Double(attachments.count - 1))])
+    }
+  }
+
+  /// `json` with each placeholder replaced by its attachment; `nil` attachments leave placeholders as the objects they
+  /// are (a packet that is not binary).
+  ///
+  /// - Throws: ``SocketIOError/Kind/invalidPacket`` for a placeholder whose number names no attachment.
+  static func resolving(_ json: JSONValue, attachments: [Data]?) throws(SocketIOError) -> SocketValue {
+    switch json {
+    case .null: return .null
+    case .bool(let value): return .bool(value)
+    case .number(let value): return .number(value)
+    case .string(let value): return .string(value)
+    case .array(let values):
+      var resolved: [SocketValue] = []
+      resolved.reserveCapacity(values.count)
+      for value in values { resolved.append(try resolving(value, attachments: attachments)) }
+      return .array(resolved)
+    case .object(let fields):
+      if let attachments, fields.count == 2, fields["_placeholder"] == .bool(true),
+        case .number(let number)? = fields["num"]
+      {
+        guard number >= 0, number < Double(attachments.count), number.rounded() == number else {
+          throw SocketIOError(
+            .invalidPacket, "A binary placeholder names attachment \(number) of \(attachments.count).")
+        }
+        return .binary(attachments[Int(number)])
+      }
+      var resolved: [String: SocketValue] = [:]
+      resolved.reserveCapacity(fields.count)
+      for (key, value) in fields { resolved[key] = try resolving(value, attachments: attachments) }
+      return .object(resolved)
+    }
+  }
+
+  /// Whether this value has a JSON form: no infinity or NaN anywhere in it.
+  var isRepresentable: Bool {
+    switch self {
+    case .number(let value): value.isFinite
+    case .array(let values): values.allSatisfy(\.isRepresentable)
+    case .object(let fields): fields.values.allSatisfy(\.isRepresentable)
+    default: true
+    }
+  }
+}
