@@ -531,6 +531,9 @@ public actor SocketIOClient {
   /// The number of acknowledgements awaited.
   var pendingAckCount: Int { pendingAcks.count }
 
+  /// Whether no connection, run loop or backoff is left: what a test of many cycles checks.
+  var hasNoConnection: Bool { live == nil && wake == nil && (run == nil || run?.wanted == false) }
+
   private func connectedLive() throws(SocketIOError) -> LiveConnection {
     guard let live, live.sid != nil, live.endReason == nil else {
       throw SocketIOError(

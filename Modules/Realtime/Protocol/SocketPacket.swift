@@ -89,7 +89,8 @@ package struct SocketPacket: Sendable, Hashable {
     if let id { text += String(id) }
     if let json {
       let encoder = JSONEncoder()
-      encoder.outputFormatting = .withoutEscapingSlashes
+      // Sorted keys: the same packet is the same text every time (a placeholder reads {"_placeholder":true,"num":0}).
+      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
       guard let bytes = try? encoder.encode(json) else {
         throw SocketIOError(.invalidArguments, "The arguments cannot be written as JSON.")
       }

@@ -1,0 +1,102 @@
+import Foundation
+import KeelBasics
+import Networking
+
+/// A `WebSocketTransport` whose server the test plays: each connect opens a ``ScriptedConnection`` (or fails, while
+/// `failingConnects` is above zero), and the test sends its messages and reads what the client sent.
+final class ScriptedWebSocketTransport: WebSocketTransport {
+  private let state = Locked((connections: [ScriptedConnection](), failingConnects: 0, hanging: false))
+
+  /// The connections opened so far, oldest first.
+  var connections: [ScriptedConnection] { state.withLock { $0.connections } }
+
+  /// Makes the next `count` connects fail as a refused TCP connection does.
+  func failNextConnects(_ count: Int) { state.withLock { $0.failingConnects = count } }
+
+  /// Makes connects hang until cancelled (a dead network), or stop hanging.
+  func hangConnects(_ hanging: Bool) { state.withLock { $0.hanging = hanging } }
+
+  func connect(to url: URL, headers: [String: String]) async throws -> any WebSocketConnection {
+    let (fails, hangs) = state.withLock { state in
+      defer { state.failingConnects = max(0, state.failingConnects - 1) }
+      return (state.failingConnects > 0, state.hanging)
+    }
+    if hangs {
+      while true { try await Task.sleep(for: .seconds(3_600)) }
+    }
+    if fails {
+      var error = WebSocketError(.connectionFailed, "Refused.")
+      error.urlError = URLError(.cannotConnectToHost)
+      throw error
+    }
+    let connection = ScriptedConnection()
+    state.withLock { $0.connections.append(connection) }
+    return connection
+  }
+}
+
+/// One connection of a ``ScriptedWebSocketTransport``.
+final class ScriptedConnection: WebSocketConnection {
+  let messages: AsyncThrowingStream<WebSocketMessage, any Error>
+  private let inbound: AsyncThrowingStream<WebSocketMessage, any Error>.Continuation
+  private let state = Locked((sent: [WebSocketMessage](), closed: false))
+  private let ended = OneShot<WebSocketClosure>()
+
+  init() {
+    (messages, inbound) = AsyncThrowingStream<WebSocketMessage, any Error>.makeStream()
+  }
+
+  /// What the client sent, in order.
+  var sent: [WebSocketMessage] { state.withLock { $0.sent } }
+  /// The texts the client sent.
+  var sentTexts: [String] {
+    sent.compactMap { if case .text(let text) = $0 { text } else { nil } }
+  }
+  /// Whether the client closed it.
+  var isClosed: Bool { state.withLock { $0.closed } }
+
+  /// The server sends `text`.
+  func serverSends(_ text: String) { inbound.yield(.text(text)) }
+  /// The server sends binary `data`.
+  func serverSends(_ data: Data) { inbound.yield(.binary(data)) }
+  /// The server closes it with a close handshake.
+  func serverCloses() {
+    inbound.finish()
+    ended.fulfill(WebSocketClosure(code: .normalClosure, byServer: true))
+  }
+  /// The connection breaks.
+  func breaks() {
+    inbound.finish(throwing: WebSocketError(.connectionLost, "Reset."))
+    ended.fulfill(WebSocketClosure(code: .abnormalClosure, byServer: true))
+  }
+
+  /// The Engine.IO handshake with a heartbeat of `pingInterval + pingTimeout` milliseconds.
+  func open(sid: String = "engine", pingInterval: Int = 25_000, pingTimeout: Int = 20_000, maxPayload: Int = 1_000_000)
+  {
+    serverSends(
+      "0" + EngineHandshakeJSON.json(sid: sid, pingInterval, pingTimeout, maxPayload))
+  }
+
+  func send(_ message: WebSocketMessage) async throws {
+    let closed = state.withLock { state in
+      if !state.closed { state.sent.append(message) }
+      return state.closed
+    }
+    if closed { throw WebSocketError(.closed, "Closed.") }
+  }
+
+  func close(_ code: WebSocketCloseCode, reason: String) async {
+    state.withLock { $0.closed = true }
+    inbound.finish()
+    ended.fulfill(WebSocketClosure(code: code, reason: reason, byServer: false))
+  }
+
+  func closure() async -> WebSocketClosure { await ended.value() }
+}
+
+/// The handshake's JSON.
+enum EngineHandshakeJSON {
+  static func json(sid: String, _ pingInterval: Int, _ pingTimeout: Int, _ maxPayload: Int) -> String {
+    #"{"sid":"\#(sid)","upgrades":[],"pingInterval":\#(pingInterval),"pingTimeout":\#(pingTimeout),"maxPayload":\#(maxPayload)}"#
+  }
+}
