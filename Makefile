@@ -4,10 +4,21 @@ MODULES := RateLimiting Networking NIOTransports Persistence Domain ReducerRunti
 SOURCES := Package.swift Modules Tests Benchmarks Examples Fuzz
 SYMBOL_GRAPHS := .build/symbol-graphs
 
-.PHONY: build test tsan lint format docs samples bench bench-quick demo examples readme-package fuzz ci
+.PHONY: build test tsan lint format docs samples bench bench-quick demo examples readme-package fuzz peers ci
 
 build:
 	$(SWIFT) build --build-tests
+
+# python-socketio, the independent Socket.IO server the realtime tests, the CLI's contract tests and keel-bench run
+# against: a virtual environment in .venv-peers with the versions pinned in Tests/Peers/requirements.txt. A test that
+# finds none makes it the same way.
+peers:
+	@if [ -n "$$KEEL_PEERS_PYTHON" ]; then echo "peers: $$KEEL_PEERS_PYTHON (KEEL_PEERS_PYTHON)"; exit 0; fi; \
+	if ! .venv-peers/bin/python3 -c "import socketio, aiohttp" 2>/dev/null; then \
+	  python3 -m venv .venv-peers && \
+	  .venv-peers/bin/python3 -m pip install --quiet --disable-pip-version-check -r Tests/Peers/requirements.txt; \
+	fi; \
+	.venv-peers/bin/python3 -c "import importlib.metadata as m; print('peers: python-socketio', m.version('python-socketio'))"
 
 test:
 	$(SWIFT) test
@@ -89,4 +100,4 @@ readme-package:
 	SWIFT=$(SWIFT) bash Scripts/readme-package.sh
 
 ci: export KEEL_STRICT = 1
-ci: build samples test examples readme-package bench-quick tsan lint docs fuzz
+ci: build peers samples test examples readme-package bench-quick tsan lint docs fuzz

@@ -16,6 +16,7 @@ Events (every namespace):
 
 import argparse
 import asyncio
+import signal
 import sys
 
 import socketio
@@ -97,6 +98,8 @@ async def main():
 
 
 if __name__ == "__main__":
+    # A parent that ignores SIGTERM passes that on; this server ends on it.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
         asyncio.run(main())
     except KeyboardInterrupt:

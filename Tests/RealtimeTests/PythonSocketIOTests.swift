@@ -1,0 +1,192 @@
+import Foundation
+import NIOTransports
+import Networking
+import TestSupport
+import Testing
+
+@testable import Realtime
+
+/// REQUIREMENTS R1–R5 against python-socketio, a Socket.IO server written elsewhere, over real WebSockets on
+/// loopback: the client speaks the protocol as the reference does, not only as Keel's own tests think it is.
+@Suite("SocketIOClient against python-socketio")
+struct PythonSocketIOTests {
+  static let transport = NIOWebSocketTransport()
+
+  /// A client for `server`'s `namespace`, quick to reconnect.
+  static func client(
+    _ server: PythonSocketIOServer, namespace: String = "/", auth: SocketValue? = nil,
+    connectTimeout: Duration = .seconds(5)
+  ) throws -> SocketIOClient {
+    let configuration = SocketIOConfiguration(
+      url: server.url, namespace: namespace, auth: { auth },
+      reconnection: ReconnectionPolicy(initialDelay: .milliseconds(200), maxDelay: .seconds(1)),
+      connectTimeout: connectTimeout, ackTimeout: .seconds(20))
+    return try SocketIOClient(configuration: configuration, transport: transport)
+  }
+
+  /// Whether `client` reaches a state `matching` within `limit` of real time (the server is another process).
+  static func reaches(
+    _ client: SocketIOClient, within limit: Duration = .seconds(20),
+    _ matching: @escaping @Sendable (SocketConnectionState) -> Bool
+  ) async -> Bool {
+    let states = client.states()
+    return await withTaskGroup(of: Bool.self) { group in
+      group.addTask {
+        for await state in states where matching(state) { return true }
+        return false
+      }
+      group.addTask {
+        try? await Task.sleep(for: limit)
+        return false
+      }
+      let reached = await group.next() ?? false
+      group.cancelAll()
+      return reached
+    }
+  }
+
+  static func connected(_ client: SocketIOClient) async -> Bool {
+    await reaches(client) { $0.isConnected }
+  }
+
+  @Test("Namespaces, acks with several arguments, and an ack the server asks of the client")
+  func namespacesAndAcks() async throws {
+    let server = try await PythonSocketIOServer()
+    let client = try Self.client(server, namespace: "/chat")
+    let events = client.events()
+    await client.connect()
+    #expect(await Self.connected(client))
+
+    let args: [SocketValue] = [1, "two", ["three": 3, "list": [true, nil]], 4.5]
+    #expect(try await client.emitWithAck("echo", args) == args)
+    var iterator = events.makeAsyncIterator()
+    let echoed = await iterator.next()
+    #expect(echoed?.name == "echo")
+    #expect(echoed?.namespace == "/chat")
+    #expect(echoed?.args == [.array(args)])
+
+    try await client.emit("ask")
+    let question = try #require(await iterator.next())
+    #expect(question.name == "question")
+    #expect(question.ackID != nil)
+    try await client.acknowledge(question, with: [42])
+    let answer = await iterator.next()
+    #expect(answer?.name == "answer")
+    #expect(answer?.args == [42])
+    await client.disconnect()
+    await server.stop()
+  }
+
+  @Test("A 300 kB event and binary data both ways arrive whole")
+  func largeAndBinary() async throws {
+    let server = try await PythonSocketIOServer()
+    let client = try Self.client(server)
+    await client.connect()
+    #expect(await Self.connected(client))
+    let text = String(repeating: "keel ", count: 60_000)
+    #expect(try await client.emitWithAck("echo", [.string(text)]) == [.string(text)])
+    let bytes = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+    let reply = try await client.emitWithAck("echo", ["photo", ["data": .binary(bytes), "more": .binary(Data([9]))]])
+    #expect(reply == ["photo", ["data": .binary(bytes), "more": .binary(Data([9]))]])
+    await client.disconnect()
+    await server.stop()
+  }
+
+  @Test("Rooms: a member gets what is sent to its room")
+  func rooms() async throws {
+    let server = try await PythonSocketIOServer()
+    let member = try Self.client(server)
+    let sender = try Self.client(server)
+    let received = member.events(named: "room_message")
+    await member.connect()
+    await sender.connect()
+    #expect(await Self.connected(member))
+    #expect(await Self.connected(sender))
+    #expect(try await member.emitWithAck("join", ["lobby"]) == ["joined"])
+    #expect(try await sender.emitWithAck("to_room", ["lobby", "hello"]) == ["sent"])
+    var iterator = received.makeAsyncIterator()
+    #expect(await iterator.next()?.args == [["hello"]])
+    await member.disconnect()
+    await sender.disconnect()
+    await server.stop()
+  }
+
+  @Test("The server's middleware refuses without the token (no retry) and admits with it")
+  func refusal() async throws {
+    let server = try await PythonSocketIOServer()
+    let refused = try Self.client(server, namespace: "/private", auth: ["token": "wrong"])
+    await refused.connect()
+    #expect(await Self.reaches(refused) { $0 == .refused(message: "Not authorized") })
+    let admitted = try Self.client(server, namespace: "/private", auth: ["token": "letmein"])
+    await admitted.connect()
+    #expect(await Self.connected(admitted))
+    await admitted.disconnect()
+    await server.stop()
+  }
+
+  @Test("A disconnection by the server is final: no reconnection")
+  func serverDisconnect() async throws {
+    let server = try await PythonSocketIOServer()
+    let client = try Self.client(server)
+    await client.connect()
+    #expect(await Self.connected(client))
+    try await client.emit("disconnect_me")
+    #expect(await Self.reaches(client) { $0 == .disconnected(.ioServerDisconnect) })
+    #expect(!(await Self.reaches(client, within: .seconds(1)) { $0.isConnected }))
+    await server.stop()
+  }
+
+  @Test("The server restarted: the client reconnects by itself")
+  func serverRestart() async throws {
+    let server = try await PythonSocketIOServer()
+    let client = try Self.client(server)
+    await client.connect()
+    #expect(await Self.connected(client))
+    let first = client.state
+    await server.stop()
+    #expect(await Self.reaches(client) { if case .reconnecting = $0 { true } else { false } })
+    try await server.restart()
+    #expect(await Self.reaches(client) { $0.isConnected && $0 != first })
+    #expect(try await client.emitWithAck("echo", ["again"]) == ["again"])
+    await client.disconnect()
+    await server.stop()
+  }
+
+  @Test("A silent network: ping timeout, then a reconnection once it answers again")
+  func silentNetwork() async throws {
+    let server = try await PythonSocketIOServer(pingInterval: 1, pingTimeout: 1)
+    let client = try Self.client(server, connectTimeout: .seconds(1))
+    await client.connect()
+    #expect(await Self.connected(client))
+    server.pause()
+    #expect(await Self.reaches(client) { $0 == .disconnected(.pingTimeout) })
+    #expect(await Self.reaches(client) { if case .reconnecting(let attempt, _) = $0 { attempt >= 2 } else { false } })
+    server.resume()
+    #expect(await Self.connected(client))
+    #expect(try await client.emitWithAck("echo", ["back"]) == ["back"])
+    await client.disconnect()
+    await server.stop()
+  }
+
+  @Test("1,000 acked emits at once: 1,000 acks, each once, each with its own answer")
+  func thousandAcks() async throws {
+    let server = try await PythonSocketIOServer()
+    let client = try Self.client(server)
+    await client.connect()
+    #expect(await Self.connected(client))
+    let answers = try await withThrowingTaskGroup(of: (Int, [SocketValue]).self) { group in
+      for index in 0..<1_000 {
+        group.addTask { (index, try await client.emitWithAck("echo", [.number(Double(index))])) }
+      }
+      return try await group.reduce(into: [Int: [SocketValue]]()) { answers, answer in
+        #expect(answers[answer.0] == nil)
+        answers[answer.0] = answer.1
+      }
+    }
+    #expect(answers.count == 1_000)
+    #expect(answers.allSatisfy { $0.value == [.number(Double($0.key))] })
+    #expect(await client.pendingAckCount == 0)
+    await client.disconnect()
+    await server.stop()
+  }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import KeelBasics
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// python-socketio, the independent Socket.IO server (Tests/Peers/socketio_server.py), started on 127.0.0.1 for a
+/// test: pause it (SIGSTOP: a silent network), resume it, restart it on the same port.
+///
+/// Its interpreter is `KEEL_PEERS_PYTHON`, or `.venv-peers/bin/python3` in the package, which `make peers` (and so
+/// `.ci/run`) creates with the pinned versions of Tests/Peers/requirements.txt; when neither exists, the first test
+/// that needs it creates `.venv-peers` the same way, and fails with what to do if it cannot.
+public final class PythonSocketIOServer: Sendable {
+  /// The package's root folder.
+  public static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+
+  /// The Python with python-socketio, once per test process.
+  private static let interpreter: Result<URL, PeerUnavailable> = findOrInstall()
+
+  /// The port it listens on.
+  public let port: Int
+  private let options: [String]
+  private let process = Locked<Process?>(nil)
+
+  /// `http://127.0.0.1:PORT`.
+  public var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+  /// Starts a server with a heartbeat of `pingInterval` and `pingTimeout` seconds, on `port` (a free one by default).
+  ///
+  /// - Throws: ``PeerUnavailable`` when python-socketio cannot be found or installed, or the server does not start.
+  public init(pingInterval: Double = 25, pingTimeout: Double = 20, port: Int = 0) async throws {
+    options = ["--ping-interval", "\(pingInterval)", "--ping-timeout", "\(pingTimeout)"]
+    let (process, port) = try await Self.start(options + ["--port", "\(port)"])
+    self.port = port
+    self.process.withLock { $0 = process }
+  }
+
+  deinit {
+    if let process = process.withLock({ $0 }), process.isRunning { kill(process.processIdentifier, SIGKILL) }
+  }
+
+  /// Stops it (SIGKILL: a test runner may have left SIGTERM ignored, which a child inherits) and waits for its end.
+  public func stop() async {
+    guard let process = process.withLock({ $0 }) else { return }
+    kill(process.processIdentifier, SIGKILL)
+    await ChildProcess.waitForExit(process)
+  }
+
+  /// Freezes it: it keeps its sockets but sends nothing, pings included.
+  public func pause() {
+    process.withLock { $0.map { kill($0.processIdentifier, SIGSTOP) } }
+  }
+
+  /// Lets a paused server go on.
+  public func resume() {
+    process.withLock { $0.map { kill($0.processIdentifier, SIGCONT) } }
+  }
+
+  /// Stops it and starts a new one on the same port.
+  public func restart() async throws {
+    await stop()
+    let (process, _) = try await Self.start(options + ["--port", "\(port)"])
+    self.process.withLock { $0 = process }
+  }
+
+  private static func start(_ arguments: [String]) async throws -> (Process, Int) {
+    let python = try interpreter.get()
+    let process = Process()
+    process.executableURL = python
+    process.arguments = [packageRoot.appendingPathComponent("Tests/Peers/socketio_server.py").path] + arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let line = Locked<String?>(nil)
+    Thread.detachNewThread {
+      let first = ChildProcess.readLine(output.fileHandleForReading)
+      line.withLock { $0 = first ?? "" }
+    }
+    _ = await poll(for: .seconds(30)) { line.withLock { $0 } != nil }
+    guard let text = line.withLock({ $0 }), text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
+      kill(process.processIdentifier, SIGKILL)
+      throw PeerUnavailable("python-socketio did not start (it printed \(line.withLock { $0 } ?? "nothing")).")
+    }
+    return (process, port)
+  }
+
+  private static func findOrInstall() -> Result<URL, PeerUnavailable> {
+    let fileManager = FileManager.default
+    if let configured = ProcessInfo.processInfo.environment["KEEL_PEERS_PYTHON"] {
+      return fileManager.isExecutableFile(atPath: configured)
+        ? .success(URL(fileURLWithPath: configured))
+        : .failure(PeerUnavailable("KEEL_PEERS_PYTHON=\(configured) is not an executable."))
+    }
+    let venv = packageRoot.appendingPathComponent(".venv-peers")
+    let python = venv.appendingPathComponent("bin/python3")
+    if !fileManager.isExecutableFile(atPath: python.path) || !hasSocketIO(python) {
+      let requirements = packageRoot.appendingPathComponent("Tests/Peers/requirements.txt").path
+      guard run("/usr/bin/env", ["python3", "-m", "venv", venv.path]),
+        run(python.path, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", requirements])
+      else {
+        return .failure(
+          PeerUnavailable(
+            "python-socketio is not installed and could not be: run `make peers` (python3 -m venv .venv-peers, "
+              + "then pip install -r Tests/Peers/requirements.txt), or set KEEL_PEERS_PYTHON to a Python that has it."))
+      }
+    }
+    return .success(python)
+  }
+
+  private static func hasSocketIO(_ python: URL) -> Bool {
+    run(python.path, ["-c", "import socketio, aiohttp"])
+  }
+
+  private static func run(_ executable: String, _ arguments: [String]) -> Bool {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return false }
+    process.waitUntilExit()
+    return process.terminationStatus == 0
+  }
+}
+
+/// The independent peer a test needs is missing; the message says how to get it.
+public struct PeerUnavailable: Error, CustomStringConvertible {
+  /// What is missing and what to do.
+  public let description: String
+  init(_ description: String) { self.description = description }
+}
