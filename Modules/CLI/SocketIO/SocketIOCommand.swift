@@ -16,8 +16,9 @@ struct SocketIOCommand: AsyncParsableCommand {
       Standard output, one JSON object per line: {"type":"connect",...}, "connect_error", "event", "ack" (its id the \
       line number of the command that asked), "disconnect" (with socket.io-client's reasons) and "reconnecting" \
       (before each attempt, with its delay in seconds).
-      When standard input ends, waits for outstanding acks (up to --timeout), stays connected --duration seconds \
-      more, then disconnects and exits 0; a disconnection by the server exits 0 at once.
+      When standard input ends (or is empty), waits for the connection and the outstanding acks (up to --timeout), \
+      stays connected --duration seconds more, reconnecting as needed, then disconnects and exits 0; a \
+      disconnection by the server exits 0 at once.
       Exit codes: 65 a line of standard input that is not a command (its number on standard error); 69 no \
       connection, or an acknowledgement missing, within --timeout; 77 the server refused the connection.
       """)

@@ -118,6 +118,11 @@ struct SocketIOSession: Sendable {
         }
       }
     }
+    // Standard input may end before the connection is made (or be empty): the connection comes first, as the stay.
+    guard await connected(within: timeout) else {
+      steps.yield(.finish(.network, "No connection within \(seconds(timeout))."))
+      return
+    }
     let missing = await acks.awaitAll()
     if missing > 0 {
       steps.yield(

@@ -1,0 +1,138 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Issue 18's `keel socketio` contract, case by case, against python-socketio: the black box the realtime client is
+/// checked through from outside.
+@Suite("keel socketio")
+struct SocketIOCommandTests {
+  /// `keel socketio ARGUMENTS` with `input` on standard input, `during` run while it goes; its lines, standard error
+  /// and exit status.
+  static func run(
+    _ arguments: [String], input: String = "", during: @Sendable (Spawned) async throws -> Void = { _ in }
+  ) async throws -> (lines: [String], errors: String, status: Int32) {
+    let stdin = Pipe()
+    stdin.fileHandleForWriting.write(Data(input.utf8))
+    try stdin.fileHandleForWriting.close()
+    let keel = try Spawned(
+      ChildProcess.builtExecutable("keel"), ["socketio"] + arguments, input: stdin.fileHandleForReading)
+    try await during(keel)
+    let status = await keel.finish(within: .seconds(60))
+    let lines = String(decoding: keel.output, as: UTF8.self).split(separator: "\n").map(String.init)
+    return (lines, keel.errors, status)
+  }
+
+  /// The JSON object on `line`.
+  static func object(_ line: String) -> [String: Any]? {
+    (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+  }
+
+  /// Waits until `keel` has printed a line containing `text`.
+  static func printed(_ keel: Spawned, _ text: String) async -> Bool {
+    await poll(for: .seconds(30)) {
+      String(decoding: keel.output, as: UTF8.self).contains(text) || !keel.process.isRunning
+    }
+  }
+
+  @Test("Connect, an acked emit with binary, the echoed event, and a clean disconnect at the end of input: exit 0")
+  func acknowledged() async throws {
+    let server = try await PythonSocketIOServer()
+    let (lines, errors, status) = try await Self.run(
+      [server.url.absoluteString, "--namespace", "/chat"],
+      input: #"{"emit":"echo","args":[1,"two",{"_binary":"AAEC"}],"ack":true}"# + "\n")
+    #expect(status == 0, "\(errors)")
+    #expect(lines.allSatisfy { Self.object($0) != nil }, "\(lines)")
+    let connect = try #require(lines.first.flatMap(Self.object))
+    #expect(connect["type"] as? String == "connect")
+    #expect(connect["namespace"] as? String == "/chat")
+    #expect((connect["sid"] as? String)?.isEmpty == false)
+    #expect(lines.first?.hasPrefix(#"{"type":"connect","namespace":"/chat","sid":"#) == true)
+    #expect(lines.contains(#"{"type":"ack","id":1,"args":[1,"two",{"_binary":"AAEC"}]}"#))
+    #expect(
+      lines.contains(#"{"type":"event","namespace":"/chat","event":"echo","args":[[1,"two",{"_binary":"AAEC"}]]}"#))
+    #expect(lines.last == #"{"type":"disconnect","reason":"io client disconnect"}"#)
+    await server.stop()
+  }
+
+  @Test("Refused by the server's middleware: the connect_error line, exit 77, no retry")
+  func refused() async throws {
+    let server = try await PythonSocketIOServer()
+    let (lines, _, status) = try await Self.run([
+      server.url.absoluteString, "--namespace", "/private", "--auth", #"{"token":"wrong"}"#,
+    ])
+    #expect(status == 77)
+    #expect(lines == [#"{"type":"connect_error","namespace":"/private","message":"Not authorized"}"#])
+    await server.stop()
+  }
+
+  @Test("No server: reconnecting lines until --timeout, then exit 69")
+  func unreachable() async throws {
+    let server = try await PythonSocketIOServer()
+    let url = server.url.absoluteString
+    await server.stop()
+    let (lines, errors, status) = try await Self.run([url, "--timeout", "1.5"], input: #"{"emit":"x"}"# + "\n")
+    #expect(status == 69)
+    #expect(!lines.isEmpty)
+    #expect(lines.allSatisfy { Self.object($0)?["type"] as? String == "reconnecting" }, "\(lines)")
+    #expect(lines.first?.hasPrefix(#"{"type":"reconnecting","attempt":1,"delay":"#) == true)
+    #expect(errors.contains("No connection within 1.5 s"))
+  }
+
+  @Test("A line of standard input that is not a command: exit 65, its number on standard error")
+  func badInput() async throws {
+    let server = try await PythonSocketIOServer()
+    for bad in [
+      "not json", "[1]", #"{"emit":1}"#, #"{"emit":"x","args":{}}"#, #"{"emit":"x","args":[{"_binary":"%%"}]}"#,
+    ] {
+      let (_, errors, status) = try await Self.run(
+        [server.url.absoluteString], input: #"{"emit":"echo","args":[1]}"# + "\n" + bad + "\n")
+      #expect(status == 65, "\(bad)")
+      #expect(errors.contains("Line 2"), "\(bad): \(errors)")
+    }
+    await server.stop()
+  }
+
+  @Test("The server disconnects: exit 0 at once, whatever --duration says")
+  func serverDisconnect() async throws {
+    let server = try await PythonSocketIOServer()
+    let started = ContinuousClock.now
+    let (lines, _, status) = try await Self.run(
+      [server.url.absoluteString, "--duration", "120"], input: #"{"emit":"disconnect_me"}"# + "\n")
+    #expect(status == 0)
+    #expect(ContinuousClock.now - started < .seconds(60))
+    #expect(lines.last == #"{"type":"disconnect","reason":"io server disconnect"}"#)
+    await server.stop()
+  }
+
+  @Test(#"{"disconnect":true} disconnects and exits 0"#)
+  func disconnectCommand() async throws {
+    let server = try await PythonSocketIOServer()
+    let (lines, _, status) = try await Self.run(
+      [server.url.absoluteString, "--duration", "120"],
+      input: #"{"emit":"echo","args":["a"],"ack":true}"# + "\n" + #"{"disconnect":true}"# + "\n")
+    #expect(status == 0)
+    #expect(lines.last == #"{"type":"disconnect","reason":"io client disconnect"}"#)
+    await server.stop()
+  }
+
+  @Test("A silent server: the ping timeout line, reconnecting, and connected again once it answers")
+  func pingTimeout() async throws {
+    let server = try await PythonSocketIOServer(pingInterval: 1, pingTimeout: 1)
+    let (lines, errors, status) = try await Self.run(
+      [server.url.absoluteString, "--duration", "12", "--timeout", "2"]
+    ) { keel in
+      #expect(await Self.printed(keel, #""type":"connect""#))
+      server.pause()
+      #expect(await Self.printed(keel, #""reason":"ping timeout""#))
+      #expect(await Self.printed(keel, #""type":"reconnecting""#))
+      server.resume()
+    }
+    #expect(status == 0, "\(errors)")
+    let types = lines.compactMap { Self.object($0)?["type"] as? String }
+    #expect(types.first == "connect")
+    #expect(lines.contains(#"{"type":"disconnect","reason":"ping timeout"}"#))
+    #expect(types.filter { $0 == "connect" }.count >= 2, "\(lines)")
+    #expect(lines.last == #"{"type":"disconnect","reason":"io client disconnect"}"#)
+    await server.stop()
+  }
+}
