@@ -151,7 +151,7 @@ let package = Package(
     // python-socketio over real WebSockets.
     .testTarget(
       name: "RealtimeTests",
-      dependencies: ["Realtime", "Networking", "NIOTransports", "TestSupport", basics, clocks, logging],
+      dependencies: ["Realtime", "Networking", "NIOTransports", "Sandbox", "TestSupport", basics, clocks, logging],
       path: "Tests/RealtimeTests",
       swiftSettings: swiftSettings
     ),
@@ -253,7 +253,7 @@ let package = Package(
     .target(
       name: "Sandbox",
       dependencies: [
-        hummingbird, hummingbirdWebSocket, httpTypes, nioCore, serviceLifecycle, logging, basics, crypto,
+        "Realtime", hummingbird, hummingbirdWebSocket, httpTypes, nioCore, serviceLifecycle, logging, basics, crypto,
       ],
       path: "Modules/Sandbox",
       swiftSettings: swiftSettings

@@ -38,12 +38,12 @@ public enum Sandbox {
     let (ports, portContinuation) = AsyncStream<Int>.makeStream()
     let application = Application(
       responder: responder,
-      // An idle timeout bounds how long a stalled client can hold a connection. The WebSocket echo (§6a) upgrades
-      // on its own path; every other request is plain HTTP/1.1.
+      // An idle timeout bounds how long a stalled client can hold a connection. The Socket.IO server (§6) and the
+      // WebSocket echo (§6a) upgrade on their own paths; every other request is plain HTTP/1.1.
       server: .http1WebSocketUpgrade(
         configuration: .init(
           http1: .init(idleTimeout: .seconds(30)), ws: .init(maxFrameSize: WebSocketEcho.maxMessageSize)),
-        shouldUpgrade: WebSocketEcho.shouldUpgrade(accessKey: configuration.accessKey)),
+        shouldUpgrade: WebSocketEcho.shouldUpgrade(accessKey: configuration.accessKey, realtime: responder.realtime)),
       configuration: ApplicationConfiguration(
         address: .hostname(configuration.host, port: configuration.port), serverName: nil),
       onServerRunning: { channel in

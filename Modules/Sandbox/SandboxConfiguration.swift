@@ -47,6 +47,11 @@ public struct SandboxConfiguration: Sendable {
   /// reached from loopback; `nil` falls back to ``accessKey``, and with neither the control plane is open to every
   /// loopback peer. ``RunningSandbox/control`` presents it.
   public var controlKey: String?
+  /// How often the Socket.IO server (`/socket.io/`) pings each connection; 25 s by default, as Socket.IO's.
+  public var socketIOPingInterval: Duration = .seconds(25)
+  /// How long it waits for a pong before it drops the connection, and what clients add to the interval before they
+  /// call a silent server dead; 20 s by default, as Socket.IO's.
+  public var socketIOPingTimeout: Duration = .seconds(20)
 
   /// A new key for ``accessKey`` or ``controlKey``: 32 bytes from the system's random generator, as 64 hex digits.
   public static func randomKey() -> String {

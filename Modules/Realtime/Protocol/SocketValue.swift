@@ -91,7 +91,7 @@ extension SocketValue: CustomStringConvertible {
 extension SocketValue {
   /// This value as JSON with every binary replaced by a placeholder (`{"_placeholder":true,"num":N}`, numbered in
   /// the order they are met, depth first), and the binaries in that order.
-  func extractingAttachments() -> (json: JSONValue, attachments: [Data]) {
+  package func extractingAttachments() -> (json: JSONValue, attachments: [Data]) {
     var attachments: [Data] = []
     let json = Self.json(self, attachments: &attachments)
     return (json, attachments)
@@ -115,7 +115,7 @@ extension SocketValue {
   /// are (a packet that is not binary).
   ///
   /// - Throws: ``SocketIOError/Kind/invalidPacket`` for a placeholder whose number names no attachment.
-  static func resolving(_ json: JSONValue, attachments: [Data]?) throws(SocketIOError) -> SocketValue {
+  package static func resolving(_ json: JSONValue, attachments: [Data]?) throws(SocketIOError) -> SocketValue {
     switch json {
     case .null: return .null
     case .bool(let value): return .bool(value)

@@ -144,6 +144,16 @@ struct AuthBackend: Sendable {
     }
   }
 
+  /// Why a Socket.IO CONNECT with `token` cannot join (SandboxAPI §6), `nil` when the token is a live access token.
+  func socketRefusal(_ token: String?) -> String? {
+    guard let token, !token.isEmpty else { return #"No access token: CONNECT with {"token":"<access token>"}."# }
+    guard let session = state.withLock({ $0.sessions[Secrets.digest(token)] }) else {
+      return "The access token is not valid."
+    }
+    guard session.accessExpiresAt > time.now() else { return "The access token has expired." }
+    return nil
+  }
+
   private func me(_ request: SandboxRequest) throws -> SandboxResponse {
     .json(Self.user(try authenticate(request).email))
   }

@@ -1,10 +1,12 @@
 import HTTPTypes
 import KeelBasics
+import Realtime
 
 /// The control plane (SandboxAPI §5): add and clear faults, expire every access token, read the stats, reset.
 struct ControlPlane: Sendable {
   let faults: FaultInjector
   let stats: RecordedStatistics
+  let realtime: SocketIOHub
   let expireTokens: @Sendable () -> Void
   let reset: @Sendable () -> Void
 
@@ -24,7 +26,58 @@ struct ControlPlane: Sendable {
         reset()
         return .json([:])
       },
+      Route(.post, "/_sandbox/socketio/faults", handler: addSocketFault),
+      Route(.delete, "/_sandbox/socketio/faults") { _ in
+        realtime.clearFaults()
+        return .json([:])
+      },
+      Route(.post, "/_sandbox/socketio/emit", handler: pushEvent),
     ]
+  }
+
+  /// `{"drop":true}` cuts every socket; `{"silenceMs":N}` sends nothing (pings included) and ignores what comes for N
+  /// ms; `{"delayMs":N}` delays every push; `{"duplicate":true}` delivers each push twice. Several at once apply
+  /// together.
+  private func addSocketFault(_ request: SandboxRequest) throws -> SandboxResponse {
+    guard case .object(let body)? = JSONValue.parse(request.body) else {
+      throw BackendError.malformed("a Socket.IO fault is a JSON object")
+    }
+    func milliseconds(_ name: String) throws -> Duration? {
+      switch body[name] {
+      case nil, .null?: return nil
+      case .number(let value)? where (0...600_000).contains(value): return .milliseconds(Int64(value))
+      default: throw BackendError.malformed("\(name) must be a number of milliseconds in 0...600000")
+      }
+    }
+    let silence = try milliseconds("silenceMs")
+    let delay = try milliseconds("delayMs")
+    if let silence { realtime.silence(for: silence) }
+    if let delay { realtime.delayPushes(by: delay) }
+    if case .bool(let duplicate)? = body["duplicate"] { realtime.duplicatePushes(duplicate) }
+    let dropped = realtime.connectionCount
+    if body["drop"] == .bool(true) { realtime.dropAll() }
+    return .json(["connections": .number(Double(dropped))])
+  }
+
+  /// `{"namespace":"/","room":"r","event":"e","args":[...]}`: emits to every socket of the namespace, or of the room.
+  private func pushEvent(_ request: SandboxRequest) throws -> SandboxResponse {
+    guard case .object(let body)? = JSONValue.parse(request.body), case .string(let event)? = body["event"],
+      !event.isEmpty
+    else {
+      throw BackendError.malformed(#"a push is {"event":"name","args":[...]} with an optional namespace and room"#)
+    }
+    let namespace = body["namespace"].flatMap { if case .string(let value) = $0 { value } else { nil } } ?? "/"
+    let room = body["room"].flatMap { if case .string(let value) = $0 { value } else { nil } }
+    var args: [SocketValue] = []
+    if case .array(let values)? = body["args"] {
+      args = try values.map { value in
+        do { return try SocketValue.resolving(value, attachments: nil) } catch {
+          throw BackendError.malformed("args cannot be read")
+        }
+      }
+    }
+    let count = realtime.push(namespace: namespace, room: room, event: event, args: args)
+    return .json(["delivered": .number(Double(count))])
   }
 
   private func addFault(_ request: SandboxRequest) throws -> SandboxResponse {

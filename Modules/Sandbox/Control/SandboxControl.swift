@@ -57,13 +57,48 @@ public struct SandboxControl: Sendable {
     _ = try await send("DELETE", "faults")
   }
 
+  /// Applies Socket.IO faults (SandboxAPI §6): `drop` cuts every socket now, `silence` makes the server send nothing
+  /// (pings included) and ignore what comes for that long, `delay` holds every push that long, `duplicate` delivers
+  /// each push twice (or, `false`, once again). ``removeSocketIOFaults()`` ends them.
+  public func socketIOFault(
+    drop: Bool = false, silence: Duration? = nil, delay: Duration? = nil, duplicate: Bool? = nil
+  ) async throws {
+    func milliseconds(_ duration: Duration) -> Double {
+      Double(duration.components.seconds * 1_000) + Double(duration.components.attoseconds) / 1e15
+    }
+    var body: [String: Any] = [:]
+    if drop { body["drop"] = true }
+    if let silence { body["silenceMs"] = milliseconds(silence) }
+    if let delay { body["delayMs"] = milliseconds(delay) }
+    if let duplicate { body["duplicate"] = duplicate }
+    _ = try await send("POST", "socketio/faults", body: try JSONSerialization.data(withJSONObject: body))
+  }
+
+  /// Ends every Socket.IO fault.
+  public func removeSocketIOFaults() async throws {
+    _ = try await send("DELETE", "socketio/faults")
+  }
+
+  /// Emits `event` with `args` (JSON values: strings, numbers, booleans, arrays, dictionaries, `NSNull`) to every
+  /// socket of `namespace`, or of `room` there; returns how many sockets it went to.
+  @discardableResult
+  public func pushSocketIOEvent(_ event: String, args: [Any] = [], namespace: String = "/", room: String? = nil)
+    async throws -> Int
+  {
+    var body: [String: Any] = ["event": event, "args": args, "namespace": namespace]
+    if let room { body["room"] = room }
+    let data = try await send("POST", "socketio/emit", body: try JSONSerialization.data(withJSONObject: body))
+    let answer = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+    return (answer?["delivered"] as? NSNumber)?.intValue ?? 0
+  }
+
   /// Wipes every user, session, event and counter.
   public func reset() async throws {
     _ = try await send("POST", "reset")
   }
 
   private func send(_ method: String, _ path: String, body: Data? = nil) async throws -> Data {
-    var request = URLRequest(url: baseURL.appendingPathComponent("_sandbox").appendingPathComponent(path))
+    var request = URLRequest(url: baseURL.appendingPathComponent("_sandbox/" + path))
     request.httpMethod = method
     if let key { request.setValue(key, forHTTPHeaderField: "Sandbox-Key") }
     if let body {

@@ -20,6 +20,8 @@ struct SandboxResponder: HTTPResponder {
   let faults: FaultInjector
   let rateLimiter: ServerRateLimiter
   let routes: [Route]
+  /// The Socket.IO server at `/socket.io/`.
+  let realtime: SocketIOHub
   /// Keeps users and sessions between runs, when the configuration has a state directory.
   let persistence: (@Sendable () -> Void)?
 
@@ -30,21 +32,26 @@ struct SandboxResponder: HTTPResponder {
     let events = EventIngestion(stats: stats)
     let auth = AuthBackend(configuration: configuration, time: time, stats: stats)
     let faults = FaultInjector(initial: configuration.faults)
+    let realtime = SocketIOHub(
+      pingInterval: configuration.socketIOPingInterval, pingTimeout: configuration.socketIOPingTimeout,
+      refusal: { auth.socketRefusal($0) })
     let rateLimiter = ServerRateLimiter(limits: configuration.rateLimits, time: time)
     let control = ControlPlane(
-      faults: faults, stats: stats, expireTokens: { auth.expireAccessTokens() },
+      faults: faults, stats: stats, realtime: realtime, expireTokens: { auth.expireAccessTokens() },
       reset: {
         users.reset()
         events.reset()
         auth.reset()
         rateLimiter.reset()
         stats.reset()
+        realtime.clearFaults()
       })
     self.configuration = configuration
     self.time = time
     self.stats = stats
     self.faults = faults
     self.rateLimiter = rateLimiter
+    self.realtime = realtime
     self.routes =
       users.routes + auth.routes + events.routes
       + ImageServer(stats: stats, renderer: ImageRenderer(stats: stats)).routes

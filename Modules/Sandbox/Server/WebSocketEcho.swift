@@ -5,7 +5,8 @@ import Logging
 import NIOCore
 import NIOWebSocket
 
-/// `GET /ws/echo` upgraded to a WebSocket (SandboxAPI §6a): every text and binary message comes back as it was sent,
+/// The WebSocket upgrades: `GET /socket.io/` goes to the Socket.IO server (``SocketIOHub``, SandboxAPI §6), and
+/// `GET /ws/echo` (SandboxAPI §6a): every text and binary message comes back as it was sent,
 /// up to 16 MiB, which is what WebSocket clients are tested against. Three text messages are commands: `close CODE
 /// REASON` makes the server close with that code and reason, `vanish` makes it drop the connection without a close
 /// frame, as a server that dies does, and `burst COUNT SIZE` makes it send COUNT text messages of SIZE bytes (at most
@@ -19,15 +20,17 @@ enum WebSocketEcho {
   /// The upgrade decision: `path` only, and only with the access key when the Sandbox has one (otherwise the request
   /// goes on to the HTTP responder, which refuses it as it refuses any request without the key).
   static func shouldUpgrade(
-    accessKey: String?
+    accessKey: String?, realtime: SocketIOHub
   )
     -> @Sendable (HTTPRequest, any Channel, Logger) async throws -> ShouldUpgradeResult<
       WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
     >
   {
     { request, channel, _ in
-      guard request.path?.split(separator: "?").first.map(String.init) == path else { return .dontUpgrade }
+      let requested = request.path?.split(separator: "?").first.map(String.init)
+      guard requested == path || requested == SocketIOHub.path else { return .dontUpgrade }
       if let accessKey, !Secrets.matches(request.headerFields[SandboxResponder.key], accessKey) { return .dontUpgrade }
+      if requested == SocketIOHub.path { return .upgrade([:], realtime.handler(channel: channel)) }
       return .upgrade([:]) { inbound, outbound, _ in
         for try await message in inbound.messages(maxSize: maxMessageSize) {
           switch message {

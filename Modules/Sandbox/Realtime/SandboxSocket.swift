@@ -1,0 +1,87 @@
+import Foundation
+import HummingbirdWebSocket
+import KeelBasics
+import NIOCore
+import Networking
+
+/// One WebSocket of the Sandbox's Socket.IO server: its namespaces (with their socket ids), rooms and heartbeat.
+final class SandboxSocket: Sendable {
+  let id: Int
+  let channel: any Channel
+  private let outbound: WebSocketOutboundWriter
+  private let turns = AsyncTurns()
+  private let state = Locked(State())
+
+  private struct State {
+    var namespaces: [String: String] = [:]
+    var rooms: Set<String> = []
+    var pings = 0
+    var lastPong = 0
+  }
+
+  init(id: Int, outbound: WebSocketOutboundWriter, channel: any Channel) {
+    self.id = id
+    self.outbound = outbound
+    self.channel = channel
+  }
+
+  /// Writes `messages` back to back, nothing of another packet between them.
+  func write(_ messages: [Networking.WebSocketMessage]) async throws {
+    try await turns.run {
+      for message in messages {
+        switch message {
+        case .text(let text): try await outbound.write(.text(text))
+        case .binary(let data): try await outbound.write(.binary(ByteBuffer(bytes: data)))
+        }
+      }
+    }
+  }
+
+  /// Joins `namespace`; returns the socket's id there.
+  func join(_ namespace: String) -> String {
+    state.withLock { state in
+      let sid = state.namespaces[namespace] ?? UUID().uuidString
+      state.namespaces[namespace] = sid
+      return sid
+    }
+  }
+
+  /// Leaves `namespace` and its rooms.
+  func leave(_ namespace: String) {
+    state.withLock { state in
+      state.namespaces[namespace] = nil
+      state.rooms = state.rooms.filter { !$0.hasPrefix(namespace + "\u{0}") }
+    }
+  }
+
+  /// Enters `room` of `namespace`.
+  func enter(_ room: String, in namespace: String) {
+    _ = state.withLock { $0.rooms.insert(namespace + "\u{0}" + room) }
+  }
+
+  /// Leaves `room` of `namespace`.
+  func exit(_ room: String, in namespace: String) {
+    _ = state.withLock { $0.rooms.remove(namespace + "\u{0}" + room) }
+  }
+
+  /// Whether it has joined `namespace`, and `room` there when one is given.
+  func isIn(namespace: String, room: String?) -> Bool {
+    state.withLock { state in
+      state.namespaces[namespace] != nil && (room.map { state.rooms.contains(namespace + "\u{0}" + $0) } ?? true)
+    }
+  }
+
+  /// Counts a ping sent; returns its number.
+  func pinging() -> Int {
+    state.withLock { state in
+      state.pings += 1
+      return state.pings
+    }
+  }
+
+  /// Records a pong, answering the latest ping.
+  func ponged() { state.withLock { $0.lastPong = $0.pings } }
+
+  /// Whether ping `number` was answered.
+  func ponged(since number: Int) -> Bool { state.withLock { $0.lastPong >= number } }
+}

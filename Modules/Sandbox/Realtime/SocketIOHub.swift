@@ -1,0 +1,227 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import KeelBasics
+import Logging
+import NIOCore
+import NIOWebSocket
+import Networking
+import Realtime
+
+/// The Sandbox's Socket.IO server (SandboxAPI §6): Engine.IO v4 and Socket.IO v5 over WebSocket at `/socket.io/`,
+/// namespaces, rooms, the heartbeat the configuration sets, CONNECT checked against the auth backend's access tokens,
+/// and faults from the control plane: drop every socket, fall silent for a while, delay pushes, deliver each twice.
+///
+/// Events it answers, in every namespace: `echo ARGS…` (emits `echo` with ARGS back, acknowledges with ARGS),
+/// `join ROOM` and `leave ROOM` (acknowledged `joined`, `left`), `to_room ROOM ARGS…` (emits `room_message` with
+/// ARGS to ROOM). `POST /_sandbox/socketio/emit` pushes any event to a namespace or a room.
+final class SocketIOHub: Sendable {
+  /// The path that upgrades.
+  static let path = "/socket.io/"
+  /// The largest message accepted: Engine.IO's `maxPayload`.
+  static let maxPayload = 1_000_000
+
+  private let pingInterval: Duration
+  private let pingTimeout: Duration
+  /// The reason a token cannot join, `nil` when it can.
+  private let refusal: @Sendable (String?) -> String?
+  private let state = Locked(State())
+
+  private struct State {
+    var nextID = 0
+    var sockets: [Int: SandboxSocket] = [:]
+    var silencedUntil: ContinuousClock.Instant?
+    var delay: Duration = .zero
+    var duplicates = false
+  }
+
+  /// A hub with `pingInterval` and `pingTimeout`, asking `refusal` about each CONNECT's token.
+  init(pingInterval: Duration, pingTimeout: Duration, refusal: @escaping @Sendable (String?) -> String?) {
+    self.pingInterval = pingInterval
+    self.pingTimeout = pingTimeout
+    self.refusal = refusal
+  }
+
+  // MARK: - Control
+
+  /// Cuts every connection without a close frame, as a server that dies does.
+  func dropAll() {
+    let sockets = state.withLock { Array($0.sockets.values) }
+    for socket in sockets { socket.channel.close(promise: nil) }
+  }
+
+  /// Sends nothing, pings and handshakes included, and ignores what comes in, for `duration`.
+  func silence(for duration: Duration) {
+    state.withLock { $0.silencedUntil = .now + duration }
+  }
+
+  /// Delays every push by `delay`.
+  func delayPushes(by delay: Duration) { state.withLock { $0.delay = delay } }
+
+  /// Delivers every push twice, or once again.
+  func duplicatePushes(_ duplicates: Bool) { state.withLock { $0.duplicates = duplicates } }
+
+  /// Ends every fault.
+  func clearFaults() {
+    state.withLock { state in
+      state.silencedUntil = nil
+      state.delay = .zero
+      state.duplicates = false
+    }
+  }
+
+  /// The number of open connections.
+  var connectionCount: Int { state.withLock { $0.sockets.count } }
+
+  /// Emits `event` with `args` to every socket in `namespace`, or only those in `room`; returns how many.
+  @discardableResult
+  func push(namespace: String, room: String?, event: String, args: [SocketValue]) -> Int {
+    let (targets, delay, duplicates) = state.withLock { state in
+      (
+        state.sockets.values.filter { $0.isIn(namespace: namespace, room: room) }, state.delay,
+        state.duplicates
+      )
+    }
+    let packet = SocketPacket.event(event, args, namespace: namespace)
+    for socket in targets {
+      Task {
+        if delay > .zero { try? await Task.sleep(for: delay) }
+        for _ in 0..<(duplicates ? 2 : 1) { try? await self.send(packet, to: socket) }
+      }
+    }
+    return targets.count
+  }
+
+  private var silenced: Bool {
+    state.withLock { state in
+      guard let until = state.silencedUntil else { return false }
+      if until <= .now { state.silencedUntil = nil }
+      return until > .now
+    }
+  }
+
+  // MARK: - Connections
+
+  /// The upgrade handler for one WebSocket at ``path``.
+  func handler(channel: any Channel) -> WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context> {
+    { inbound, outbound, _ in
+      let socket = self.state.withLock { state in
+        state.nextID += 1
+        let socket = SandboxSocket(id: state.nextID, outbound: outbound, channel: channel)
+        state.sockets[socket.id] = socket
+        return socket
+      }
+      defer { _ = self.state.withLock { $0.sockets.removeValue(forKey: socket.id) } }
+      try await self.serve(socket, inbound: inbound)
+    }
+  }
+
+  private func serve(_ socket: SandboxSocket, inbound: WebSocketInboundStream) async throws {
+    while silenced { try await Task.sleep(for: .milliseconds(50)) }
+    let handshake = EngineHandshake(
+      sid: UUID().uuidString, pingInterval: Self.milliseconds(pingInterval),
+      pingTimeout: Self.milliseconds(pingTimeout), maxPayload: Self.maxPayload)
+    try await socket.write([EnginePacket.open(handshake).message])
+    let heartbeat = Task { await self.heartbeat(socket) }
+    defer { heartbeat.cancel() }
+    var partial: (packet: SocketPacket, expected: Int, attachments: [Data])?
+    for try await message in inbound.messages(maxSize: Self.maxPayload) {
+      guard !silenced else { continue }
+      let engine: EnginePacket
+      switch message {
+      case .text(let text): engine = try EnginePacket.decode(.text(text))
+      case .binary(let buffer): engine = .binary(Data(buffer.readableBytesView))
+      }
+      switch engine {
+      case .pong: socket.ponged()
+      case .close: return
+      case .message(let text):
+        let (packet, attachments) = try SocketPacket.decode(text)
+        if attachments > 0 {
+          partial = (packet, attachments, [])
+        } else {
+          try await handle(packet, from: socket)
+        }
+      case .binary(let data):
+        guard var waiting = partial else { return }
+        waiting.attachments.append(data)
+        if waiting.attachments.count == waiting.expected {
+          partial = nil
+          try await handle(waiting.packet.resolving(waiting.attachments), from: socket)
+        } else {
+          partial = waiting
+        }
+      case .open, .ping, .upgrade, .noop: break
+      }
+    }
+  }
+
+  /// Pings every `pingInterval` (not while silent); a ping unanswered for `pingTimeout` ends the connection.
+  private func heartbeat(_ socket: SandboxSocket) async {
+    while !Task.isCancelled {
+      do { try await Task.sleep(for: pingInterval) } catch { return }
+      guard !silenced else { continue }
+      let pinged = socket.pinging()
+      try? await socket.write([EnginePacket.ping("").message])
+      do { try await Task.sleep(for: pingTimeout) } catch { return }
+      if !silenced, !socket.ponged(since: pinged) {
+        socket.channel.close(promise: nil)
+        return
+      }
+    }
+  }
+
+  private func handle(_ packet: SocketPacket, from socket: SandboxSocket) async throws {
+    let namespace = packet.namespace
+    switch packet.kind {
+    case .connect:
+      if let reason = refusal(packet.data?["token"]?.string) {
+        try await send(
+          SocketPacket(.connectError, namespace: namespace, data: ["message": .string(reason)]), to: socket)
+      } else {
+        let sid = socket.join(namespace)
+        try await send(SocketPacket(.connect, namespace: namespace, data: ["sid": .string(sid)]), to: socket)
+      }
+    case .disconnect:
+      socket.leave(namespace)
+    case .event, .binaryEvent:
+      guard socket.isIn(namespace: namespace, room: nil), let (name, args) = packet.event else { return }
+      var answer: [SocketValue]?
+      switch name {
+      case "echo":
+        try await send(.event("echo", args, namespace: namespace), to: socket)
+        answer = args
+      case "join":
+        if let room = args.first?.string { socket.enter(room, in: namespace) }
+        answer = ["joined"]
+      case "leave":
+        if let room = args.first?.string { socket.exit(room, in: namespace) }
+        answer = ["left"]
+      case "to_room":
+        if let room = args.first?.string {
+          push(namespace: namespace, room: room, event: "room_message", args: Array(args.dropFirst()))
+        }
+        answer = ["sent"]
+      default:
+        answer = nil
+      }
+      if let id = packet.id, let answer {
+        try await send(SocketPacket(.ack, namespace: namespace, id: id, data: .array(answer)), to: socket)
+      }
+    case .ack, .binaryAck, .connectError:
+      break
+    }
+  }
+
+  private func send(_ packet: SocketPacket, to socket: SandboxSocket) async throws {
+    guard !silenced else { return }
+    let (text, attachments) = try packet.encoded()
+    try await socket.write(
+      [EnginePacket.message(text).message] + attachments.map { EnginePacket.binary($0).message })
+  }
+
+  private static func milliseconds(_ duration: Duration) -> Int {
+    Int(duration.components.seconds * 1_000 + duration.components.attoseconds / 1_000_000_000_000_000)
+  }
+}

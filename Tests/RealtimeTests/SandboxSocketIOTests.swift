@@ -1,0 +1,114 @@
+import Foundation
+import NIOTransports
+import Networking
+import Sandbox
+import TestSupport
+import Testing
+
+@testable import Realtime
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// SandboxAPI §6: the Sandbox's Socket.IO server, with the Keel client: auth against the auth backend, namespaces,
+/// rooms, binary, pushes from the control plane, and each fault.
+@Suite("The Sandbox's Socket.IO server")
+struct SandboxSocketIOTests {
+  static let transport = NIOWebSocketTransport()
+
+  /// A Sandbox with a heartbeat of `ping` + `ping` and an access token from its auth backend.
+  static func sandbox(ping: Duration = .seconds(25)) async throws -> (RunningSandbox, String) {
+    var configuration = SandboxConfiguration()
+    configuration.socketIOPingInterval = ping
+    configuration.socketIOPingTimeout = ping
+    let sandbox = try await Sandbox.start(configuration)
+    var login = URLRequest(url: sandbox.baseURL.appendingPathComponent("v1/auth/login"))
+    login.httpMethod = "POST"
+    login.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    login.httpBody = Data(#"{"email":"demo@keel.dev","password":"demo-password"}"#.utf8)
+    let (data, _) = try await URLSession(configuration: .ephemeral).data(for: login)
+    let body = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    return (sandbox, try #require(body["accessToken"] as? String))
+  }
+
+  static func client(
+    _ sandbox: RunningSandbox, token: String?, namespace: String = "/", connectTimeout: Duration = .seconds(5)
+  ) throws -> SocketIOClient {
+    try SocketIOClient(
+      configuration: SocketIOConfiguration(
+        url: sandbox.baseURL, namespace: namespace, auth: { token.map { ["token": .string($0)] } },
+        reconnection: ReconnectionPolicy(initialDelay: .milliseconds(200), maxDelay: .seconds(1)),
+        connectTimeout: connectTimeout),
+      transport: transport)
+  }
+
+  @Test("An access token joins; none, or a wrong one, is refused with the auth backend's reason")
+  func auth() async throws {
+    let (sandbox, token) = try await Self.sandbox()
+    let admitted = try Self.client(sandbox, token: token, namespace: "/chat")
+    await admitted.connect()
+    #expect(await PythonSocketIOTests.connected(admitted))
+    for (wrong, reason) in [(nil, "No access token"), ("nope", "The access token is not valid.")] {
+      let refused = try Self.client(sandbox, token: wrong)
+      await refused.connect()
+      #expect(
+        await PythonSocketIOTests.reaches(refused) {
+          if case .refused(let message) = $0 { message.hasPrefix(reason) } else { false }
+        })
+    }
+    await admitted.disconnect()
+    await sandbox.stop()
+  }
+
+  @Test("Echo with an ack and binary, rooms, and pushes from the control plane, to a room or a namespace")
+  func eventsAndRooms() async throws {
+    let (sandbox, token) = try await Self.sandbox()
+    let member = try Self.client(sandbox, token: token)
+    let other = try Self.client(sandbox, token: token)
+    let memberEvents = member.events()
+    await member.connect()
+    await other.connect()
+    #expect(await PythonSocketIOTests.connected(member))
+    #expect(await PythonSocketIOTests.connected(other))
+    let bytes = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0) })
+    #expect(try await member.emitWithAck("echo", ["a", .binary(bytes)]) == ["a", .binary(bytes)])
+    #expect(try await member.emitWithAck("join", ["lobby"]) == ["joined"])
+    #expect(try await other.emitWithAck("to_room", ["lobby", "hi"]) == ["sent"])
+    #expect(try await sandbox.control.pushSocketIOEvent("news", args: [1, "two"], room: "lobby") == 1)
+    #expect(try await sandbox.control.pushSocketIOEvent("all", args: []) == 2)
+    var iterator = memberEvents.makeAsyncIterator()
+    var names: [String] = []
+    while names.count < 4, let event = await iterator.next() { names.append(event.name) }
+    #expect(names == ["echo", "room_message", "news", "all"])
+    await member.disconnect()
+    await other.disconnect()
+    await sandbox.stop()
+  }
+
+  @Test("Faults: a duplicated push comes twice; a dropped socket reconnects; silence is a ping timeout")
+  func faults() async throws {
+    let (sandbox, token) = try await Self.sandbox(ping: .milliseconds(500))
+    let client = try Self.client(sandbox, token: token, connectTimeout: .seconds(1))
+    let events = client.events(named: "twice")
+    await client.connect()
+    #expect(await PythonSocketIOTests.connected(client))
+
+    try await sandbox.control.socketIOFault(duplicate: true)
+    try await sandbox.control.pushSocketIOEvent("twice", args: ["x"])
+    var iterator = events.makeAsyncIterator()
+    #expect(await iterator.next()?.args == ["x"])
+    #expect(await iterator.next()?.args == ["x"])
+    try await sandbox.control.removeSocketIOFaults()
+
+    let first = client.state
+    try await sandbox.control.socketIOFault(drop: true)
+    #expect(await PythonSocketIOTests.reaches(client) { $0.isConnected && $0 != first })
+
+    try await sandbox.control.socketIOFault(silence: .seconds(3))
+    #expect(await PythonSocketIOTests.reaches(client) { $0 == .disconnected(.pingTimeout) })
+    #expect(await PythonSocketIOTests.connected(client))
+    await client.disconnect()
+    await sandbox.stop()
+  }
+}
