@@ -5,6 +5,8 @@ import KeelBasics
 /// beside the packet's JSON (REQUIREMENTS R1).
 ///
 /// ```swift
+/// import Foundation
+///
 /// let message: SocketValue = ["text": "hello", "channel": "general", "urgent": false, "tags": ["a", "b"]]
 /// let photo = SocketValue.binary(Data([0x89, 0x50, 0x4E, 0x47]))
 /// print(message["text"]?.string ?? "", photo)
