@@ -345,7 +345,7 @@ let package = Package(
 
     .executableTarget(
       name: "KeelFuzz",
-      dependencies: ["Domain", "Sandbox", logging, basics],
+      dependencies: ["Domain", "Networking", "Realtime", "Sandbox", logging, basics],
       path: "Fuzz/KeelFuzz",
       swiftSettings: swiftSettings
     ),

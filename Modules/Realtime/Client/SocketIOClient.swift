@@ -472,7 +472,10 @@ public actor SocketIOClient {
 
   /// Emits `event` with `args`, asks the server to acknowledge it, and returns the acknowledgement's arguments.
   ///
-  /// - Parameter timeout: How long to wait; ``SocketIOConfiguration/ackTimeout`` by default.
+  /// - Parameters:
+  ///   - event: The event's name: not empty, not reserved.
+  ///   - args: Its arguments.
+  ///   - timeout: How long to wait; ``SocketIOConfiguration/ackTimeout`` by default.
   /// - Throws: as ``emit(_:_:)``, and ``SocketIOError/Kind/ackTimeout`` when no acknowledgement comes in time,
   ///   ``SocketIOError/Kind/disconnected`` when the connection ends first (in both cases the server may or may not
   ///   have handled the event), ``SocketIOError/Kind/tooManyPendingAcks``, or `CancellationError`.
