@@ -355,7 +355,8 @@ let package = Package(
     .executableTarget(
       name: "KeelBenchmarks",
       dependencies: [
-        "RateLimiting", "Networking", "NIOTransports", "Persistence", "Domain", "Features", "Sandbox", hummingbird,
+        "RateLimiting", "Networking", "NIOTransports", "Persistence", "Domain", "Features", "Realtime", "Sandbox",
+        hummingbird,
         nioCore, nioPosix, nioHTTP1, nioWebSocket, nioFoundationCompat, asyncHTTPClient, wsClient, logging, basics,
       ],
       path: "Benchmarks/KeelBenchmarks",

@@ -11,6 +11,7 @@ enum KeelBench {
         + SandboxBenchmarks.comparisons(quick: options.quick)
         + NetworkingBenchmarks.comparisons(quick: options.quick)
         + WebSocketBenchmarks.comparisons(quick: options.quick)
+        + RealtimeBenchmarks.comparisons(quick: options.quick)
         + PersistenceBenchmarks.comparisons(quick: options.quick)
         + DomainBenchmarks.comparisons(quick: options.quick)
         + StoreBenchmarks.comparisons(quick: options.quick)).filter { options.includes($0.name) }

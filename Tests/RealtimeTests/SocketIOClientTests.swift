@@ -296,14 +296,19 @@ struct SocketIOClientTests {
   @Test("1,000 connect and disconnect cycles leave no connection, ack, task or stream behind")
   func cycles() async throws {
     let harness = try Harness()
+    let listening = harness.client.subscriberCount
     for cycle in 0..<1_000 {
+      let states = harness.client.states()
       await harness.client.connect()
       let connection = try await harness.connection(cycle)
       #expect(await harness.accept(connection, sid: "s\(cycle)"))
       await harness.client.disconnect()
+      _ = states
     }
     #expect(harness.transport.connections.allSatisfy { $0.isClosed })
     #expect(await harness.client.pendingAckCount == 0)
     #expect(await harness.client.hasNoConnection)
+    // Each cycle's stream, dropped by its reader, has stopped listening.
+    #expect(await eventually { harness.client.subscriberCount == listening })
   }
 }

@@ -534,6 +534,9 @@ public actor SocketIOClient {
   /// The number of acknowledgements awaited.
   var pendingAckCount: Int { pendingAcks.count }
 
+  /// The number of streams listening: what a test of many cycles checks.
+  nonisolated var subscriberCount: Int { fanOut.subscriberCount }
+
   /// Whether no connection, run loop or backoff is left: what a test of many cycles checks.
   var hasNoConnection: Bool { live == nil && wake == nil && (run == nil || run?.wanted == false) }
 
