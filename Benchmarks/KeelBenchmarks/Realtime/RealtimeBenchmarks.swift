@@ -11,9 +11,7 @@ import Realtime
 /// The Socket.IO rows: Keel's client beside python-socketio's own client (Tests/Peers/socketio_bench_client.py), on
 /// the same python-socketio server on loopback: acknowledgement round trips at the median and the 99th percentile
 /// (target: p99 ≤ 1 ms), events per second one way, the time to join a namespace, and the memory 1,000 connect and
-/// disconnect cycles leave behind (target: flat, at most 1 MiB; missed: each cycle's cancelled timers, its heartbeat
-/// watchdog and connect timeout, hold their tasks until their deadlines would have come, up to 45 s later, so 1,000
-/// cycles in two seconds hold about 4 MB of heap that is free again 50 s later, which `malloc_stats` shows).
+/// disconnect cycles leave behind (target: flat, at most 1 MiB).
 ///
 /// The server, in Python, is the slower party: the rows compare the two clients' share of each round trip, and both
 /// pay the server's alike.
@@ -57,30 +55,25 @@ enum RealtimeBenchmarks {
   private static let transport = NIOWebSocketTransport()
 
   private static func client(_ url: URL) throws -> SocketIOClient {
-    try SocketIOClient(configuration: SocketIOConfiguration(url: url), transport: transport)
+    try SocketIOClient(
+      configuration: SocketIOConfiguration(url: url, reconnection: .never, connectTimeout: .seconds(10)),
+      transport: transport)
   }
 
-  /// Connects `client` and returns once it is in, or throws after 10 s.
+  /// Connects `client` and returns once it is in; throws if the attempt fails (the client does not reconnect). No
+  /// racing sleep: a cancelled `Task.sleep` would hold its task for its whole duration, which the memory row counts.
   private static func connect(_ client: SocketIOClient) async throws {
     let states = client.states()
     await client.connect()
-    let joined = await withTaskGroup(of: Bool.self) { group in
-      group.addTask {
-        for await state in states {
-          if state.isConnected { return true }
-          if case .refused = state { return false }
-        }
-        return false
+    var attempted = false
+    for await state in states {
+      switch state {
+      case .connected: return
+      case .connecting: attempted = true
+      case .disconnected where attempted, .refused: throw BenchmarkError(description: "keel: no connection")
+      default: break
       }
-      group.addTask {
-        try? await Task.sleep(for: .seconds(10))
-        return false
-      }
-      let first = await group.next() ?? false
-      group.cancelAll()
-      return first
     }
-    guard joined else { throw BenchmarkError(description: "keel: no connection to python-socketio") }
   }
 
   private static func keelAcks(_ url: URL, count: Int) async throws -> WebSocketBenchmarks.Percentiles {

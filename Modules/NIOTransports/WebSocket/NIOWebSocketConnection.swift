@@ -67,8 +67,10 @@ final class NIOWebSocketConnection: WebSocketConnection {
     }
     task.withLock { $0 = running }
     let opened = life.opened
-    let timeout = Task { [configuration] in
-      try await Task.sleep(for: configuration.connectTimeout)
+    // A timer on the event loop, not a sleeping task: a cancelled `Task.sleep` keeps its task until the deadline
+    // would have come, so each connection would hold one for the whole connect timeout.
+    let timeout = eventLoopGroup.any().scheduleTask(in: TimeAmount(configuration.connectTimeout)) {
+      [configuration] in
       var failure = WebSocketError(
         .connectionFailed,
         "Cannot open a WebSocket to \(WebSocketError.describe(url)): no answer in \(configuration.connectTimeout).")

@@ -47,6 +47,7 @@ public actor SocketIOClient {
   private let logger: Logger
   private let now: @Sendable () -> Duration
   private let sleep: @Sendable (Duration) async throws -> Void
+  private let timers: DeadlineTimers
   private let fanOut = ActivityFanOut()
 
   /// The run loop in charge, and whether the app still wants the connection it keeps.
@@ -86,6 +87,7 @@ public actor SocketIOClient {
     self.networkMonitor = networkMonitor
     self.logger = logger
     (now, sleep) = Self.timekeeping(clock)
+    timers = DeadlineTimers(clock: clock, sleep: sleep)
   }
 
   deinit {
@@ -265,11 +267,7 @@ public actor SocketIOClient {
     self.live = live
     fanOut.publish(.state(.connecting))
     let generation = self.generation
-    let (sleep, timeout) = (self.sleep, configuration.connectTimeout)
-    live.timer = Task { [weak self] in
-      do { try await sleep(timeout) } catch { return }
-      await self?.connectTimedOut(generation)
-    }
+    live.timer = timers.after(configuration.connectTimeout) { [weak self] in await self?.connectTimedOut(generation) }
     let attempt = Task { await self.attempt(generation) }
     live.task = attempt
     let outcome = await withTaskCancellationHandler {
@@ -352,17 +350,17 @@ public actor SocketIOClient {
 
   // MARK: - Heartbeat
 
+  /// Arms the watchdog for the end of the heartbeat window; when it fires before the window closed (a ping moved it),
+  /// it is armed again for the rest.
   private func startWatchdog(_ live: LiveConnection) {
-    let (generation, sleep) = (live.generation, self.sleep)
-    live.watchdog = Task { [weak self] in
-      while let remaining = await self?.heartbeatRemaining(generation) {
-        if remaining <= .zero {
-          await self?.heartbeatMissed(generation)
-          return
-        }
-        do { try await sleep(remaining) } catch { return }
-      }
-    }
+    guard let remaining = heartbeatRemaining(live.generation) else { return }
+    let generation = live.generation
+    live.watchdog = timers.after(remaining) { [weak self] in await self?.watchdogFired(generation) }
+  }
+
+  private func watchdogFired(_ generation: Int) {
+    guard let live, live.generation == generation, let remaining = heartbeatRemaining(generation) else { return }
+    if remaining <= .zero { heartbeatMissed(generation) } else { startWatchdog(live) }
   }
 
   /// The time left until the heartbeat window closes, `nil` once the connection is gone.
@@ -500,9 +498,8 @@ public actor SocketIOClient {
       throw error
     }
     if pendingAcks[id] != nil {
-      let (sleep, wait, generation) = (self.sleep, timeout ?? configuration.ackTimeout, live.generation)
-      pendingAcks[id]?.timer = Task { [weak self] in
-        do { try await sleep(wait) } catch { return }
+      let (wait, generation) = (timeout ?? configuration.ackTimeout, live.generation)
+      pendingAcks[id]?.timer = timers.after(wait) { [weak self] in
         await self?.ackTimedOut(id, generation: generation, after: wait)
       }
     }
@@ -617,8 +614,8 @@ extension SocketIOClient {
     var timedOut = false
     var failure: String?
     var task: Task<Outcome, Never>?
-    var timer: Task<Void, Never>?
-    var watchdog: Task<Void, Never>?
+    var timer: DeadlineTimer?
+    var watchdog: DeadlineTimer?
     var assembling: PartialPacket?
     let turns = AsyncTurns()
 
@@ -637,6 +634,6 @@ extension SocketIOClient {
   struct PendingAck {
     let generation: Int
     let waiter: OneShot<Result<[SocketValue], any Error>>
-    var timer: Task<Void, Never>?
+    var timer: DeadlineTimer?
   }
 }
