@@ -50,12 +50,12 @@ public final class PythonSocketIOServer: Sendable {
 
   /// Freezes it: it keeps its sockets but sends nothing, pings included.
   public func pause() {
-    process.withLock { $0.map { kill($0.processIdentifier, SIGSTOP) } }
+    _ = process.withLock { $0.map { kill($0.processIdentifier, SIGSTOP) } }
   }
 
   /// Lets a paused server go on.
   public func resume() {
-    process.withLock { $0.map { kill($0.processIdentifier, SIGCONT) } }
+    _ = process.withLock { $0.map { kill($0.processIdentifier, SIGCONT) } }
   }
 
   /// Stops it and starts a new one on the same port.
