@@ -288,7 +288,7 @@ let package = Package(
     // What every example shares: printing steps, checking outcomes, starting the Sandbox, waiting on a stream.
     .target(
       name: "ExampleSupport",
-      dependencies: ["Sandbox"],
+      dependencies: ["Sandbox", basics],
       path: "Examples/ExampleSupport",
       swiftSettings: swiftSettings
     ),

@@ -117,9 +117,10 @@ struct SocketIOCommandTests {
 
   @Test("A silent server: the ping timeout line, reconnecting, and connected again once it answers")
   func pingTimeout() async throws {
-    let server = try await PythonSocketIOServer(pingInterval: 1, pingTimeout: 1)
+    // The server waits 3 s for a pong, so that a loaded machine's late pong does not make it drop the client first.
+    let server = try await PythonSocketIOServer(pingInterval: 1, pingTimeout: 3)
     let (lines, errors, status) = try await Self.run(
-      [server.url.absoluteString, "--duration", "12", "--timeout", "2"]
+      [server.url.absoluteString, "--duration", "20", "--timeout", "2"]
     ) { keel in
       #expect(await Self.printed(keel, #""type":"connect""#))
       server.pause()

@@ -29,20 +29,7 @@ struct PythonSocketIOTests {
     _ client: SocketIOClient, within limit: Duration = .seconds(20),
     _ matching: @escaping @Sendable (SocketConnectionState) -> Bool
   ) async -> Bool {
-    let states = client.states()
-    return await withTaskGroup(of: Bool.self) { group in
-      group.addTask {
-        for await state in states where matching(state) { return true }
-        return false
-      }
-      group.addTask {
-        try? await Task.sleep(for: limit)
-        return false
-      }
-      let reached = await group.next() ?? false
-      group.cancelAll()
-      return reached
-    }
+    await firstElement(of: client.states(), within: limit, where: matching) != nil
   }
 
   static func connected(_ client: SocketIOClient) async -> Bool {
@@ -154,17 +141,27 @@ struct PythonSocketIOTests {
 
   @Test("A silent network: ping timeout, then a reconnection once it answers again")
   func silentNetwork() async throws {
-    let server = try await PythonSocketIOServer(pingInterval: 1, pingTimeout: 1)
+    // The server waits 3 s for a pong, so that a loaded machine's late pong does not make it drop the client first;
+    // the client gives up 4 s (interval + timeout) after the last ping.
+    let server = try await PythonSocketIOServer(pingInterval: 1, pingTimeout: 3)
     let client = try Self.client(server, connectTimeout: .seconds(1))
+    let seen = Recorder<SocketConnectionState>()
+    let states = client.states()
+    let recording = Task {
+      for await state in states { seen.record(state) }
+    }
     await client.connect()
     #expect(await Self.connected(client))
     server.pause()
-    #expect(await Self.reaches(client) { $0 == .disconnected(.pingTimeout) })
-    #expect(await Self.reaches(client) { if case .reconnecting(let attempt, _) = $0 { attempt >= 2 } else { false } })
+    #expect(await Self.reaches(client) { $0 == .disconnected(.pingTimeout) }, "\(seen.elements)")
+    #expect(
+      await Self.reaches(client) { if case .reconnecting(let attempt, _) = $0 { attempt >= 2 } else { false } },
+      "\(seen.elements)")
     server.resume()
-    #expect(await Self.connected(client))
+    #expect(await Self.connected(client), "\(seen.elements)")
     #expect(try await client.emitWithAck("echo", ["back"]) == ["back"])
     await client.disconnect()
+    recording.cancel()
     await server.stop()
   }
 

@@ -77,15 +77,7 @@ enum SocketIOLines {
 
   /// `value` as JSON, binary data as `{"_binary":"BASE64"}`.
   static func json(_ value: SocketValue) -> JSONValue {
-    switch value {
-    case .null: .null
-    case .bool(let value): .bool(value)
-    case .number(let value): .number(value)
-    case .string(let value): .string(value)
-    case .array(let values): .array(values.map(json))
-    case .object(let fields): .object(fields.mapValues(json))
-    case .binary(let data): .object(["_binary": .string(data.base64EncodedString())])
-    }
+    value.json { .object(["_binary": .string($0.base64EncodedString())]) }
   }
 
   // MARK: - Output

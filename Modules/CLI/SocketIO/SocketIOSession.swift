@@ -171,20 +171,7 @@ struct SocketIOSession: Sendable {
   /// Whether the client is connected now or becomes so within `wait`.
   private func connected(within wait: Duration) async -> Bool {
     if client.state.isConnected { return true }
-    let states = client.states()
-    return await withTaskGroup(of: Bool.self) { group in
-      group.addTask {
-        for await state in states where state.isConnected { return true }
-        return false
-      }
-      group.addTask {
-        try? await Task.sleep(for: wait)
-        return false
-      }
-      let first = await group.next() ?? false
-      group.cancelAll()
-      return first
-    }
+    return await firstElement(of: client.states(), within: wait, where: \.isConnected) != nil
   }
 
   private func print(_ line: String) {

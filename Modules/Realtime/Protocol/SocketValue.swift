@@ -95,21 +95,23 @@ extension SocketValue {
   /// the order they are met, depth first), and the binaries in that order.
   package func extractingAttachments() -> (json: JSONValue, attachments: [Data]) {
     var attachments: [Data] = []
-    let json = Self.json(self, attachments: &attachments)
+    let json = json { data in
+      attachments.append(data)
+      return .object(["_placeholder": .bool(true), "num": .number(Double(attachments.count - 1))])
+    }
     return (json, attachments)
   }
 
-  private static func json(_ value: SocketValue, attachments: inout [Data]) -> JSONValue {
-    switch value {
-    case .null: return .null
-    case .bool(let value): return .bool(value)
-    case .number(let value): return .number(value)
-    case .string(let value): return .string(value)
-    case .array(let values): return .array(values.map { json($0, attachments: &attachments) })
-    case .object(let fields): return .object(fields.mapValues { json($0, attachments: &attachments) })
-    case .binary(let data):
-      attachments.append(data)
-      return .object(["_placeholder": .bool(true), "num": .number(Double(attachments.count - 1))])
+  /// This value as JSON, each binary (depth first, in order) written as `binary` says.
+  package func json(binary: (Data) -> JSONValue) -> JSONValue {
+    switch self {
+    case .null: .null
+    case .bool(let value): .bool(value)
+    case .number(let value): .number(value)
+    case .string(let value): .string(value)
+    case .array(let values): .array(values.map { $0.json(binary: binary) })
+    case .object(let fields): .object(fields.mapValues { $0.json(binary: binary) })
+    case .binary(let data): binary(data)
     }
   }
 
