@@ -17,7 +17,7 @@ struct SocketIOCommandTests {
     let keel = try Spawned(
       ChildProcess.builtExecutable("keel"), ["socketio"] + arguments, input: stdin.fileHandleForReading)
     try await during(keel)
-    let status = await keel.finish(within: .seconds(60))
+    let status = await keel.finish(within: .seconds(90))
     let lines = String(decoding: keel.output, as: UTF8.self).split(separator: "\n").map(String.init)
     return (lines, keel.errors, status)
   }
@@ -29,7 +29,7 @@ struct SocketIOCommandTests {
 
   /// Waits until `keel` has printed a line containing `text`.
   static func printed(_ keel: Spawned, _ text: String) async -> Bool {
-    await poll(for: .seconds(30)) {
+    await poll(for: .seconds(40)) {
       String(decoding: keel.output, as: UTF8.self).contains(text) || !keel.process.isRunning
     }
   }
@@ -117,10 +117,11 @@ struct SocketIOCommandTests {
 
   @Test("A silent server: the ping timeout line, reconnecting, and connected again once it answers")
   func pingTimeout() async throws {
-    // The server waits 3 s for a pong, so that a loaded machine's late pong does not make it drop the client first.
-    let server = try await PythonSocketIOServer(pingInterval: 1, pingTimeout: 3)
+    // The server waits 10 s for a pong, so that a loaded machine's late pong does not make it drop the client first
+    // (seen in CI); the client gives up 12 s after the last ping.
+    let server = try await PythonSocketIOServer(pingInterval: 2, pingTimeout: 10)
     let (lines, errors, status) = try await Self.run(
-      [server.url.absoluteString, "--duration", "20", "--timeout", "2"]
+      [server.url.absoluteString, "--duration", "35", "--timeout", "5"]
     ) { keel in
       #expect(await Self.printed(keel, #""type":"connect""#))
       server.pause()

@@ -141,10 +141,11 @@ struct PythonSocketIOTests {
 
   @Test("A silent network: ping timeout, then a reconnection once it answers again")
   func silentNetwork() async throws {
-    // The server waits 3 s for a pong, so that a loaded machine's late pong does not make it drop the client first;
-    // the client gives up 4 s (interval + timeout) after the last ping.
-    let server = try await PythonSocketIOServer(pingInterval: 1, pingTimeout: 3)
-    let client = try Self.client(server, connectTimeout: .seconds(1))
+    // The server waits 10 s for a pong: on a loaded CI machine (every suite at once on two cores) a pong was late
+    // by seconds, the server dropped the client (`transport close`) before the pause, and the ping timeout under
+    // test never came. The client gives up 12 s (interval + timeout) after the last ping.
+    let server = try await PythonSocketIOServer(pingInterval: 2, pingTimeout: 10)
+    let client = try Self.client(server, connectTimeout: .seconds(5))
     let seen = Recorder<SocketConnectionState>()
     let states = client.states()
     let recording = Task {
@@ -153,12 +154,14 @@ struct PythonSocketIOTests {
     await client.connect()
     #expect(await Self.connected(client))
     server.pause()
-    #expect(await Self.reaches(client) { $0 == .disconnected(.pingTimeout) }, "\(seen.elements)")
+    #expect(await Self.reaches(client, within: .seconds(40)) { $0 == .disconnected(.pingTimeout) }, "\(seen.elements)")
     #expect(
-      await Self.reaches(client) { if case .reconnecting(let attempt, _) = $0 { attempt >= 2 } else { false } },
+      await Self.reaches(client, within: .seconds(40)) {
+        if case .reconnecting(let attempt, _) = $0 { attempt >= 2 } else { false }
+      },
       "\(seen.elements)")
     server.resume()
-    #expect(await Self.connected(client), "\(seen.elements)")
+    #expect(await Self.reaches(client, within: .seconds(40)) { $0.isConnected }, "\(seen.elements)")
     #expect(try await client.emitWithAck("echo", ["back"]) == ["back"])
     await client.disconnect()
     recording.cancel()
