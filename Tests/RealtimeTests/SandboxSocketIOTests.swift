@@ -17,11 +17,14 @@ import Testing
 struct SandboxSocketIOTests {
   static let transport = NIOWebSocketTransport()
 
-  /// A Sandbox with a heartbeat of `ping` + `ping` and an access token from its auth backend.
-  static func sandbox(ping: Duration = .seconds(25)) async throws -> (RunningSandbox, String) {
+  /// A Sandbox pinging every `ping` and waiting `pongTimeout` for each pong, and an access token from its auth
+  /// backend.
+  static func sandbox(ping: Duration = .seconds(25), pongTimeout: Duration = .seconds(20)) async throws -> (
+    RunningSandbox, String
+  ) {
     var configuration = SandboxConfiguration()
     configuration.socketIOPingInterval = ping
-    configuration.socketIOPingTimeout = ping
+    configuration.socketIOPingTimeout = pongTimeout
     let sandbox = try await Sandbox.start(configuration)
     var login = URLRequest(url: sandbox.baseURL.appendingPathComponent("v1/auth/login"))
     login.httpMethod = "POST"
@@ -32,8 +35,10 @@ struct SandboxSocketIOTests {
     return (sandbox, try #require(body["accessToken"] as? String))
   }
 
+  /// A client of `sandbox`, with the default 20 s connect timeout: under ThreadSanitizer, with every suite running
+  /// at once, the in-process Sandbox took more than 5 s to answer a handshake, and 5 s attempts never got through.
   static func client(
-    _ sandbox: RunningSandbox, token: String?, namespace: String = "/", connectTimeout: Duration = .seconds(5)
+    _ sandbox: RunningSandbox, token: String?, namespace: String = "/", connectTimeout: Duration = .seconds(20)
   ) throws -> SocketIOClient {
     try SocketIOClient(
       configuration: SocketIOConfiguration(
@@ -43,17 +48,22 @@ struct SandboxSocketIOTests {
       transport: transport)
   }
 
+  /// Whether `client` connects within a minute (ThreadSanitizer slows the in-process Sandbox a great deal).
+  static func connected(_ client: SocketIOClient) async -> Bool {
+    await PythonSocketIOTests.reaches(client, within: .seconds(60)) { $0.isConnected }
+  }
+
   @Test("An access token joins; none, or a wrong one, is refused with the auth backend's reason")
   func auth() async throws {
     let (sandbox, token) = try await Self.sandbox()
     let admitted = try Self.client(sandbox, token: token, namespace: "/chat")
     await admitted.connect()
-    #expect(await PythonSocketIOTests.connected(admitted))
+    #expect(await Self.connected(admitted))
     for (wrong, reason) in [(nil, "No access token"), ("nope", "The access token is not valid.")] {
       let refused = try Self.client(sandbox, token: wrong)
       await refused.connect()
       #expect(
-        await PythonSocketIOTests.reaches(refused) {
+        await PythonSocketIOTests.reaches(refused, within: .seconds(60)) {
           if case .refused(let message) = $0 { message.hasPrefix(reason) } else { false }
         })
     }
@@ -69,8 +79,8 @@ struct SandboxSocketIOTests {
     let memberEvents = member.events()
     await member.connect()
     await other.connect()
-    #expect(await PythonSocketIOTests.connected(member))
-    #expect(await PythonSocketIOTests.connected(other))
+    #expect(await Self.connected(member))
+    #expect(await Self.connected(other))
     let bytes = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0) })
     #expect(try await member.emitWithAck("echo", ["a", .binary(bytes)]) == ["a", .binary(bytes)])
     #expect(try await member.emitWithAck("join", ["lobby"]) == ["joined"])
@@ -88,11 +98,13 @@ struct SandboxSocketIOTests {
 
   @Test("Faults: a duplicated push comes twice; a dropped socket reconnects; silence is a ping timeout")
   func faults() async throws {
-    let (sandbox, token) = try await Self.sandbox(ping: .milliseconds(500))
-    let client = try Self.client(sandbox, token: token, connectTimeout: .seconds(1))
+    // A pong may come late on a loaded machine: the server waits 10 s for one, so that it does not drop the client
+    // before the silence under test; the client's window is 12 s, so the silence lasts 15 s.
+    let (sandbox, token) = try await Self.sandbox(ping: .seconds(2), pongTimeout: .seconds(10))
+    let client = try Self.client(sandbox, token: token)
     let events = client.events(named: "twice")
     await client.connect()
-    #expect(await PythonSocketIOTests.connected(client))
+    #expect(await Self.connected(client))
 
     try await sandbox.control.socketIOFault(duplicate: true)
     try await sandbox.control.pushSocketIOEvent("twice", args: ["x"])
@@ -103,11 +115,11 @@ struct SandboxSocketIOTests {
 
     let first = client.state
     try await sandbox.control.socketIOFault(drop: true)
-    #expect(await PythonSocketIOTests.reaches(client) { $0.isConnected && $0 != first })
+    #expect(await PythonSocketIOTests.reaches(client, within: .seconds(60)) { $0.isConnected && $0 != first })
 
-    try await sandbox.control.socketIOFault(silence: .seconds(3))
-    #expect(await PythonSocketIOTests.reaches(client) { $0 == .disconnected(.pingTimeout) })
-    #expect(await PythonSocketIOTests.connected(client))
+    try await sandbox.control.socketIOFault(silence: .seconds(15))
+    #expect(await PythonSocketIOTests.reaches(client, within: .seconds(60)) { $0 == .disconnected(.pingTimeout) })
+    #expect(await Self.connected(client))
     await client.disconnect()
     await sandbox.stop()
   }
