@@ -20,7 +20,7 @@ struct PythonSocketIOTests {
     let configuration = SocketIOConfiguration(
       url: server.url, namespace: namespace, auth: { auth },
       reconnection: ReconnectionPolicy(initialDelay: .milliseconds(200), maxDelay: .seconds(1)),
-      connectTimeout: connectTimeout, ackTimeout: .seconds(20))
+      connectTimeout: connectTimeout, ackTimeout: .seconds(120))
     return try SocketIOClient(configuration: configuration, transport: transport)
   }
 
