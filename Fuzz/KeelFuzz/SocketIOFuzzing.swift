@@ -27,7 +27,8 @@ enum SocketIOFuzzing {
       fatalError("a decoded packet cannot be written back: \(error)")
     }
     guard let (again, _) = try? SocketPacket.decode(written), again == packet else {
-      fatalError("\(socketText.debugDescription) decoded, was written as \(written.debugDescription), read back differently")
+      fatalError(
+        "\(socketText.debugDescription) decoded, was written as \(written.debugDescription), read back differently")
     }
     if attachments > 0 {
       _ = try? packet.resolving((0..<attachments).map { Data([UInt8(truncatingIfNeeded: $0)]) })
