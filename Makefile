@@ -23,8 +23,10 @@ peers:
 test:
 	$(SWIFT) test
 
+# Scripts/tsan-suppressions.txt names the reports that are not Keel's races, each with its reason.
 tsan:
-	$(SWIFT) test --sanitize=thread --build-path .build/tsan
+	TSAN_OPTIONS="suppressions=$(CURDIR)/Scripts/tsan-suppressions.txt $$TSAN_OPTIONS" \
+	  $(SWIFT) test --sanitize=thread --build-path .build/tsan
 
 lint:
 	$(SWIFT) format lint --strict --recursive $(SOURCES)

@@ -8,7 +8,9 @@ import NIOCore
 /// decompressed (at most 100 times their compressed size), and responses of at most 64 MiB held in memory.
 public struct NIOHTTPTransportConfiguration: Sendable {
   /// How long a new connection (TCP, and TLS for `https`) may take; a request whose own `timeoutInterval` is shorter
-  /// is bounded by that instead.
+  /// is bounded by that instead. It also bounds how long a request waits for a pooled connection when all
+  /// ``maxConnectionsPerHost`` are busy (AsyncHTTPClient's rule: past it the request fails with `URLError.timedOut`
+  /// and is never sent), so a caller that queues many more requests than connections to a slow server raises both.
   public var connectTimeout: Duration
   /// How long a file transfer may go without a byte moving: its idle timeout (`URLError.timedOut` beyond). An
   /// in-memory ``NIOHTTPTransport/send(_:)`` is bounded as a whole by its request's `timeoutInterval` instead, or by

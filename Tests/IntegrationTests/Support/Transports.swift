@@ -28,6 +28,8 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
   }
 
   /// The NIO transport of every test: built on first use and never shut down, so that tests running in parallel
-  /// share its pool instead of each leaving one to close in the background.
-  static let sharedNIO = NIOHTTPTransport()
+  /// share its pool instead of each leaving one to close in the background. A request may wait a minute for a pooled
+  /// connection: under ThreadSanitizer, with every suite at once on two cores, 50 concurrent requests over 8
+  /// connections waited longer than the default 10 s and failed as `timedOut` before they were sent (CI's TSan run).
+  static let sharedNIO = NIOHTTPTransport(configuration: .init(connectTimeout: .seconds(60)))
 }
