@@ -357,7 +357,8 @@ let package = Package(
       dependencies: [
         "RateLimiting", "Networking", "NIOTransports", "Persistence", "Domain", "Features", "Realtime", "Sandbox",
         hummingbird,
-        nioCore, nioPosix, nioHTTP1, nioWebSocket, nioFoundationCompat, asyncHTTPClient, wsClient, logging, basics,
+        nioCore, nioPosix, nioHTTP1, nioWebSocket, nioFoundationCompat, nioHTTPCompression, asyncHTTPClient, wsClient,
+        logging, basics,
       ],
       path: "Benchmarks/KeelBenchmarks",
       swiftSettings: swiftSettings
