@@ -44,21 +44,21 @@ public actor SocketIOClient {
 
   private let transport: any WebSocketTransport
   private let networkMonitor: (any NetworkMonitor)?
-  private let logger: Logger
-  private let now: @Sendable () -> Duration
+  let logger: Logger
+  let now: @Sendable () -> Duration
   private let sleep: @Sendable (Duration) async throws -> Void
-  private let timers: DeadlineTimers
-  private let fanOut = ActivityFanOut()
+  let timers: DeadlineTimers
+  let fanOut = ActivityFanOut()
 
   /// The run loop in charge, and whether the app still wants the connection it keeps.
-  private var run: RunLoop?
+  var run: RunLoop?
   private var monitor: Task<Void, Never>?
   private var suspended = false
-  private var live: LiveConnection?
+  var live: LiveConnection?
   private var generation = 0
-  private var wake: OneShot<Void>?
-  private var pendingAcks: [Int: PendingAck] = [:]
-  private var nextAckID = 0
+  var wake: OneShot<Void>?
+  var pendingAcks: [Int: PendingAck] = [:]
+  var nextAckID = 0
 
   /// The largest binary packet, its attachments together, the client accepts: input size is bounded.
   static let maxBinaryPacketBytes = 64 << 20
@@ -315,7 +315,7 @@ public actor SocketIOClient {
   }
 
   /// How `live` ended: a disconnection if it had joined the namespace (or the app stopped it), else a failed attempt.
-  private func outcome(of live: LiveConnection) -> Outcome {
+  func outcome(of live: LiveConnection) -> Outcome {
     if let reason = live.endReason, live.sid != nil || reason == .ioClientDisconnect { return .ended(reason) }
     if live.timedOut { return .failed("no connection within \(configuration.connectTimeout)") }
     if live.endReason == .pingTimeout { return .failed("no ping from the server within the heartbeat") }
@@ -376,264 +376,5 @@ public actor SocketIOClient {
     logger.info("No ping from the server within the heartbeat: the connection is dead.")
     live.endReason = .pingTimeout
     live.task?.cancel()
-  }
-
-  // MARK: - Inbound
-
-  /// Handles one inbound message; returns how the connection ends, when it does.
-  private func handle(_ message: WebSocketMessage, on live: LiveConnection) async throws -> Outcome? {
-    switch try EnginePacket.decode(message) {
-    case .ping(let data):
-      live.lastPing = now()
-      try await write([EnginePacket.pong(data).message], on: live)
-    case .pong, .noop, .upgrade:
-      break
-    case .open:
-      throw SocketIOError(.invalidPacket, "The server sent a second Engine.IO handshake.")
-    case .close:
-      live.endReason = .transportClose
-      return outcome(of: live)
-    case .message(let text):
-      guard live.assembling == nil else {
-        throw SocketIOError(.invalidPacket, "A packet came while a binary packet still awaited attachments.")
-      }
-      let (packet, attachments) = try SocketPacket.decode(text)
-      guard attachments > 0 else { return try deliver(packet, on: live) }
-      live.assembling = PartialPacket(packet: packet, expected: attachments)
-    case .binary(let data):
-      guard var partial = live.assembling else {
-        throw SocketIOError(.invalidPacket, "An attachment came without a binary packet.")
-      }
-      partial.attachments.append(data)
-      partial.bytes += data.count
-      guard partial.bytes <= Self.maxBinaryPacketBytes else {
-        throw SocketIOError(.invalidPacket, "A binary packet's attachments exceed 64 MiB.")
-      }
-      guard partial.attachments.count == partial.expected else {
-        live.assembling = partial
-        return nil
-      }
-      live.assembling = nil
-      return try deliver(partial.packet.resolving(partial.attachments), on: live)
-    }
-    return nil
-  }
-
-  /// Acts on one whole Socket.IO packet.
-  private func deliver(_ packet: SocketPacket, on live: LiveConnection) throws -> Outcome? {
-    guard packet.namespace == configuration.namespace, self.live === live else { return nil }
-    switch packet.kind {
-    case .connect:
-      guard let sid = packet.data?["sid"]?.string else {
-        throw SocketIOError(.invalidPacket, "The server's CONNECT has no socket id.")
-      }
-      live.sid = sid
-      live.timer?.cancel()
-      logger.info("Connected to \(configuration.namespace).")
-      fanOut.publish(.state(.connected(sid: sid)))
-    case .connectError:
-      return .refused(packet.data?["message"]?.string ?? packet.data?.string ?? "no reason given")
-    case .disconnect:
-      live.endReason = .ioServerDisconnect
-      return .ended(.ioServerDisconnect)
-    case .event, .binaryEvent:
-      guard live.sid != nil, let (name, args) = packet.event else { return nil }
-      fanOut.publish(
-        .event(
-          SocketEvent(
-            name: name, args: args, namespace: packet.namespace, ackID: packet.id, generation: live.generation)))
-    case .ack, .binaryAck:
-      guard let id = packet.id, let args = packet.ackArguments, let pending = pendingAcks[id],
-        pending.generation == live.generation
-      else { return nil }
-      pendingAcks[id] = nil
-      pending.timer?.cancel()
-      pending.waiter.fulfill(.success(args))
-    }
-    return nil
-  }
-
-  // MARK: - Emitting
-
-  /// Emits `event` with `args` and returns once it is written to the connection. Delivery is confirmed only by an
-  /// acknowledgement: see ``emitWithAck(_:_:timeout:)``.
-  ///
-  /// - Throws: ``SocketIOError``: ``SocketIOError/Kind/notConnected`` at once while not connected,
-  ///   ``SocketIOError/Kind/invalidArguments`` for a reserved name or an argument JSON cannot carry,
-  ///   ``SocketIOError/Kind/payloadTooLarge`` over the server's `maxPayload` (nothing is sent),
-  ///   ``SocketIOError/Kind/disconnected`` when the connection fails while sending.
-  public func emit(_ event: String, _ args: [SocketValue] = []) async throws {
-    try Self.validate(event)
-    let live = try connectedLive()
-    try await send(.event(event, args, namespace: configuration.namespace), on: live)
-  }
-
-  /// Emits `event` with `args`, asks the server to acknowledge it, and returns the acknowledgement's arguments.
-  ///
-  /// - Parameters:
-  ///   - event: The event's name: not empty, not reserved.
-  ///   - args: Its arguments.
-  ///   - timeout: How long to wait; ``SocketIOConfiguration/ackTimeout`` by default.
-  /// - Throws: as ``emit(_:_:)``, and ``SocketIOError/Kind/ackTimeout`` when no acknowledgement comes in time,
-  ///   ``SocketIOError/Kind/disconnected`` when the connection ends first (in both cases the server may or may not
-  ///   have handled the event), ``SocketIOError/Kind/tooManyPendingAcks``, or `CancellationError`.
-  public func emitWithAck(_ event: String, _ args: [SocketValue] = [], timeout: Duration? = nil) async throws
-    -> [SocketValue]
-  {
-    try Self.validate(event)
-    let live = try connectedLive()
-    guard pendingAcks.count < configuration.maxPendingAcks else {
-      throw SocketIOError(
-        .tooManyPendingAcks, "\(pendingAcks.count) acknowledgements are awaited already; nothing was sent.")
-    }
-    // Ids stay below 10^15: the most digits a packet's id may have.
-    let id = nextAckID
-    nextAckID = (nextAckID + 1) % 1_000_000_000_000_000
-    let waiter = OneShot<Result<[SocketValue], any Error>>()
-    pendingAcks[id] = PendingAck(generation: live.generation, waiter: waiter)
-    do {
-      try await send(.event(event, args, namespace: configuration.namespace, id: id), on: live)
-    } catch {
-      pendingAcks[id] = nil
-      throw error
-    }
-    if pendingAcks[id] != nil {
-      let (wait, generation) = (timeout ?? configuration.ackTimeout, live.generation)
-      pendingAcks[id]?.timer = timers.after(wait) { [weak self] in
-        await self?.ackTimedOut(id, generation: generation, after: wait)
-      }
-    }
-    return try await withTaskCancellationHandler {
-      try await waiter.value().get()
-    } onCancel: {
-      waiter.fulfill(.failure(CancellationError()))
-    }
-  }
-
-  /// Answers `event`'s request for an acknowledgement with `args`, on the connection it came on. Does nothing when
-  /// the server asked for none.
-  ///
-  /// - Throws: ``SocketIOError/Kind/disconnected`` when that connection has ended; as ``emit(_:_:)`` otherwise.
-  public func acknowledge(_ event: SocketEvent, with args: [SocketValue] = []) async throws {
-    guard let id = event.ackID else { return }
-    guard let live, live.generation == event.generation, live.sid != nil, live.endReason == nil else {
-      throw SocketIOError(.disconnected, "The connection the event came on has ended; its acknowledgement is moot.")
-    }
-    try await send(SocketPacket(.ack, namespace: event.namespace, id: id, data: .array(args)), on: live)
-  }
-
-  private func ackTimedOut(_ id: Int, generation: Int, after wait: Duration) {
-    guard let pending = pendingAcks[id], pending.generation == generation else { return }
-    pendingAcks[id] = nil
-    pending.waiter.fulfill(.failure(SocketIOError(.ackTimeout, "No acknowledgement within \(wait).")))
-  }
-
-  /// The number of acknowledgements awaited.
-  var pendingAckCount: Int { pendingAcks.count }
-
-  /// The number of streams listening: what a test of many cycles checks.
-  nonisolated var subscriberCount: Int { fanOut.subscriberCount }
-
-  /// Whether no connection, run loop or backoff is left: what a test of many cycles checks.
-  var hasNoConnection: Bool { live == nil && wake == nil && (run == nil || run?.wanted == false) }
-
-  private func connectedLive() throws(SocketIOError) -> LiveConnection {
-    guard let live, live.sid != nil, live.endReason == nil else {
-      throw SocketIOError(
-        .notConnected,
-        "Not connected to \(configuration.namespace) (\(state)); nothing was sent. Emit once states() says connected.")
-    }
-    return live
-  }
-
-  private static let reservedEvents: Set<String> = [
-    "connect", "connect_error", "disconnect", "disconnecting", "newListener", "removeListener",
-  ]
-
-  private static func validate(_ event: String) throws(SocketIOError) {
-    guard !event.isEmpty, !reservedEvents.contains(event) else {
-      throw SocketIOError(.invalidArguments, "\(event.debugDescription) cannot be emitted: the name is reserved.")
-    }
-  }
-
-  // MARK: - Outbound
-
-  private func send(_ packet: SocketPacket, on live: LiveConnection) async throws {
-    let (text, attachments) = try packet.encoded()
-    let messages = [EnginePacket.message(text).message] + attachments.map { EnginePacket.binary($0).message }
-    if let limit = live.handshake?.maxPayload, let large = messages.first(where: { $0.byteCount > limit }) {
-      throw SocketIOError(
-        .payloadTooLarge,
-        "A message of \(large.byteCount) bytes is over the server's limit of \(limit); nothing was sent.")
-    }
-    try await write(messages, on: live)
-  }
-
-  /// Writes `messages` back to back: a binary packet's attachments follow it with nothing in between.
-  private func write(_ messages: [WebSocketMessage], on live: LiveConnection) async throws {
-    guard let socket = live.socket else {
-      throw SocketIOError(.notConnected, "Not connected; nothing was sent.")
-    }
-    do {
-      try await live.turns.run {
-        for message in messages { try await socket.send(message) }
-      }
-    } catch let error as WebSocketError {
-      throw SocketIOError(.disconnected, "The connection failed while sending: \(error.description.clause).")
-    }
-  }
-}
-
-// MARK: - Connection state
-
-extension SocketIOClient {
-  /// How one connection attempt ended.
-  enum Outcome: Sendable {
-    /// The server refused the namespace (CONNECT_ERROR), or the auth provider failed: no reconnection.
-    case refused(String)
-    /// The attempt failed before joining the namespace: try again after the backoff.
-    case failed(String)
-    /// A joined connection ended, or the app stopped the attempt.
-    case ended(SocketDisconnectReason)
-  }
-
-  /// One run loop: whether the app still wants its connection, and the task that keeps it.
-  final class RunLoop {
-    var wanted = true
-    var task: Task<Void, Never>?
-  }
-
-  /// One WebSocket connection and what the client knows of it.
-  final class LiveConnection {
-    let generation: Int
-    var socket: (any WebSocketConnection)?
-    var handshake: EngineHandshake?
-    var sid: String?
-    var lastPing: Duration = .zero
-    var endReason: SocketDisconnectReason?
-    var timedOut = false
-    var failure: String?
-    var task: Task<Outcome, Never>?
-    var timer: DeadlineTimer?
-    var watchdog: DeadlineTimer?
-    var assembling: PartialPacket?
-    let turns = AsyncTurns()
-
-    init(generation: Int) { self.generation = generation }
-  }
-
-  /// A binary packet awaiting its attachments.
-  struct PartialPacket {
-    var packet: SocketPacket
-    var expected: Int
-    var attachments: [Data] = []
-    var bytes = 0
-  }
-
-  /// An acknowledgement awaited.
-  struct PendingAck {
-    let generation: Int
-    let waiter: OneShot<Result<[SocketValue], any Error>>
-    var timer: DeadlineTimer?
   }
 }

@@ -1,0 +1,137 @@
+import Foundation
+import KeelBasics
+import Logging
+import Networking
+
+// What the app sends: events, events awaiting an acknowledgement, and the answers to the server's own requests.
+extension SocketIOClient {
+  // MARK: - Emitting
+
+  /// Emits `event` with `args` and returns once it is written to the connection. Delivery is confirmed only by an
+  /// acknowledgement: see ``emitWithAck(_:_:timeout:)``.
+  ///
+  /// - Throws: ``SocketIOError``: ``SocketIOError/Kind/notConnected`` at once while not connected,
+  ///   ``SocketIOError/Kind/invalidArguments`` for a reserved name or an argument JSON cannot carry,
+  ///   ``SocketIOError/Kind/payloadTooLarge`` over the server's `maxPayload` (nothing is sent),
+  ///   ``SocketIOError/Kind/disconnected`` when the connection fails while sending.
+  public func emit(_ event: String, _ args: [SocketValue] = []) async throws {
+    try Self.validate(event)
+    let live = try connectedLive()
+    try await send(.event(event, args, namespace: configuration.namespace), on: live)
+  }
+
+  /// Emits `event` with `args`, asks the server to acknowledge it, and returns the acknowledgement's arguments.
+  ///
+  /// - Parameters:
+  ///   - event: The event's name: not empty, not reserved.
+  ///   - args: Its arguments.
+  ///   - timeout: How long to wait; ``SocketIOConfiguration/ackTimeout`` by default.
+  /// - Throws: as ``emit(_:_:)``, and ``SocketIOError/Kind/ackTimeout`` when no acknowledgement comes in time,
+  ///   ``SocketIOError/Kind/disconnected`` when the connection ends first (in both cases the server may or may not
+  ///   have handled the event), ``SocketIOError/Kind/tooManyPendingAcks``, or `CancellationError`.
+  public func emitWithAck(_ event: String, _ args: [SocketValue] = [], timeout: Duration? = nil) async throws
+    -> [SocketValue]
+  {
+    try Self.validate(event)
+    let live = try connectedLive()
+    guard pendingAcks.count < configuration.maxPendingAcks else {
+      throw SocketIOError(
+        .tooManyPendingAcks, "\(pendingAcks.count) acknowledgements are awaited already; nothing was sent.")
+    }
+    // Ids stay below 10^15: the most digits a packet's id may have.
+    let id = nextAckID
+    nextAckID = (nextAckID + 1) % 1_000_000_000_000_000
+    let waiter = OneShot<Result<[SocketValue], any Error>>()
+    pendingAcks[id] = PendingAck(generation: live.generation, waiter: waiter)
+    do {
+      try await send(.event(event, args, namespace: configuration.namespace, id: id), on: live)
+    } catch {
+      pendingAcks[id] = nil
+      throw error
+    }
+    if pendingAcks[id] != nil {
+      let (wait, generation) = (timeout ?? configuration.ackTimeout, live.generation)
+      pendingAcks[id]?.timer = timers.after(wait) { [weak self] in
+        await self?.ackTimedOut(id, generation: generation, after: wait)
+      }
+    }
+    return try await withTaskCancellationHandler {
+      try await waiter.value().get()
+    } onCancel: {
+      waiter.fulfill(.failure(CancellationError()))
+    }
+  }
+
+  /// Answers `event`'s request for an acknowledgement with `args`, on the connection it came on. Does nothing when
+  /// the server asked for none.
+  ///
+  /// - Throws: ``SocketIOError/Kind/disconnected`` when that connection has ended; as ``emit(_:_:)`` otherwise.
+  public func acknowledge(_ event: SocketEvent, with args: [SocketValue] = []) async throws {
+    guard let id = event.ackID else { return }
+    guard let live, live.generation == event.generation, live.sid != nil, live.endReason == nil else {
+      throw SocketIOError(.disconnected, "The connection the event came on has ended; its acknowledgement is moot.")
+    }
+    try await send(SocketPacket(.ack, namespace: event.namespace, id: id, data: .array(args)), on: live)
+  }
+
+  func ackTimedOut(_ id: Int, generation: Int, after wait: Duration) {
+    guard let pending = pendingAcks[id], pending.generation == generation else { return }
+    pendingAcks[id] = nil
+    pending.waiter.fulfill(.failure(SocketIOError(.ackTimeout, "No acknowledgement within \(wait).")))
+  }
+
+  /// The number of acknowledgements awaited.
+  var pendingAckCount: Int { pendingAcks.count }
+
+  /// The number of streams listening: what a test of many cycles checks.
+  nonisolated var subscriberCount: Int { fanOut.subscriberCount }
+
+  /// Whether no connection, run loop or backoff is left: what a test of many cycles checks.
+  var hasNoConnection: Bool { live == nil && wake == nil && (run == nil || run?.wanted == false) }
+
+  func connectedLive() throws(SocketIOError) -> LiveConnection {
+    guard let live, live.sid != nil, live.endReason == nil else {
+      throw SocketIOError(
+        .notConnected,
+        "Not connected to \(configuration.namespace) (\(state)); nothing was sent. Emit once states() says connected.")
+    }
+    return live
+  }
+
+  private static let reservedEvents: Set<String> = [
+    "connect", "connect_error", "disconnect", "disconnecting", "newListener", "removeListener",
+  ]
+
+  private static func validate(_ event: String) throws(SocketIOError) {
+    guard !event.isEmpty, !reservedEvents.contains(event) else {
+      throw SocketIOError(.invalidArguments, "\(event.debugDescription) cannot be emitted: the name is reserved.")
+    }
+  }
+
+  // MARK: - Outbound
+
+  func send(_ packet: SocketPacket, on live: LiveConnection) async throws {
+    let (text, attachments) = try packet.encoded()
+    let messages = [EnginePacket.message(text).message] + attachments.map { EnginePacket.binary($0).message }
+    if let limit = live.handshake?.maxPayload, let large = messages.first(where: { $0.byteCount > limit }) {
+      throw SocketIOError(
+        .payloadTooLarge,
+        "A message of \(large.byteCount) bytes is over the server's limit of \(limit); nothing was sent.")
+    }
+    try await write(messages, on: live)
+  }
+
+  /// Writes `messages` back to back: a binary packet's attachments follow it with nothing in between.
+  func write(_ messages: [WebSocketMessage], on live: LiveConnection) async throws {
+    guard let socket = live.socket else {
+      throw SocketIOError(.notConnected, "Not connected; nothing was sent.")
+    }
+    do {
+      try await live.turns.run {
+        for message in messages { try await socket.send(message) }
+      }
+    } catch let error as WebSocketError {
+      throw SocketIOError(.disconnected, "The connection failed while sending: \(error.description.clause).")
+    }
+  }
+}
