@@ -1,14 +1,16 @@
 import GRDB
 
 extension PersistenceError {
-  /// `error` as a persistence error, classified by its SQLite result code (see ``kind(ofSQLiteResultCode:)``).
-  static func sqlite(_ error: DatabaseError, while operation: String, path: String) -> PersistenceError {
+  /// `error` as a persistence error, classified by its SQLite result code (see ``kind(ofSQLiteResultCode:)``), in the
+  /// words of `store`, the kind of database (`durable queue`, `chat store`).
+  static func sqlite(
+    _ error: DatabaseError, while operation: String, path: String, in store: String = "durable queue"
+  ) -> PersistenceError {
     let kind = kind(ofSQLiteResultCode: error.resultCode.rawValue)
     let detail = error.message ?? "SQLite error \(error.extendedResultCode.rawValue)"
-    let advice = kind == .corrupted ? " The file is damaged or is not a queue database." : ""
+    let advice = kind == .corrupted ? " The file is damaged or is not a \(store) database." : ""
     return PersistenceError(
-      kind, "Could not \(operation) in the durable queue at \(path): \(detail).\(advice)", path: path,
-      underlying: error)
+      kind, "Could not \(operation) in the \(store) at \(path): \(detail).\(advice)", path: path, underlying: error)
   }
 
   /// The kind for a primary SQLite result code: `SQLITE_FULL` is ``Kind/diskFull``; `SQLITE_CANTOPEN`,

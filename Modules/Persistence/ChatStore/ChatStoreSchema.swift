@@ -1,0 +1,59 @@
+import GRDB
+
+/// The tables of a ``ChatStore`` database, created by a `DatabaseMigrator` (one transaction per migration).
+///
+/// Times are whole milliseconds since 1970, so that a conversation's order is exact; a message's `sortKey` is its
+/// server id, or its client message id until the server gave it one. `serverID` and `clientMessageID` are each unique
+/// (SQLite lets NULLs repeat), which is what makes every upsert idempotent.
+enum ChatStoreSchema {
+  /// The tables a chat store file has; a file with other tables and none of these is someone else's.
+  static let tables: Set<String> = ["workspace", "conversation", "member", "message"]
+
+  static var migrator: DatabaseMigrator {
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("chat-v1") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE workspace (
+            id TEXT PRIMARY KEY NOT NULL,
+            name TEXT NOT NULL,
+            ownerID TEXT NOT NULL
+          ) WITHOUT ROWID;
+          CREATE TABLE conversation (
+            id TEXT PRIMARY KEY NOT NULL,
+            workspaceID TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            name TEXT NOT NULL,
+            joined INTEGER NOT NULL,
+            ownerID TEXT,
+            unreadCount INTEGER NOT NULL DEFAULT 0,
+            lastViewedAt INTEGER NOT NULL DEFAULT 0,
+            lastReadMessageID TEXT
+          ) WITHOUT ROWID;
+          CREATE INDEX conversation_workspace ON conversation(workspaceID, kind);
+          CREATE TABLE member (
+            scope TEXT NOT NULL,
+            userID TEXT NOT NULL,
+            nickname TEXT NOT NULL,
+            profileURL TEXT,
+            PRIMARY KEY (scope, userID)
+          ) WITHOUT ROWID;
+          CREATE TABLE message (
+            rowid INTEGER PRIMARY KEY,
+            serverID TEXT UNIQUE,
+            clientMessageID TEXT UNIQUE,
+            conversationID TEXT NOT NULL,
+            senderID TEXT NOT NULL,
+            text TEXT NOT NULL,
+            images TEXT NOT NULL,
+            createdAt INTEGER NOT NULL,
+            sortKey TEXT NOT NULL,
+            state TEXT NOT NULL,
+            failureReason TEXT
+          );
+          CREATE INDEX message_order ON message(conversationID, createdAt, sortKey);
+          """)
+    }
+    return migrator
+  }
+}
