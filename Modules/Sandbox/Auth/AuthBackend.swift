@@ -26,7 +26,8 @@ struct AuthBackend: Sendable {
     var refreshGrants: [String: RefreshGrant] = [:]
   }
 
-  private let accounts: [String: String]
+  /// Every account, configured or signed up.
+  let directory: AccountDirectory
   private let accessTokenTTL: Duration
   private let refreshTokenTTL: Duration
   private let time: Timekeeper
@@ -34,7 +35,7 @@ struct AuthBackend: Sendable {
   private let state = Locked(State())
 
   init(configuration: SandboxConfiguration, time: Timekeeper, stats: RecordedStatistics) {
-    accounts = configuration.accounts
+    directory = AccountDirectory(configured: configuration.accounts)
     accessTokenTTL = configuration.accessTokenTTL
     refreshTokenTTL = configuration.refreshTokenTTL
     self.time = time
@@ -43,10 +44,12 @@ struct AuthBackend: Sendable {
 
   var routes: [Route] {
     [
+      Route(.post, "/v1/auth/signup", handler: signUp),
       Route(.post, "/v1/auth/login", handler: login),
       Route(.post, "/v1/auth/refresh", handler: refresh),
       Route(.post, "/v1/auth/logout", handler: logout),
       Route(.get, "/v1/me", handler: me),
+      Route(.patch, "/v1/me", handler: rename),
     ]
   }
 
@@ -58,8 +61,11 @@ struct AuthBackend: Sendable {
     }
   }
 
-  /// Forgets every token; the accounts stay.
-  func reset() { state.withLock { $0 = State() } }
+  /// Forgets every token and every signed-up account; the configured accounts stay.
+  func reset() {
+    state.withLock { $0 = State() }
+    directory.reset()
+  }
 
   /// The sessions and refresh grants, their expiries counted from now, to be kept between runs.
   var snapshot: State { rebased(state.withLock { $0 }, by: .zero - time.now()) }
@@ -76,11 +82,29 @@ struct AuthBackend: Sendable {
     return state
   }
 
+  /// Creates an account and signs in to it: the answer is a login's, with 201.
+  private func signUp(_ request: SandboxRequest) throws -> SandboxResponse {
+    guard case .object(let body)? = JSONValue.parse(request.body),
+      case .string(let email)? = body["email"], case .string(let password)? = body["password"]
+    else { throw BackendError.malformed(#"expected {"email","password","nickname"?}"#) }
+    var nickname: String?
+    if case .string(let given)? = body["nickname"] { nickname = given }
+    let account = try directory.signUp(email: email, password: password, nickname: nickname)
+    stats.count("signups")
+    return signIn(account).with(status: .created)
+  }
+
   private func login(_ request: SandboxRequest) throws -> SandboxResponse {
     guard case .object(let body)? = JSONValue.parse(request.body),
       case .string(let email)? = body["email"], case .string(let password)? = body["password"]
     else { throw BackendError.malformed(#"expected {"email","password"}"#) }
-    guard accounts[email] == password else { throw BackendError.loginFailed }
+    guard let account = directory.account(email: email, password: password) else { throw BackendError.loginFailed }
+    return signIn(account)
+  }
+
+  /// A new session of `account`: its tokens and user.
+  private func signIn(_ account: AccountDirectory.Account) -> SandboxResponse {
+    let email = account.email
     let now = time.now()
     let accessToken = Self.newToken()
     let refreshToken = Self.newToken()
@@ -94,7 +118,7 @@ struct AuthBackend: Sendable {
     stats.count("logins")
     return .json([
       "accessToken": .string(accessToken), "refreshToken": .string(refreshToken),
-      "expiresIn": .number(Self.seconds(accessTokenTTL)), "user": Self.user(email),
+      "expiresIn": .number(Self.seconds(accessTokenTTL)), "user": account.json,
     ])
   }
 
@@ -155,7 +179,24 @@ struct AuthBackend: Sendable {
   }
 
   private func me(_ request: SandboxRequest) throws -> SandboxResponse {
-    .json(Self.user(try authenticate(request).email))
+    .json(try account(of: request).json)
+  }
+
+  /// `PATCH /v1/me {"nickname"}`: the profile's nickname.
+  private func rename(_ request: SandboxRequest) throws -> SandboxResponse {
+    let session = try authenticate(request)
+    guard case .object(let body)? = JSONValue.parse(request.body), case .string(let nickname)? = body["nickname"] else {
+      throw BackendError.malformed(#"expected {"nickname"}"#)
+    }
+    return .json(try directory.rename(email: session.email, to: nickname).json)
+  }
+
+  /// The account of the request's `Authorization: Bearer` token: E02 if unknown, E05 if expired.
+  func account(of request: SandboxRequest) throws -> AccountDirectory.Account {
+    guard let account = directory.account(email: try authenticate(request).email) else {
+      throw BackendError.accessTokenInvalid
+    }
+    return account
   }
 
   /// The session of the request's `Authorization: Bearer` token: E02 if unknown, E05 if expired.
@@ -168,11 +209,6 @@ struct AuthBackend: Sendable {
     guard let session = state.withLock({ $0.sessions[token] }) else { throw BackendError.accessTokenInvalid }
     guard session.accessExpiresAt > now else { throw BackendError.accessTokenExpired }
     return session
-  }
-
-  private static func user(_ email: String) -> JSONValue {
-    let nickname = String(email.prefix { $0 != "@" })
-    return ["id": .string("user-" + nickname), "email": .string(email), "nickname": .string(nickname)]
   }
 
   private static func seconds(_ duration: Duration) -> Double {

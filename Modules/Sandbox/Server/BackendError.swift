@@ -28,6 +28,16 @@ struct BackendError: Error, Sendable {
     BackendError(status: .notFound, code: "E404", message: "\(what) not found.")
   }
 
+  /// 409 E409: what the request would create exists already.
+  static func conflict(_ message: String) -> BackendError {
+    BackendError(status: .conflict, code: "E409", message: message)
+  }
+
+  /// 507 E507: the Sandbox keeps no more of `what` (a bound on the state a client can make it hold).
+  static func full(_ what: String) -> BackendError {
+    BackendError(status: HTTPResponse.Status(code: 507), code: "E507", message: "The Sandbox holds no more \(what).")
+  }
+
   static func methodNotAllowed(_ method: HTTPRequest.Method, _ path: String) -> BackendError {
     BackendError(status: .methodNotAllowed, code: "E405", message: "\(method.rawValue) is not allowed on \(path).")
   }

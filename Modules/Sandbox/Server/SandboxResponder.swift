@@ -31,6 +31,7 @@ struct SandboxResponder: HTTPResponder {
     let users = UsersAPI()
     let events = EventIngestion(stats: stats)
     let auth = AuthBackend(configuration: configuration, time: time, stats: stats)
+    let chat = ChatBackend(auth: auth)
     let faults = FaultInjector(initial: configuration.faults)
     let realtime = SocketIOHub(
       pingInterval: configuration.socketIOPingInterval, pingTimeout: configuration.socketIOPingTimeout,
@@ -42,6 +43,7 @@ struct SandboxResponder: HTTPResponder {
         users.reset()
         events.reset()
         auth.reset()
+        chat.reset()
         rateLimiter.reset()
         stats.reset()
         realtime.clearFaults()
@@ -53,7 +55,7 @@ struct SandboxResponder: HTTPResponder {
     self.rateLimiter = rateLimiter
     self.realtime = realtime
     self.routes =
-      users.routes + auth.routes + events.routes
+      users.routes + auth.routes + chat.routes + events.routes
       + ImageServer(stats: stats, renderer: ImageRenderer(stats: stats)).routes
       + control.routes
     persistence = stateFile.map { file in
@@ -64,10 +66,16 @@ struct SandboxResponder: HTTPResponder {
       if let kept = file.load(setAside: setAside) {
         users.restore(kept.users)
         auth.restore(kept.auth, takenAgo: .seconds(max(0, Date().timeIntervalSince(kept.savedAt))))
+        if let accounts = kept.accounts { auth.directory.restore(accounts) }
+        if let kept = kept.chat { chat.restore(kept) }
       }
       return {
         do {
-          try file.save { SandboxStateFile.Contents(users: users.snapshot, auth: auth.snapshot, savedAt: Date()) }
+          try file.save {
+            SandboxStateFile.Contents(
+              users: users.snapshot, auth: auth.snapshot, accounts: auth.directory.snapshot, chat: chat.snapshot,
+              savedAt: Date())
+          }
         } catch {
           logger?.error("Cannot keep the Sandbox's state in \(file.url.path): \(error)")
         }

@@ -12,6 +12,10 @@ struct SandboxStateFile: Sendable {
     var version = SandboxStateFile.version
     var users: [String: UserDirectory]
     var auth: AuthBackend.State
+    /// The accounts, signed-up ones included (absent from a file written before sign-up existed).
+    var accounts: AccountDirectory.State?
+    /// The chat backend's workspaces and conversations (absent from a file written before the chat backend).
+    var chat: ChatState?
     var savedAt: Date
   }
 

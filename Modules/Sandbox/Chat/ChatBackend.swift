@@ -1,0 +1,352 @@
+import Foundation
+import HTTPTypes
+import KeelBasics
+
+/// The chat backend's workspaces, channels and direct-message rooms (SandboxAPI §7), for the signed-in user of §2's
+/// bearer token. Only members see a workspace or a conversation; only an owner renames, deletes or hands over one.
+struct ChatBackend: Sendable {
+  private let auth: AuthBackend
+  private let state = Locked(ChatState())
+
+  init(auth: AuthBackend) {
+    self.auth = auth
+  }
+
+  var routes: [Route] {
+    [
+      Route(.get, "/v1/workspaces", handler: listWorkspaces),
+      Route(.post, "/v1/workspaces", handler: createWorkspace),
+      Route(.patch, "/v1/workspaces/:workspace", handler: renameWorkspace),
+      Route(.delete, "/v1/workspaces/:workspace", handler: deleteWorkspace),
+      Route(.get, "/v1/workspaces/:workspace/members", handler: workspaceMembers),
+      Route(.post, "/v1/workspaces/:workspace/members", handler: invite),
+      Route(.post, "/v1/workspaces/:workspace/owner", handler: transferWorkspace),
+      Route(.get, "/v1/workspaces/:workspace/channels", handler: listChannels),
+      Route(.post, "/v1/workspaces/:workspace/channels", handler: createChannel),
+      Route(.get, "/v1/workspaces/:workspace/dms", handler: listDirectMessages),
+      Route(.post, "/v1/workspaces/:workspace/dms", handler: openDirectMessage),
+      Route(.patch, "/v1/channels/:channel", handler: renameChannel),
+      Route(.delete, "/v1/channels/:channel", handler: deleteChannel),
+      Route(.post, "/v1/channels/:channel/join", handler: join),
+      Route(.post, "/v1/channels/:channel/leave", handler: leave),
+      Route(.post, "/v1/channels/:channel/owner", handler: transferChannel),
+      Route(.get, "/v1/channels/:channel/members", handler: channelMembers),
+    ]
+  }
+
+  /// Forgets every workspace and conversation.
+  func reset() { state.withLock { $0 = ChatState() } }
+
+  /// Everything, to be kept between runs.
+  var snapshot: ChatState { state.withLock { $0 } }
+
+  /// Puts back a snapshot.
+  func restore(_ snapshot: ChatState) { state.withLock { $0 = snapshot } }
+
+  // MARK: - Workspaces
+
+  private func listWorkspaces(_ request: SandboxRequest) throws -> SandboxResponse {
+    let me = try auth.account(of: request).id
+    let mine = state.withLock { state in
+      state.workspaces.values.filter { $0.memberIDs.contains(me) }.sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+    }
+    return .json(["workspaces": .array(mine.map(workspaceJSON))])
+  }
+
+  private func createWorkspace(_ request: SandboxRequest) throws -> SandboxResponse {
+    let me = try auth.account(of: request).id
+    let name = try Self.name(in: request)
+    let workspace = try state.withLock { state in
+      try Self.checkRoom(state)
+      let workspace = ChatState.Workspace(id: state.newID("w"), name: name, ownerID: me, memberIDs: [me])
+      state.workspaces[workspace.id] = workspace
+      return workspace
+    }
+    return .json(workspaceJSON(workspace), status: .created)
+  }
+
+  private func renameWorkspace(_ request: SandboxRequest) throws -> SandboxResponse {
+    let name = try Self.name(in: request)
+    let workspace = try changeWorkspace(request, ownerOnly: "rename") { $0.name = name }
+    return .json(workspaceJSON(workspace))
+  }
+
+  private func deleteWorkspace(_ request: SandboxRequest) throws -> SandboxResponse {
+    let me = try auth.account(of: request).id
+    let id = request.parameter("workspace") ?? ""
+    try state.withLock { state in
+      let workspace = try Self.workspace(id, of: me, in: state)
+      guard workspace.ownerID == me else { throw Self.notOwner("delete this workspace") }
+      state.workspaces[id] = nil
+      state.conversations = state.conversations.filter { $0.value.workspaceID != id }
+    }
+    return .json([:])
+  }
+
+  private func workspaceMembers(_ request: SandboxRequest) throws -> SandboxResponse {
+    let me = try auth.account(of: request).id
+    let workspace = try state.withLock { try Self.workspace(request.parameter("workspace") ?? "", of: me, in: $0) }
+    return .json(["members": .array(members(workspace.memberIDs))])
+  }
+
+  /// `POST /v1/workspaces/:workspace/members {"email"}`: any member adds the account with that email.
+  private func invite(_ request: SandboxRequest) throws -> SandboxResponse {
+    guard case .string(let email)? = try Self.object(request)["email"] else {
+      throw BackendError.malformed(#"expected {"email"}"#)
+    }
+    guard let invited = auth.directory.account(email: email) else { throw BackendError.notFound("An account") }
+    let workspace = try changeWorkspace(request, ownerOnly: nil) { workspace in
+      if !workspace.memberIDs.contains(invited.id) { workspace.memberIDs.append(invited.id) }
+    }
+    return .json(workspaceJSON(workspace))
+  }
+
+  private func transferWorkspace(_ request: SandboxRequest) throws -> SandboxResponse {
+    let newOwner = try Self.userID(in: request)
+    let workspace = try changeWorkspace(request, ownerOnly: "hand over this workspace") { workspace in
+      guard workspace.memberIDs.contains(newOwner) else { throw Self.notMember("The new owner", of: "workspace") }
+      workspace.ownerID = newOwner
+    }
+    return .json(workspaceJSON(workspace))
+  }
+
+  /// Changes the workspace of the request's `:workspace` with `change`, for a member (or, with `ownerOnly`, the owner
+  /// only, the words saying what only the owner may do).
+  private func changeWorkspace(
+    _ request: SandboxRequest, ownerOnly: String?, _ change: (inout ChatState.Workspace) throws -> Void
+  ) throws -> ChatState.Workspace {
+    let me = try auth.account(of: request).id
+    let id = request.parameter("workspace") ?? ""
+    return try state.withLock { state in
+      var workspace = try Self.workspace(id, of: me, in: state)
+      if let ownerOnly, workspace.ownerID != me { throw Self.notOwner(ownerOnly) }
+      try change(&workspace)
+      state.workspaces[id] = workspace
+      return workspace
+    }
+  }
+
+  // MARK: - Channels
+
+  /// `GET /v1/workspaces/:workspace/channels[?joined=true]`: every channel of the workspace, or only those joined.
+  private func listChannels(_ request: SandboxRequest) throws -> SandboxResponse {
+    let me = try auth.account(of: request).id
+    let joinedOnly = request.query["joined"] == "true"
+    let channels = try state.withLock { state in
+      let workspace = try Self.workspace(request.parameter("workspace") ?? "", of: me, in: state)
+      return state.conversations(in: workspace.id, kind: .channel).filter { !joinedOnly || $0.memberIDs.contains(me) }
+    }
+    return .json(["channels": .array(channels.map { channelJSON($0, for: me) })])
+  }
+
+  private func createChannel(_ request: SandboxRequest) throws -> SandboxResponse {
+    let me = try auth.account(of: request).id
+    let name = try Self.name(in: request)
+    let channel = try state.withLock { state in
+      let workspace = try Self.workspace(request.parameter("workspace") ?? "", of: me, in: state)
+      guard !state.conversations(in: workspace.id, kind: .channel).contains(where: { $0.name == name }) else {
+        throw BackendError.conflict("The workspace has a channel named \(name).")
+      }
+      try Self.checkRoom(state)
+      let channel = ChatState.Conversation(
+        id: state.newID("c"), workspaceID: workspace.id, kind: .channel, name: name, ownerID: me, memberIDs: [me])
+      state.conversations[channel.id] = channel
+      return channel
+    }
+    return .json(channelJSON(channel, for: me), status: .created)
+  }
+
+  private func renameChannel(_ request: SandboxRequest) throws -> SandboxResponse {
+    let name = try Self.name(in: request)
+    let (channel, me) = try changeChannel(request, ownerOnly: "rename this channel") { channel, _ in
+      channel.name = name
+    }
+    return .json(channelJSON(channel, for: me))
+  }
+
+  private func deleteChannel(_ request: SandboxRequest) throws -> SandboxResponse {
+    let me = try auth.account(of: request).id
+    let id = request.parameter("channel") ?? ""
+    try state.withLock { state in
+      let channel = try Self.channel(id, visibleTo: me, in: state)
+      guard channel.ownerID == me else { throw Self.notOwner("delete this channel") }
+      state.conversations[id] = nil
+    }
+    return .json([:])
+  }
+
+  private func join(_ request: SandboxRequest) throws -> SandboxResponse {
+    let (channel, me) = try changeChannel(request, ownerOnly: nil) { channel, me in
+      if !channel.memberIDs.contains(me) { channel.memberIDs.append(me) }
+    }
+    return .json(channelJSON(channel, for: me))
+  }
+
+  /// Leaves the channel; an owner who leaves hands it to the member who joined first after them (a channel left by
+  /// everyone keeps no owner until someone joins).
+  private func leave(_ request: SandboxRequest) throws -> SandboxResponse {
+    let (channel, me) = try changeChannel(request, ownerOnly: nil) { channel, me in
+      channel.memberIDs.removeAll { $0 == me }
+      if channel.ownerID == me { channel.ownerID = channel.memberIDs.first }
+    }
+    return .json(channelJSON(channel, for: me))
+  }
+
+  private func transferChannel(_ request: SandboxRequest) throws -> SandboxResponse {
+    let newOwner = try Self.userID(in: request)
+    let (channel, me) = try changeChannel(request, ownerOnly: "hand over this channel") { channel, _ in
+      guard channel.memberIDs.contains(newOwner) else { throw Self.notMember("The new owner", of: "channel") }
+      channel.ownerID = newOwner
+    }
+    return .json(channelJSON(channel, for: me))
+  }
+
+  private func channelMembers(_ request: SandboxRequest) throws -> SandboxResponse {
+    let me = try auth.account(of: request).id
+    let channel = try state.withLock { try Self.channel(request.parameter("channel") ?? "", visibleTo: me, in: $0) }
+    return .json(["members": .array(members(channel.memberIDs))])
+  }
+
+  /// Changes the channel of the request's `:channel` with `change` (given the caller's id), for a member of its
+  /// workspace (or, with `ownerOnly`, the channel's owner only). An owner-less channel is joined by its first member.
+  private func changeChannel(
+    _ request: SandboxRequest, ownerOnly: String?, _ change: (inout ChatState.Conversation, String) throws -> Void
+  ) throws -> (ChatState.Conversation, String) {
+    let me = try auth.account(of: request).id
+    let id = request.parameter("channel") ?? ""
+    let channel = try state.withLock { state in
+      var channel = try Self.channel(id, visibleTo: me, in: state)
+      if let ownerOnly, channel.ownerID != me { throw Self.notOwner(ownerOnly) }
+      try change(&channel, me)
+      if channel.ownerID == nil { channel.ownerID = channel.memberIDs.first }
+      state.conversations[id] = channel
+      return channel
+    }
+    return (channel, me)
+  }
+
+  // MARK: - Direct messages
+
+  /// `GET /v1/workspaces/:workspace/dms`: the caller's DM rooms in the workspace.
+  private func listDirectMessages(_ request: SandboxRequest) throws -> SandboxResponse {
+    let me = try auth.account(of: request).id
+    let rooms = try state.withLock { state in
+      let workspace = try Self.workspace(request.parameter("workspace") ?? "", of: me, in: state)
+      return state.conversations(in: workspace.id, kind: .directMessage).filter { $0.memberIDs.contains(me) }
+    }
+    return .json(["dms": .array(rooms.map { directMessageJSON($0, for: me) })])
+  }
+
+  /// `POST /v1/workspaces/:workspace/dms {"userId"}`: the DM room with that member, opened now (201) or found (200).
+  private func openDirectMessage(_ request: SandboxRequest) throws -> SandboxResponse {
+    let me = try auth.account(of: request).id
+    let other = try Self.userID(in: request)
+    guard other != me else { throw BackendError.malformed("a direct message is with another member") }
+    let (room, created) = try state.withLock { state in
+      let workspace = try Self.workspace(request.parameter("workspace") ?? "", of: me, in: state)
+      guard workspace.memberIDs.contains(other) else { throw Self.notMember("That user", of: "workspace") }
+      let pair = Set([me, other])
+      if let room = state.conversations(in: workspace.id, kind: .directMessage).first(where: {
+        Set($0.memberIDs) == pair
+      }) {
+        return (room, false)
+      }
+      try Self.checkRoom(state)
+      let room = ChatState.Conversation(
+        id: state.newID("d"), workspaceID: workspace.id, kind: .directMessage, name: "", ownerID: nil,
+        memberIDs: [me, other])
+      state.conversations[room.id] = room
+      return (room, true)
+    }
+    return .json(directMessageJSON(room, for: me), status: created ? .created : .ok)
+  }
+
+  // MARK: - Lookups
+
+  /// The workspace `id`, which `userID` is a member of: E404 when there is none, E403 when they are not a member.
+  private static func workspace(_ id: String, of userID: String, in state: ChatState) throws -> ChatState.Workspace {
+    guard let workspace = state.workspaces[id] else { throw BackendError.notFound("The workspace") }
+    guard workspace.memberIDs.contains(userID) else { throw notMember("You", of: "workspace") }
+    return workspace
+  }
+
+  /// The channel `id`, in a workspace `userID` is a member of.
+  private static func channel(_ id: String, visibleTo userID: String, in state: ChatState) throws
+    -> ChatState.Conversation
+  {
+    guard let channel = state.conversations[id], channel.kind == .channel else {
+      throw BackendError.notFound("The channel")
+    }
+    _ = try workspace(channel.workspaceID, of: userID, in: state)
+    return channel
+  }
+
+  private static func checkRoom(_ state: ChatState) throws {
+    guard state.workspaces.count + state.conversations.count < ChatState.maxEntities else {
+      throw BackendError.full("chats")
+    }
+  }
+
+  private static func notOwner(_ what: String) -> BackendError {
+    BackendError(status: .forbidden, code: "E403", message: "Only the owner can \(what).")
+  }
+
+  private static func notMember(_ who: String, of what: String) -> BackendError {
+    let verb = who == "You" ? "are" : "is"
+    return BackendError(status: .forbidden, code: "E403", message: "\(who) \(verb) not a member of this \(what).")
+  }
+
+  // MARK: - Bodies
+
+  private static func object(_ request: SandboxRequest) throws -> [String: JSONValue] {
+    guard case .object(let body)? = JSONValue.parse(request.body) else {
+      throw BackendError.malformed("expected a JSON object")
+    }
+    return body
+  }
+
+  /// The body's `name`: 1 to 100 characters once trimmed.
+  private static func name(in request: SandboxRequest) throws -> String {
+    guard case .string(let raw)? = try object(request)["name"] else {
+      throw BackendError.malformed(#"expected {"name"}"#)
+    }
+    let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard (1...100).contains(name.count) else { throw BackendError.malformed("a name has 1 to 100 characters") }
+    return name
+  }
+
+  private static func userID(in request: SandboxRequest) throws -> String {
+    guard case .string(let id)? = try object(request)["userId"], !id.isEmpty else {
+      throw BackendError.malformed(#"expected {"userId"}"#)
+    }
+    return id
+  }
+
+  // MARK: - JSON
+
+  private func workspaceJSON(_ workspace: ChatState.Workspace) -> JSONValue {
+    [
+      "id": .string(workspace.id), "name": .string(workspace.name), "ownerId": .string(workspace.ownerID),
+      "memberCount": .number(Double(workspace.memberIDs.count)),
+    ]
+  }
+
+  private func channelJSON(_ channel: ChatState.Conversation, for userID: String) -> JSONValue {
+    [
+      "id": .string(channel.id), "workspaceId": .string(channel.workspaceID), "name": .string(channel.name),
+      "ownerId": channel.ownerID.map(JSONValue.string) ?? .null, "joined": .bool(channel.memberIDs.contains(userID)),
+      "memberCount": .number(Double(channel.memberIDs.count)), "unreadCount": 0,
+    ]
+  }
+
+  private func directMessageJSON(_ room: ChatState.Conversation, for userID: String) -> JSONValue {
+    [
+      "id": .string(room.id), "workspaceId": .string(room.workspaceID),
+      "members": .array(members(room.memberIDs)), "unreadCount": 0, "lastMessage": .null,
+    ]
+  }
+
+  private func members(_ ids: [String]) -> [JSONValue] {
+    ids.compactMap { auth.directory.account(id: $0)?.json }
+  }
+}
