@@ -33,7 +33,7 @@ import KeelBasics
 /// deleted: it is renamed beside itself (``setAside``) and the store starts empty. Its contents came from the server.
 ///
 /// Safe to share between tasks and threads; open one `ChatStore` per file in a process.
-public final class ChatStore: Sendable {
+public final class ChatStore: SQLiteStore {
   /// The database file.
   public let url: URL
   /// The most bytes the store's data may take before conversations are evicted.
@@ -138,31 +138,6 @@ public final class ChatStore: Sendable {
     return moved
   }
 
-  // MARK: - Database access
-
-  /// Runs `updates` in a write transaction, with every failure a ``PersistenceError`` (but `CancellationError`).
-  func write<T: Sendable>(_ operation: String, _ updates: @Sendable (Database) throws -> T) async throws -> T {
-    do {
-      return try await pool.write(updates)
-    } catch {
-      throw mapped(error, while: operation)
-    }
-  }
-
-  /// Runs `value` in a read transaction, with every failure a ``PersistenceError`` (but `CancellationError`).
-  func read<T: Sendable>(_ operation: String, _ value: @Sendable (Database) throws -> T) async throws -> T {
-    do {
-      return try await pool.read(value)
-    } catch {
-      throw mapped(error, while: operation)
-    }
-  }
-
-  private func mapped(_ error: any Error, while operation: String) -> any Error {
-    switch error {
-    case is PersistenceError, is CancellationError: error
-    case let error as DatabaseError: PersistenceError.sqlite(error, while: operation, path: url.path, in: "chat store")
-    default: PersistenceError.wrapping(error, while: operation, path: url.path)
-    }
-  }
+  /// What the store is called in its errors.
+  static var storeName: String { "chat store" }
 }

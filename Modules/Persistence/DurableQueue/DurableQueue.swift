@@ -48,7 +48,7 @@ import KeelBasics
 ///
 /// Safe to share between tasks and threads: GRDB serializes the writes and runs reads concurrently on snapshots.
 /// Open one `DurableQueue` per file in a process.
-public final class DurableQueue<Element: Codable & Sendable>: Sendable {
+public final class DurableQueue<Element: Codable & Sendable>: SQLiteStore {
   /// The database file.
   public let url: URL
   /// The most elements pending at once.
@@ -195,31 +195,6 @@ public final class DurableQueue<Element: Codable & Sendable>: Sendable {
     }
   }
 
-  // MARK: - Database access
-
-  /// Runs `updates` in a write transaction, with every failure a ``PersistenceError`` (but `CancellationError`).
-  func write<T: Sendable>(_ operation: String, _ updates: @Sendable (Database) throws -> T) async throws -> T {
-    do {
-      return try await pool.write(updates)
-    } catch {
-      throw mapped(error, while: operation)
-    }
-  }
-
-  /// Runs `value` in a read transaction, with every failure a ``PersistenceError`` (but `CancellationError`).
-  func read<T: Sendable>(_ operation: String, _ value: @Sendable (Database) throws -> T) async throws -> T {
-    do {
-      return try await pool.read(value)
-    } catch {
-      throw mapped(error, while: operation)
-    }
-  }
-
-  private func mapped(_ error: any Error, while operation: String) -> any Error {
-    switch error {
-    case is PersistenceError, is CancellationError: error
-    case let error as DatabaseError: PersistenceError.sqlite(error, while: operation, path: url.path)
-    default: PersistenceError.wrapping(error, while: operation, path: url.path)
-    }
-  }
+  /// What the store is called in its errors.
+  static var storeName: String { "durable queue" }
 }

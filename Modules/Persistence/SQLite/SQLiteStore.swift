@@ -1,0 +1,42 @@
+import Foundation
+import GRDB
+
+/// A store in one SQLite file through a GRDB pool (the durable queue, the chat store): its transactions, with every
+/// failure a ``PersistenceError`` that names the store and the file (but `CancellationError`, which stays Swift's).
+protocol SQLiteStore: Sendable {
+  /// The database file.
+  var url: URL { get }
+  /// The pool every transaction goes through.
+  var pool: DatabasePool { get }
+  /// What the store is called in its errors: `durable queue`, `chat store`.
+  static var storeName: String { get }
+}
+
+extension SQLiteStore {
+  /// Runs `updates` in a write transaction, with every failure a ``PersistenceError`` (but `CancellationError`).
+  func write<T: Sendable>(_ operation: String, _ updates: @Sendable (Database) throws -> T) async throws -> T {
+    do {
+      return try await pool.write(updates)
+    } catch {
+      throw mapped(error, while: operation)
+    }
+  }
+
+  /// Runs `value` in a read transaction, with every failure a ``PersistenceError`` (but `CancellationError`).
+  func read<T: Sendable>(_ operation: String, _ value: @Sendable (Database) throws -> T) async throws -> T {
+    do {
+      return try await pool.read(value)
+    } catch {
+      throw mapped(error, while: operation)
+    }
+  }
+
+  private func mapped(_ error: any Error, while operation: String) -> any Error {
+    switch error {
+    case is PersistenceError, is CancellationError: error
+    case let error as DatabaseError:
+      PersistenceError.sqlite(error, while: operation, path: url.path, in: Self.storeName)
+    default: PersistenceError.wrapping(error, while: operation, path: url.path)
+    }
+  }
+}
