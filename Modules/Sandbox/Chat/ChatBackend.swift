@@ -5,8 +5,10 @@ import KeelBasics
 /// The chat backend's workspaces, channels and direct-message rooms (SandboxAPI §7), for the signed-in user of §2's
 /// bearer token. Only members see a workspace or a conversation; only an owner renames, deletes or hands over one.
 struct ChatBackend: Sendable {
-  private let auth: AuthBackend
-  private let state = Locked(ChatState())
+  let auth: AuthBackend
+  let state = Locked(ChatState())
+  /// The images of messages, by id.
+  let images = ChatImages()
 
   init(auth: AuthBackend) {
     self.auth = auth
@@ -31,11 +33,14 @@ struct ChatBackend: Sendable {
       Route(.post, "/v1/channels/:channel/leave", handler: leave),
       Route(.post, "/v1/channels/:channel/owner", handler: transferChannel),
       Route(.get, "/v1/channels/:channel/members", handler: channelMembers),
-    ]
+    ] + messageRoutes
   }
 
   /// Forgets every workspace and conversation.
-  func reset() { state.withLock { $0 = ChatState() } }
+  func reset() {
+    state.withLock { $0 = ChatState() }
+    images.reset()
+  }
 
   /// Everything, to be kept between runs.
   var snapshot: ChatState { state.withLock { $0 } }
@@ -74,12 +79,13 @@ struct ChatBackend: Sendable {
   private func deleteWorkspace(_ request: SandboxRequest) throws -> SandboxResponse {
     let me = try auth.account(of: request).id
     let id = request.parameter("workspace") ?? ""
-    try state.withLock { state in
+    let imageIDs = try state.withLock { state in
       let workspace = try Self.workspace(id, of: me, in: state)
       guard workspace.ownerID == me else { throw Self.notOwner("delete this workspace") }
       state.workspaces[id] = nil
-      state.conversations = state.conversations.filter { $0.value.workspaceID != id }
+      return state.removeConversations(state.conversations.values.filter { $0.workspaceID == id }.map(\.id))
     }
+    images.remove(imageIDs)
     return .json([:])
   }
 
@@ -167,11 +173,12 @@ struct ChatBackend: Sendable {
   private func deleteChannel(_ request: SandboxRequest) throws -> SandboxResponse {
     let me = try auth.account(of: request).id
     let id = request.parameter("channel") ?? ""
-    try state.withLock { state in
+    let imageIDs = try state.withLock { state in
       let channel = try Self.channel(id, visibleTo: me, in: state)
       guard channel.ownerID == me else { throw Self.notOwner("delete this channel") }
-      state.conversations[id] = nil
+      return state.removeConversations([id])
     }
+    images.remove(imageIDs)
     return .json([:])
   }
 
@@ -264,7 +271,7 @@ struct ChatBackend: Sendable {
   // MARK: - Lookups
 
   /// The workspace `id`, which `userID` is a member of: E404 when there is none, E403 when they are not a member.
-  private static func workspace(_ id: String, of userID: String, in state: ChatState) throws -> ChatState.Workspace {
+  static func workspace(_ id: String, of userID: String, in state: ChatState) throws -> ChatState.Workspace {
     guard let workspace = state.workspaces[id] else { throw BackendError.notFound("The workspace") }
     guard workspace.memberIDs.contains(userID) else { throw notMember("You", of: "workspace") }
     return workspace
@@ -281,7 +288,7 @@ struct ChatBackend: Sendable {
     return channel
   }
 
-  private static func checkRoom(_ state: ChatState) throws {
+  static func checkRoom(_ state: ChatState) throws {
     guard state.workspaces.count + state.conversations.count < ChatState.maxEntities else {
       throw BackendError.full("chats")
     }
@@ -291,14 +298,14 @@ struct ChatBackend: Sendable {
     BackendError(status: .forbidden, code: "E403", message: "Only the owner can \(what).")
   }
 
-  private static func notMember(_ who: String, of what: String) -> BackendError {
+  static func notMember(_ who: String, of what: String) -> BackendError {
     let verb = who == "You" ? "are" : "is"
     return BackendError(status: .forbidden, code: "E403", message: "\(who) \(verb) not a member of this \(what).")
   }
 
   // MARK: - Bodies
 
-  private static func object(_ request: SandboxRequest) throws -> [String: JSONValue] {
+  static func object(_ request: SandboxRequest) throws -> [String: JSONValue] {
     guard case .object(let body)? = JSONValue.parse(request.body) else {
       throw BackendError.malformed("expected a JSON object")
     }
@@ -335,14 +342,17 @@ struct ChatBackend: Sendable {
     [
       "id": .string(channel.id), "workspaceId": .string(channel.workspaceID), "name": .string(channel.name),
       "ownerId": channel.ownerID.map(JSONValue.string) ?? .null, "joined": .bool(channel.memberIDs.contains(userID)),
-      "memberCount": .number(Double(channel.memberIDs.count)), "unreadCount": 0,
+      "memberCount": .number(Double(channel.memberIDs.count)),
+      "unreadCount": .number(Double(state.withLock { $0.unreadCount(in: channel.id, for: userID) })),
     ]
   }
 
   private func directMessageJSON(_ room: ChatState.Conversation, for userID: String) -> JSONValue {
     [
       "id": .string(room.id), "workspaceId": .string(room.workspaceID),
-      "members": .array(members(room.memberIDs)), "unreadCount": 0, "lastMessage": .null,
+      "members": .array(members(room.memberIDs)),
+      "unreadCount": .number(Double(state.withLock { $0.unreadCount(in: room.id, for: userID) })),
+      "lastMessage": state.withLock { $0.messages[room.id]?.last }.map(messageJSON) ?? .null,
     ]
   }
 

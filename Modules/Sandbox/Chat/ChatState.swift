@@ -26,13 +26,55 @@ struct ChatState: Codable, Sendable {
     var memberIDs: [String]
   }
 
+  /// A message as the backend keeps it; its images by id.
+  struct Message: Codable, Sendable {
+    let id: String
+    let conversationID: String
+    let clientMessageID: String?
+    let senderID: String
+    let text: String
+    let imageIDs: [String]
+    /// Milliseconds since 1970, strictly increasing within a conversation, so that (time, id) orders it alone.
+    let createdAt: Int64
+  }
+
   var workspaces: [String: Workspace] = [:]
   var conversations: [String: Conversation] = [:]
+  /// Every conversation's messages, oldest first.
+  var messages: [String: [Message]] = [:]
+  /// The last message each member read, by conversation, then user.
+  var readPointers: [String: [String: String]] = [:]
+  /// How many messages the backend holds, against ``maxMessages``.
+  var messageCount = 0
   /// The last id handed out: ids are `w1`, `c2`, `d3`, … in creation order.
   var lastID = 0
 
   /// The most workspaces and conversations the backend keeps: a bound on what a client can make it hold.
   static let maxEntities = 10_000
+  /// The most messages it keeps.
+  static let maxMessages = 200_000
+
+  /// Removes the conversations `ids` with their messages and read pointers; returns their messages' image ids.
+  mutating func removeConversations(_ ids: some Sequence<String>) -> [String] {
+    var imageIDs: [String] = []
+    for id in ids {
+      conversations[id] = nil
+      let removed = messages.removeValue(forKey: id) ?? []
+      messageCount -= removed.count
+      imageIDs += removed.flatMap(\.imageIDs)
+      readPointers[id] = nil
+    }
+    return imageIDs
+  }
+
+  /// The messages of `conversationID` after the one `userID` read last that others sent.
+  func unreadCount(in conversationID: String, for userID: String) -> Int {
+    let all = messages[conversationID] ?? []
+    let start =
+      readPointers[conversationID]?[userID].flatMap { read in all.firstIndex { $0.id == read } }
+      .map { $0 + 1 } ?? 0
+    return all[start...].count { $0.senderID != userID }
+  }
 
   mutating func newID(_ prefix: String) -> String {
     lastID += 1

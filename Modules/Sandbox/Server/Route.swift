@@ -6,11 +6,17 @@ struct Route: Sendable {
 
   let method: HTTPRequest.Method
   let segments: [Substring]
+  /// The largest body the route reads; a larger one is answered 413 before the handler runs.
+  let maxBodySize: Int
   let handler: Handler
 
-  init(_ method: HTTPRequest.Method, _ pattern: String, handler: @escaping Handler) {
+  init(
+    _ method: HTTPRequest.Method, _ pattern: String, maxBodySize: Int = SandboxResponder.maxBodySize,
+    handler: @escaping Handler
+  ) {
     self.method = method
     self.segments = pattern.split(separator: "/")
+    self.maxBodySize = maxBodySize
     self.handler = handler
   }
 
@@ -34,6 +40,12 @@ enum RouteResolution {
   case route(Route, parameters: [String: Substring])
   case methodNotAllowed(allowed: [HTTPRequest.Method])
   case notFound
+
+  /// The largest body to read for it: the route's own limit, the default for a path no route takes.
+  var maxBodySize: Int {
+    guard case .route(let route, _) = self else { return SandboxResponder.maxBodySize }
+    return route.maxBodySize
+  }
 
   /// The name the stats count it under: the route's pattern (`GET /v3/users/:user_id`), or `unmatched` for every
   /// request that matches no route, so that a scan of random paths cannot grow the stats without bound.

@@ -11,7 +11,7 @@ import NIOCore
 struct SandboxResponder: HTTPResponder {
   typealias Context = SandboxContext
 
-  /// The largest request body accepted.
+  /// The largest body a route reads unless it says otherwise (a message with images does).
   static let maxBodySize = 1 << 20
 
   let configuration: SandboxConfiguration
@@ -101,7 +101,7 @@ struct SandboxResponder: HTTPResponder {
       ? rateLimiter.admit(tenant: request.headers[Self.apiToken] ?? "", method: request.method) : nil
     var response: SandboxResponse
     do {
-      let body = try await request.collectBody(upTo: Self.maxBodySize)
+      let body = try await request.collectBody(upTo: resolution.maxBodySize)
       let sandboxRequest = SandboxRequest(
         method: request.method, path: request.uri.path, headers: request.headers,
         query: Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) }) { $1 },

@@ -1,0 +1,169 @@
+import Foundation
+import HTTPTypes
+import KeelBasics
+
+/// The chat backend's messages (SandboxAPI §7): sent as `multipart/form-data` (text, a client message id that makes
+/// a re-send the same message, up to five images), listed with cursors, marked read; images served with an `ETag`.
+extension ChatBackend {
+  /// The most images a message carries.
+  static let maxImages = 5
+  /// The largest image.
+  static let maxImageSize = 8 << 20
+  /// The longest text, in characters.
+  static let maxTextLength = 10_000
+  /// The most messages a page lists.
+  static let maxPage = 100
+
+  var messageRoutes: [Route] {
+    [
+      Route(
+        .post, "/v1/conversations/:conversation/messages",
+        maxBodySize: Self.maxImages * Self.maxImageSize + (1 << 20), handler: sendMessage),
+      Route(.get, "/v1/conversations/:conversation/messages", handler: listMessages),
+      Route(.post, "/v1/conversations/:conversation/read", handler: markRead),
+      Route(.get, "/v1/chat-images/:image", handler: image),
+    ]
+  }
+
+  /// `POST /v1/conversations/:conversation/messages`, multipart: `text`, `clientMessageId` and `images` files. 201
+  /// with the new message; 200 with the stored one when the sender already sent this client message id here.
+  private func sendMessage(_ request: SandboxRequest) throws -> SandboxResponse {
+    let me = try auth.account(of: request).id
+    let conversationID = request.parameter("conversation") ?? ""
+    _ = try state.withLock { try Self.conversation(conversationID, of: me, in: $0) }
+    let form = try MultipartBody(request.body, contentType: request.header("Content-Type"))
+    let text = form.text("text") ?? ""
+    let clientMessageID = form.text("clientMessageId").flatMap { $0.isEmpty ? nil : $0 }
+    let files = form.files("images")
+    guard text.count <= Self.maxTextLength else {
+      throw BackendError.malformed("a text has at most \(Self.maxTextLength) characters")
+    }
+    guard !text.isEmpty || !files.isEmpty else { throw BackendError.malformed("a message has text or images") }
+    guard (clientMessageID?.count ?? 0) <= 128 else {
+      throw BackendError.malformed("a client message id is 128 characters at most")
+    }
+    guard files.count <= Self.maxImages else {
+      throw BackendError(
+        status: .badRequest, code: "E10", message: "A message carries at most \(Self.maxImages) images.")
+    }
+    var typed: [(Data, String)] = []
+    for file in files {
+      guard let type = ChatImages.imageType(of: file.data) else {
+        throw BackendError(
+          status: .badRequest, code: "E11",
+          message: "\(file.filename ?? "A file") is not a PNG, JPEG, GIF or WebP image.")
+      }
+      guard file.data.count <= Self.maxImageSize else {
+        throw BackendError(
+          status: .badRequest, code: "E12",
+          message: "\(file.filename ?? "An image") is over \(Self.maxImageSize >> 20) MiB.")
+      }
+      typed.append((file.data, type))
+    }
+    let now = Int64((Date().timeIntervalSince1970 * 1_000).rounded(.down))
+    let (message, imageIDs, created) = try state.withLock { state in
+      if let clientMessageID,
+        let sent = state.messages[conversationID]?.first(where: {
+          $0.senderID == me && $0.clientMessageID == clientMessageID
+        })
+      {
+        return (sent, [String](), false)
+      }
+      guard state.messageCount < ChatState.maxMessages else { throw BackendError.full("messages") }
+      let imageIDs = typed.map { _ in state.newID("i") }
+      let last = state.messages[conversationID]?.last?.createdAt ?? 0
+      let message = ChatState.Message(
+        id: state.newID("m"), conversationID: conversationID, clientMessageID: clientMessageID, senderID: me,
+        text: text, imageIDs: imageIDs, createdAt: max(now, last + 1))
+      state.messages[conversationID, default: []].append(message)
+      state.messageCount += 1
+      state.readPointers[conversationID, default: [:]][me] = message.id
+      return (message, imageIDs, true)
+    }
+    for ((data, type), id) in zip(typed, imageIDs) { try images.store(data, contentType: type, as: id) }
+    return .json(messageJSON(message), status: created ? .created : .ok)
+  }
+
+  /// `GET …/messages?after=ID|before=ID&limit=N`: at most `limit` (50 by default, 100 at most) messages, oldest
+  /// first: the first ones after `after`, the last ones before `before`, or the newest; `hasMore` says whether the
+  /// page stopped short of the end in its direction.
+  private func listMessages(_ request: SandboxRequest) throws -> SandboxResponse {
+    let me = try auth.account(of: request).id
+    let conversationID = request.parameter("conversation") ?? ""
+    let limit = try Self.limit(request.query["limit"])
+    let (page, hasMore) = try state.withLock { state -> ([ChatState.Message], Bool) in
+      _ = try Self.conversation(conversationID, of: me, in: state)
+      let all = state.messages[conversationID] ?? []
+      if let after = request.query["after"] {
+        guard let index = all.firstIndex(where: { $0.id == after }) else { throw BackendError.notFound("The message") }
+        let rest = all[(index + 1)...]
+        return (Array(rest.prefix(limit)), rest.count > limit)
+      }
+      var end = all.endIndex
+      if let before = request.query["before"] {
+        guard let index = all.firstIndex(where: { $0.id == before }) else { throw BackendError.notFound("The message") }
+        end = index
+      }
+      let start = max(0, end - limit)
+      return (Array(all[start..<end]), start > 0)
+    }
+    return .json(["messages": .array(page.map(messageJSON)), "hasMore": .bool(hasMore)])
+  }
+
+  /// `POST …/read {"messageId"}`: the caller has read up to that message; the conversation's unread count for them
+  /// is what came after it from others.
+  private func markRead(_ request: SandboxRequest) throws -> SandboxResponse {
+    let me = try auth.account(of: request).id
+    let conversationID = request.parameter("conversation") ?? ""
+    guard case .string(let messageID)? = try Self.object(request)["messageId"] else {
+      throw BackendError.malformed(#"expected {"messageId"}"#)
+    }
+    let unread = try state.withLock { state in
+      _ = try Self.conversation(conversationID, of: me, in: state)
+      guard state.messages[conversationID]?.contains(where: { $0.id == messageID }) == true else {
+        throw BackendError.notFound("The message")
+      }
+      state.readPointers[conversationID, default: [:]][me] = messageID
+      return state.unreadCount(in: conversationID, for: me)
+    }
+    return .json(["unreadCount": .number(Double(unread))])
+  }
+
+  /// `GET /v1/chat-images/:image`: the bytes with their type and `ETag`; 304 for a matching `If-None-Match`.
+  private func image(_ request: SandboxRequest) throws -> SandboxResponse {
+    _ = try auth.account(of: request)
+    guard let image = images.image(request.parameter("image") ?? "") else { throw BackendError.notFound("The image") }
+    var headers: HTTPFields = [
+      .contentType: image.contentType, .eTag: image.etag, .cacheControl: "private, max-age=3600",
+    ]
+    if request.header("If-None-Match") == image.etag {
+      headers[.contentType] = nil
+      return SandboxResponse(status: .notModified, body: Data(), headers: headers)
+    }
+    return SandboxResponse(status: .ok, body: image.data, headers: headers)
+  }
+
+  /// The conversation `id` (a channel or a DM room) that `userID` is a member of: E404, or E403 for a non-member.
+  static func conversation(_ id: String, of userID: String, in state: ChatState) throws -> ChatState.Conversation {
+    guard let conversation = state.conversations[id] else { throw BackendError.notFound("The conversation") }
+    guard conversation.memberIDs.contains(userID) else { throw notMember("You", of: "conversation") }
+    return conversation
+  }
+
+  private static func limit(_ given: String?) throws -> Int {
+    guard let given else { return 50 }
+    guard let limit = Int(given), (1...maxPage).contains(limit) else {
+      throw BackendError.malformed("limit is a number from 1 to \(maxPage)")
+    }
+    return limit
+  }
+
+  func messageJSON(_ message: ChatState.Message) -> JSONValue {
+    [
+      "id": .string(message.id), "conversationId": .string(message.conversationID),
+      "clientMessageId": message.clientMessageID.map(JSONValue.string) ?? .null, "senderId": .string(message.senderID),
+      "text": .string(message.text), "images": .array(message.imageIDs.map { .string("/v1/chat-images/\($0)") }),
+      "createdAt": .number(Double(message.createdAt)),
+    ]
+  }
+}

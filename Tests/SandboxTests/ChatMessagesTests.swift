@@ -1,0 +1,209 @@
+import Foundation
+import Logging
+import Sandbox
+import TestSupport
+import Testing
+
+/// SandboxAPI §7's messages over real HTTP: multipart sends (one written by curl, an encoder that is not Keel's),
+/// idempotent client message ids, every refusal typed, cursors, unread counts and last messages, images with ETags.
+@Suite("Sandbox chat messages", .timeLimit(.minutes(1)))
+struct ChatMessagesTests {
+  static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])
+
+  /// Two members of one workspace, and a channel both joined.
+  struct Room {
+    let client: SandboxClient
+    let ann: [String: String]
+    let bob: [String: String]
+    let bobID: String
+    let workspace: String
+    let channel: String
+  }
+
+  func room(_ client: SandboxClient) async throws -> Room {
+    func signUp(_ email: String) async throws -> ([String: String], String) {
+      let response = try await client.send("POST", "/v1/auth/signup", json: ["email": email, "password": "password-1"])
+      let token = try #require(response.json["accessToken"] as? String)
+      return (
+        ["Authorization": "Bearer \(token)"], try #require((response.json["user"] as? [String: Any])?["id"] as? String)
+      )
+    }
+    let (ann, _) = try await signUp("ann@example.com")
+    let (bob, bobID) = try await signUp("bob@example.com")
+    let workspace = try #require(
+      try await client.send("POST", "/v1/workspaces", json: ["name": "Keel"], headers: ann).json["id"] as? String)
+    _ = try await client.send(
+      "POST", "/v1/workspaces/\(workspace)/members", json: ["email": "bob@example.com"], headers: ann)
+    let channel = try #require(
+      try await client.send("POST", "/v1/workspaces/\(workspace)/channels", json: ["name": "general"], headers: ann)
+        .json["id"] as? String)
+    _ = try await client.send("POST", "/v1/channels/\(channel)/join", json: [String: Any](), headers: bob)
+    return Room(client: client, ann: ann, bob: bob, bobID: bobID, workspace: workspace, channel: channel)
+  }
+
+  /// A multipart body written by hand: `fields` then `files` (name, filename, bytes).
+  static func multipart(_ fields: [(String, String)], files: [(String, String, Data)] = []) -> (Data, String) {
+    let boundary = "test-\(UUID().uuidString)"
+    var body = Data()
+    for (name, value) in fields {
+      body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8))
+    }
+    for (name, filename, data) in files {
+      body.append(
+        Data(
+          "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"; filename=\"\(filename)\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+            .utf8))
+      body.append(data)
+      body.append(Data("\r\n".utf8))
+    }
+    body.append(Data("--\(boundary)--\r\n".utf8))
+    return (body, "multipart/form-data; boundary=\(boundary)")
+  }
+
+  func send(
+    _ room: Room, as headers: [String: String], to conversation: String? = nil, text: String, id: String? = nil,
+    images: [Data] = []
+  ) async throws -> HTTPExchange {
+    var fields = [("text", text)]
+    if let id { fields.append(("clientMessageId", id)) }
+    let (body, type) = Self.multipart(
+      fields, files: images.enumerated().map { ("images", "\($0.offset).png", $0.element) })
+    return try await room.client.send(
+      "POST", "/v1/conversations/\(conversation ?? room.channel)/messages", raw: body,
+      headers: headers.merging(["Content-Type": type]) { $1 })
+  }
+
+  @Test("curl's multipart upload is a message with its images, served with an ETag; the same client id is one message")
+  func sendWithCurl() async throws {
+    try await withSandbox { client in
+      let room = try await room(client)
+      let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keel-msg-\(UUID().uuidString)")
+      try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+      defer { try? FileManager.default.removeItem(at: directory) }
+      let photo = directory.appendingPathComponent("photo.png")
+      try (Self.png + Data(repeating: 7, count: 100_000)).write(to: photo)
+      // Run off the cooperative pool (a blocking wait there stalls the Sandbox curl is talking to); `-w` ends the
+      // answer with a line break, for ChildProcess's complete lines.
+      let authorization = try #require(room.ann["Authorization"])
+      let curl = try await ChildProcess.run(
+        URL(fileURLWithPath: "/usr/bin/env"),
+        arguments: [
+          "curl", "-sS", "-w", "\n", "-H", "Authorization: \(authorization)", "-F", "text=hello from curl", "-F",
+          "clientMessageId=c-1", "-F", "images=@\(photo.path)", "-F", "images=@\(photo.path)",
+          "\(client.sandbox.baseURL)/v1/conversations/\(room.channel)/messages",
+        ], killAfter: .seconds(30))
+      #expect(curl.status == 0, "curl must be installed (.ci/run installs it): \(curl.errors)")
+      let answer = Data(curl.lines.joined().utf8)
+      let message = try #require(try JSONSerialization.jsonObject(with: answer) as? [String: Any])
+      #expect(message["text"] as? String == "hello from curl")
+      let images = try #require(message["images"] as? [String])
+      #expect(images.count == 2)
+
+      let image = try await client.send("GET", images[0], headers: room.bob)
+      let sent = try Data(contentsOf: photo)
+      #expect(image.status == 200 && image.body == sent)
+      #expect(image.header("Content-Type") == "image/png")
+      let etag = try #require(image.header("ETag"))
+      let again = try await client.send("GET", images[0], headers: room.bob.merging(["If-None-Match": etag]) { $1 })
+      #expect(again.status == 304)
+
+      let resent = try await send(room, as: room.ann, text: "hello from curl", id: "c-1")
+      #expect(resent.status == 200 && resent.json["id"] as? String == message["id"] as? String)
+      let listed = try await client.send("GET", "/v1/conversations/\(room.channel)/messages", headers: room.bob)
+      #expect((listed.json["messages"] as? [Any])?.count == 1)
+    }
+  }
+
+  @Test(
+    "Refusals: six images E10, a file that is no image E11, an image over 8 MiB E12, nothing to send or a broken body E01, a non-member E403"
+  )
+  func refusals() async throws {
+    try await withSandbox { client in
+      let room = try await room(client)
+      func code(_ response: HTTPExchange) -> String? { response.json["errorCode"] as? String }
+      #expect(
+        code(try await send(room, as: room.ann, text: "x", images: Array(repeating: Self.png, count: 6))) == "E10")
+      #expect(code(try await send(room, as: room.ann, text: "x", images: [Data("not an image".utf8)])) == "E11")
+      let huge = Self.png + Data(count: 8 << 20)
+      #expect(code(try await send(room, as: room.ann, text: "x", images: [huge])) == "E12")
+      #expect(code(try await send(room, as: room.ann, text: "")) == "E01")
+      let broken = try await client.send(
+        "POST", "/v1/conversations/\(room.channel)/messages", raw: Data("--b\r\nno headers".utf8),
+        headers: room.ann.merging(["Content-Type": "multipart/form-data; boundary=b"]) { $1 })
+      #expect(broken.status == 400 && code(broken) == "E01")
+      let noBoundary = try await client.send(
+        "POST", "/v1/conversations/\(room.channel)/messages", raw: Data("text".utf8),
+        headers: room.ann.merging(["Content-Type": "text/plain"]) { $1 })
+      #expect(code(noBoundary) == "E01")
+      _ = try await client.send("POST", "/v1/channels/\(room.channel)/leave", json: [String: Any](), headers: room.bob)
+      let outsider = try await send(room, as: room.bob, text: "hi")
+      #expect(outsider.status == 403 && code(outsider) == "E403")
+      #expect(try await send(room, as: room.ann, to: "c999", text: "hi").status == 404)
+      let listed = try await client.send("GET", "/v1/conversations/\(room.channel)/messages", headers: room.ann)
+      #expect((listed.json["messages"] as? [Any])?.isEmpty == true, "nothing refused was stored")
+    }
+  }
+
+  @Test("Cursors: the newest page, older pages before a message, newer ones after, hasMore at each end")
+  func cursors() async throws {
+    try await withSandbox { client in
+      let room = try await room(client)
+      for index in 1...120 { _ = try await send(room, as: room.ann, text: "\(index)") }
+      func page(_ query: String) async throws -> ([String], Bool) {
+        let response = try await client.send(
+          "GET", "/v1/conversations/\(room.channel)/messages\(query)", headers: room.bob)
+        let texts = (response.json["messages"] as? [[String: Any]])?.compactMap { $0["text"] as? String } ?? []
+        return (texts, response.json["hasMore"] as? Bool ?? false)
+      }
+      let ids =
+        try await client.send("GET", "/v1/conversations/\(room.channel)/messages?limit=100", headers: room.bob)
+        .json["messages"] as? [[String: Any]]
+      let (newest, more) = try await page("")
+      #expect(newest == (71...120).map(String.init) && more)
+      let firstOfNewest = try #require(ids?.first { $0["text"] as? String == "71" }?["id"] as? String)
+      let (older, moreOlder) = try await page("?before=\(firstOfNewest)&limit=60")
+      #expect(older == (11...70).map(String.init) && moreOlder)
+      let tenth = try #require(ids?.first { $0["text"] as? String == "30" }?["id"] as? String)
+      let (after, moreAfter) = try await page("?after=\(tenth)&limit=100")
+      #expect(after == (31...120).map(String.init) && !moreAfter)
+      #expect(
+        try await client.send("GET", "/v1/conversations/\(room.channel)/messages?limit=101", headers: room.bob).status
+          == 400)
+      #expect(
+        try await client.send("GET", "/v1/conversations/\(room.channel)/messages?after=m999", headers: room.bob).status
+          == 404)
+    }
+  }
+
+  @Test("Unread counts follow what others sent and what was read; a DM room shows its last message")
+  func unread() async throws {
+    try await withSandbox { client in
+      let room = try await room(client)
+      var last: String?
+      for text in ["one", "two", "three"] {
+        last = try await send(room, as: room.ann, text: text).json["id"] as? String
+      }
+      func channel(_ headers: [String: String]) async throws -> [String: Any]? {
+        let list = try await client.send("GET", "/v1/workspaces/\(room.workspace)/channels", headers: headers)
+        return (list.json["channels"] as? [[String: Any]])?.first
+      }
+      #expect(try await channel(room.bob)?["unreadCount"] as? Int == 3)
+      #expect(try await channel(room.ann)?["unreadCount"] as? Int == 0, "one's own messages are read")
+      let read = try await client.send(
+        "POST", "/v1/conversations/\(room.channel)/read", json: ["messageId": try #require(last)], headers: room.bob)
+      #expect(read.json["unreadCount"] as? Int == 0)
+      #expect(try await channel(room.bob)?["unreadCount"] as? Int == 0)
+
+      let dm = try #require(
+        try await client.send(
+          "POST", "/v1/workspaces/\(room.workspace)/dms", json: ["userId": room.bobID], headers: room.ann
+        )
+        .json["id"] as? String)
+      _ = try await send(room, as: room.ann, to: dm, text: "psst")
+      let rooms = try await client.send("GET", "/v1/workspaces/\(room.workspace)/dms", headers: room.bob).json["dms"]
+      let first = (rooms as? [[String: Any]])?.first
+      #expect(first?["unreadCount"] as? Int == 1)
+      #expect((first?["lastMessage"] as? [String: Any])?["text"] as? String == "psst")
+    }
+  }
+}
