@@ -178,6 +178,14 @@ struct AuthBackend: Sendable {
     return nil
   }
 
+  /// The user id of a live access token's account, for the socket's user room; `nil` for any other token.
+  func socketUserID(_ token: String?) -> String? {
+    guard socketRefusal(token) == nil, let token,
+      let email = state.withLock({ $0.sessions[Secrets.digest(token)]?.email })
+    else { return nil }
+    return directory.account(email: email)?.id
+  }
+
   private func me(_ request: SandboxRequest) throws -> SandboxResponse {
     .json(try account(of: request).json)
   }

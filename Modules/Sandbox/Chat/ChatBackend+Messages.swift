@@ -61,13 +61,14 @@ extension ChatBackend {
       typed.append((file.data, type))
     }
     let now = Int64((Date().timeIntervalSince1970 * 1_000).rounded(.down))
-    let (message, imageIDs, created) = try state.withLock { state in
+    let (message, imageIDs, created, members) = try state.withLock { state in
+      let members = state.conversations[conversationID]?.memberIDs ?? []
       if let clientMessageID,
         let sent = state.messages[conversationID]?.first(where: {
           $0.senderID == me && $0.clientMessageID == clientMessageID
         })
       {
-        return (sent, [String](), false)
+        return (sent, [String](), false, members)
       }
       guard state.messageCount < ChatState.maxMessages else { throw BackendError.full("messages") }
       let imageIDs = typed.map { _ in state.newID("i") }
@@ -78,9 +79,11 @@ extension ChatBackend {
       state.messages[conversationID, default: []].append(message)
       state.messageCount += 1
       state.readPointers[conversationID, default: [:]][me] = message.id
-      return (message, imageIDs, true)
+      return (message, imageIDs, true, members)
     }
     for ((data, type), id) in zip(typed, imageIDs) { try images.store(data, contentType: type, as: id) }
+    // Every member's sockets hear of a new message, the sender's other devices too; a re-send is not news.
+    if created { push("message", members, messageJSON(message)) }
     return .json(messageJSON(message), status: created ? .created : .ok)
   }
 

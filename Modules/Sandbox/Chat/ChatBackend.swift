@@ -10,8 +10,14 @@ struct ChatBackend: Sendable {
   /// The images of messages, by id.
   let images = ChatImages()
 
-  init(auth: AuthBackend) {
+  /// Emits an event (`message`) with a payload to every socket of the users given.
+  let push: @Sendable (_ event: String, _ userIDs: [String], _ payload: JSONValue) -> Void
+
+  init(
+    auth: AuthBackend, push: @escaping @Sendable (_ event: String, _ userIDs: [String], _ payload: JSONValue) -> Void
+  ) {
     self.auth = auth
+    self.push = push
   }
 
   var routes: [Route] {

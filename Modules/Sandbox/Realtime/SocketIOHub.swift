@@ -26,6 +26,8 @@ final class SocketIOHub: Sendable {
   private let pingTimeout: Duration
   /// The reason a token cannot join, `nil` when it can.
   private let refusal: @Sendable (String?) -> String?
+  /// The user id of a token that joined, whose socket then enters the room `user:<id>` (SandboxAPI §7's pushes).
+  private let userID: @Sendable (String?) -> String?
   private let state = Locked(State())
 
   private struct State {
@@ -36,12 +38,20 @@ final class SocketIOHub: Sendable {
     var duplicates = false
   }
 
-  /// A hub with `pingInterval` and `pingTimeout`, asking `refusal` about each CONNECT's token.
-  init(pingInterval: Duration, pingTimeout: Duration, refusal: @escaping @Sendable (String?) -> String?) {
+  /// A hub with `pingInterval` and `pingTimeout`, asking `refusal` about each CONNECT's token and `userID` whose it
+  /// is.
+  init(
+    pingInterval: Duration, pingTimeout: Duration, refusal: @escaping @Sendable (String?) -> String?,
+    userID: @escaping @Sendable (String?) -> String? = { _ in nil }
+  ) {
     self.pingInterval = pingInterval
     self.pingTimeout = pingTimeout
     self.refusal = refusal
+    self.userID = userID
   }
+
+  /// The room every socket of the user `id` is in, in each namespace it joined.
+  static func userRoom(_ id: String) -> String { "user:\(id)" }
 
   // MARK: - Control
 
@@ -181,6 +191,7 @@ final class SocketIOHub: Sendable {
           SocketPacket(.connectError, namespace: namespace, data: ["message": .string(reason)]), to: socket)
       } else {
         let sid = socket.join(namespace)
+        if let user = userID(packet.data?["token"]?.string) { socket.enter(Self.userRoom(user), in: namespace) }
         try await send(SocketPacket(.connect, namespace: namespace, data: ["sid": .string(sid)]), to: socket)
       }
     case .disconnect:

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import Realtime
 
 /// Turns each HTTP request into a contract response. It reads the body (at most 1 MiB), applies the faults in
 /// force (except to `/_sandbox`), then the section's rules (`/v3`: rate limits and `Api-Token` tenancy;
@@ -31,11 +32,14 @@ struct SandboxResponder: HTTPResponder {
     let users = UsersAPI()
     let events = EventIngestion(stats: stats)
     let auth = AuthBackend(configuration: configuration, time: time, stats: stats)
-    let chat = ChatBackend(auth: auth)
     let faults = FaultInjector(initial: configuration.faults)
     let realtime = SocketIOHub(
       pingInterval: configuration.socketIOPingInterval, pingTimeout: configuration.socketIOPingTimeout,
-      refusal: { auth.socketRefusal($0) })
+      refusal: { auth.socketRefusal($0) }, userID: { auth.socketUserID($0) })
+    let chat = ChatBackend(auth: auth) { event, users, payload in
+      guard let args = try? SocketValue.resolving(payload, attachments: nil) else { return }
+      for user in users { realtime.push(namespace: "/", room: SocketIOHub.userRoom(user), event: event, args: [args]) }
+    }
     let rateLimiter = ServerRateLimiter(limits: configuration.rateLimits, time: time)
     let control = ControlPlane(
       faults: faults, stats: stats, realtime: realtime, expireTokens: { auth.expireAccessTokens() },
