@@ -57,7 +57,46 @@ struct ChatStoreTests {
     let stored = try await store.messages(in: "general", limit: 10)
     #expect(stored.map(\.id) == ["m1", "m3", "m5"])
     #expect(stored[1].clientMessageID == "local-1" && stored[1].state == .sent && stored[1].images == ["/images/x"])
-    #expect(try await store.message(clientMessageID: "local-1")?.id == "m3")
+    #expect(try await store.message(clientMessageID: "local-1", in: "general", from: "me")?.id == "m3")
+    #expect(try await store.message(clientMessageID: "local-1", in: "general", from: "alice") == nil)
+
+    // A late failed copy of the sent message (the push came first, then the send timed out) changes nothing.
+    var late = pending
+    (late.state, late.failureReason) = (.failed, "timed out")
+    #expect(try await store.upsert([late]).isEmpty)
+    #expect(try await store.message(clientMessageID: "local-1", in: "general", from: "me")?.state == .sent)
+  }
+
+  @Test("Another member's message with the same client id is another message: it never takes over one stored")
+  func clientIDsAreTheSenders() async throws {
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = try open()
+    try await store.upsert([Self.message(5)])  // alice's, client id c5
+    var mallory = Self.message(9, in: "elsewhere")
+    (mallory.senderID, mallory.clientMessageID) = ("mallory", "c5")
+    var sameRoom = Self.message(10)
+    (sameRoom.senderID, sameRoom.clientMessageID) = ("mallory", "c5")
+    #expect(try await store.upsert([mallory, sameRoom]).map(\.id) == ["m9", "m10"])
+    #expect(try await store.messages(in: "general", limit: 10).map(\.id) == ["m5", "m10"])
+    #expect(try await store.messages(in: "general", limit: 10).first?.senderID == "alice")
+  }
+
+  @Test("A time outside 1970 to 9999 is refused before anything is written, never a trap")
+  func outlandishTimes() async throws {
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = try open()
+    for seconds in [1e300, -1, Double.nan, Double.infinity] {
+      var odd = Self.message(1)
+      odd.createdAt = Date(timeIntervalSince1970: seconds)
+      do {
+        try await store.upsert([Self.message(2), odd])
+        Issue.record("a time of \(seconds) s was stored")
+      } catch let error as Persistence.PersistenceError {
+        #expect(error.kind == .invalidInput)
+      }
+    }
+    #expect(try await store.messageCount(in: "general") == 0)
+    try await store.touch("general", at: Date(timeIntervalSince1970: .nan))
   }
 
   @Test("Pages read in (time, id) order: the newest first page, older pages before a position, newer after one")

@@ -36,9 +36,9 @@ struct ChatBackendTests {
   func signUpAndProfile() async throws {
     try await withSandbox { client in
       let ann = try await signUp(client, "ann@example.com", nickname: "Ann")
-      #expect(ann.id == "user-ann")
+      #expect(ann.id == "member-ann")
       let other = try await signUp(client, "ann@example.org")
-      #expect(other.id == "user-ann-2")
+      #expect(other.id == "member-ann-2")
       let taken = try await client.send(
         "POST", "/v1/auth/signup", json: ["email": "ANN@example.com", "password": "password-2"])
       #expect(taken.status == 409 && taken.json["errorCode"] as? String == "E409")
@@ -180,7 +180,7 @@ struct ChatBackendTests {
       let login = try await client.send(
         "POST", "/v1/auth/login", json: ["email": "ann@example.com", "password": "password-1"])
       let token = try #require(login.json["accessToken"] as? String)
-      let ann = User(id: "user-ann", headers: ["Authorization": "Bearer \(token)"])
+      let ann = User(id: "member-ann", headers: ["Authorization": "Bearer \(token)"])
       let list = try await send(client, "GET", "/v1/workspaces", as: ann).json["workspaces"] as? [[String: Any]]
       #expect(list?.compactMap { $0["id"] as? String } == [workspace])
     }

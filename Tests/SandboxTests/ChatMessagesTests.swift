@@ -106,6 +106,11 @@ struct ChatMessagesTests {
       let etag = try #require(image.header("ETag"))
       let again = try await client.send("GET", images[0], headers: room.bob.merging(["If-None-Match": etag]) { $1 })
       #expect(again.status == 304)
+      let eve = try await client.send(
+        "POST", "/v1/auth/signup", json: ["email": "eve@example.com", "password": "password-1"])
+      let eveToken = try #require(eve.json["accessToken"] as? String)
+      let peek = try await client.send("GET", images[0], headers: ["Authorization": "Bearer \(eveToken)"])
+      #expect(peek.status == 404, "only the conversation's members see its images")
 
       let resent = try await send(room, as: room.ann, text: "hello from curl", id: "c-1")
       #expect(resent.status == 200 && resent.json["id"] as? String == message["id"] as? String)

@@ -17,8 +17,8 @@ extension ChatStore {
   }
 
   /// While the store is over ``maxSize``, deletes the sent messages of the conversation viewed least recently (one
-  /// never viewed first); when one conversation alone is over, its oldest half, until it fits. Pending and failed
-  /// messages stay.
+  /// never viewed first); once only one conversation has sent messages left, its oldest half, until the store fits.
+  /// Pending and failed messages stay. Space is counted in whole pages, so it may delete more than the excess.
   ///
   /// - Returns: The conversations whose messages were deleted, in that order.
   @discardableResult

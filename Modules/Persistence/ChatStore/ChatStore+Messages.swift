@@ -2,33 +2,49 @@ import Foundation
 import GRDB
 
 extension ChatStore {
-  /// Stores `messages` in one transaction, each exactly once: one already stored (found by server id, else by client
-  /// message id, as a pending message becomes sent) is updated in place; the rest are inserted. Then evicts
-  /// conversations if the store is over ``maxSize``.
+  /// Stores `messages` in one transaction, each exactly once: one already stored (found by server id, else by the
+  /// client message id of the same sender in the same conversation, as a pending message becomes sent) is updated in
+  /// place; the rest are inserted. A sent message stays sent: a pending or failed copy of it changes nothing. Then
+  /// evicts conversations if the store is over ``maxSize``.
   ///
   /// - Returns: The messages that were new to the store, in the order given: what a screen has not shown yet.
-  /// - Throws: ``PersistenceError``; nothing is written when it throws.
+  /// - Throws: ``PersistenceError``: ``PersistenceError/Kind/invalidInput`` for a time outside the years 1970 to
+  ///   9999, or a storage failure; nothing is written when it throws.
   @discardableResult
   public func upsert(_ messages: [Message]) async throws -> [Message] {
     guard !messages.isEmpty else { return [] }
+    if let odd = messages.first(where: { !Self.representable($0.createdAt) }) {
+      throw PersistenceError(
+        .invalidInput, "A message's time (\(odd.createdAt.timeIntervalSince1970) s) is outside 1970 to 9999.",
+        path: url.path)
+    }
     let inserted = try await write("store messages") { db in
       var inserted: [Message] = []
       for message in messages where try Self.upsert(message, db) { inserted.append(message) }
       return inserted
     }
-    try await evictIfNeeded()
+    // What was written stays written and is returned: an eviction that fails now (a busy or full disk) is tried again
+    // after the next upsert, and must not make the caller think these messages were not stored.
+    _ = try? await evictIfNeeded()
     return inserted
   }
 
   /// Upserts one message; returns whether it was new.
   private static func upsert(_ message: Message, _ db: Database) throws -> Bool {
-    var rowID: Int64?
+    var found: Row?
     if let id = message.id {
-      rowID = try Int64.fetchOne(db, sql: "SELECT rowid FROM message WHERE serverID = ?", arguments: [id])
+      found = try Row.fetchOne(db, sql: "SELECT rowid, state FROM message WHERE serverID = ?", arguments: [id])
     }
-    if rowID == nil, let clientID = message.clientMessageID {
-      rowID = try Int64.fetchOne(db, sql: "SELECT rowid FROM message WHERE clientMessageID = ?", arguments: [clientID])
+    if found == nil, let clientID = message.clientMessageID {
+      found = try Row.fetchOne(
+        db,
+        sql: """
+          SELECT rowid, state FROM message
+          WHERE conversationID = ? AND senderID = ? AND clientMessageID = ?
+          """, arguments: [message.conversationID, message.senderID, clientID])
     }
+    if let found, found["state"] == Message.State.sent.rawValue, message.state != .sent { return false }
+    let rowID: Int64? = found?["rowid"]
     let images = String(decoding: try JSONEncoder().encode(message.images), as: UTF8.self)
     let position = message.position
     var arguments: StatementArguments = [
@@ -103,11 +119,15 @@ extension ChatStore {
     }
   }
 
-  /// The message with the client message id `clientMessageID`, sent or not.
-  public func message(clientMessageID: String) async throws -> Message? {
+  /// The message `senderID` sent to `conversationID` with the client message id `clientMessageID`, sent or not.
+  public func message(clientMessageID: String, in conversationID: String, from senderID: String) async throws
+    -> Message?
+  {
     try await read("read a message") { db in
-      try Row.fetchOne(db, sql: "SELECT * FROM message WHERE clientMessageID = ?", arguments: [clientMessageID])
-        .map(Self.message)
+      try Row.fetchOne(
+        db, sql: "SELECT * FROM message WHERE conversationID = ? AND senderID = ? AND clientMessageID = ?",
+        arguments: [conversationID, senderID, clientMessageID]
+      ).map(Self.message)
     }
   }
 
@@ -130,7 +150,21 @@ extension ChatStore {
 
   // MARK: - Rows
 
-  static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1_000).rounded()) }
+  /// The latest time stored: the end of the year 9999, in milliseconds.
+  static let maxMilliseconds: Int64 = 253_402_300_799_999
+
+  /// Whether `date` is within the years 1970 to 9999, which the store keeps exactly.
+  static func representable(_ date: Date) -> Bool {
+    let milliseconds = date.timeIntervalSince1970 * 1_000
+    return milliseconds.isFinite && milliseconds >= 0 && milliseconds <= Double(maxMilliseconds)
+  }
+
+  /// `date` in whole milliseconds since 1970, held to the years 1970 to 9999 (a NaN is 0): never a trap.
+  static func milliseconds(_ date: Date) -> Int64 {
+    let milliseconds = (date.timeIntervalSince1970 * 1_000).rounded()
+    guard milliseconds.isFinite else { return 0 }
+    return Int64(min(max(milliseconds, 0), Double(maxMilliseconds)))
+  }
 
   static func date(milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1_000) }
 

@@ -20,7 +20,9 @@ import KeelBasics
 ///
 /// ## Idempotence and order
 /// A message is one row whether it arrives from the socket, from a catch-up page, twice from a duplicated push, or
-/// first as the sender's own pending copy: an upsert finds it by server id, else by client message id. A
+/// first as the sender's own pending copy: an upsert finds it by server id, else by the sender's client message id
+/// in that conversation (one member's client id never matches another's message); a sent message never goes back to
+/// pending or failed. A
 /// conversation's messages read in (time, id) order (``Position``), a page at a time.
 ///
 /// ## Size

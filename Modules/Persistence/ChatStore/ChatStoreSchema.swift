@@ -3,8 +3,9 @@ import GRDB
 /// The tables of a ``ChatStore`` database, created by a `DatabaseMigrator` (one transaction per migration).
 ///
 /// Times are whole milliseconds since 1970, so that a conversation's order is exact; a message's `sortKey` is its
-/// server id, or its client message id until the server gave it one. `serverID` and `clientMessageID` are each unique
-/// (SQLite lets NULLs repeat), which is what makes every upsert idempotent.
+/// server id, or its client message id until the server gave it one. `serverID` is unique, and so is a client message
+/// id within one sender's messages to one conversation, as the server keeps it (SQLite lets NULLs repeat): what makes
+/// every upsert idempotent, and what keeps one member's client id from ever matching another member's message.
 enum ChatStoreSchema {
   /// The tables a chat store file has; a file with other tables and none of these is someone else's.
   static let tables: Set<String> = ["workspace", "conversation", "member", "message"]
@@ -41,7 +42,7 @@ enum ChatStoreSchema {
           CREATE TABLE message (
             rowid INTEGER PRIMARY KEY,
             serverID TEXT UNIQUE,
-            clientMessageID TEXT UNIQUE,
+            clientMessageID TEXT,
             conversationID TEXT NOT NULL,
             senderID TEXT NOT NULL,
             text TEXT NOT NULL,
@@ -52,6 +53,7 @@ enum ChatStoreSchema {
             failureReason TEXT
           );
           CREATE INDEX message_order ON message(conversationID, createdAt, sortKey);
+          CREATE UNIQUE INDEX message_client ON message(conversationID, senderID, clientMessageID);
           """)
     }
     return migrator

@@ -6,7 +6,8 @@ import KeelBasics
 /// the password).
 struct AccountDirectory: Sendable {
   struct Account: Codable, Sendable, Equatable {
-    /// `user-` and the email's local part for a configured account; unique for every account.
+    /// `user-` and the email's local part for a configured account, `member-` and it (numbered when taken) for a
+    /// signed-up one: the two never meet, whichever accounts a later run is configured with.
     let id: String
     let email: String
     var nickname: String
@@ -59,7 +60,7 @@ struct AccountDirectory: Sendable {
   /// The account whose user id is `id`.
   func account(id: String) -> Account? { state.withLock { $0.accounts.values.first { $0.id == id } } }
 
-  /// Creates an account; its user id is `user-` and the email's local part, numbered when that is taken.
+  /// Creates an account; its user id is `member-` and the email's local part, numbered when that is taken.
   ///
   /// - Throws: `E01` for an email without `@` or over 254 characters, a password under 8 characters or a nickname
   ///   over 64; `E409` when the email has an account.
@@ -83,7 +84,7 @@ struct AccountDirectory: Sendable {
         throw BackendError.full("accounts")
       }
       let taken = Set(state.accounts.values.map(\.id))
-      let base = "user-" + local.lowercased().filter { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" }
+      let base = "member-" + local.lowercased().filter { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" }
       var id = base
       var suffix = 2
       while taken.contains(id) {

@@ -61,27 +61,47 @@ extension ChatBackend {
       typed.append((file.data, type))
     }
     let now = Int64((Date().timeIntervalSince1970 * 1_000).rounded(.down))
-    let (message, imageIDs, created, members) = try state.withLock { state in
-      let members = state.conversations[conversationID]?.memberIDs ?? []
-      if let clientMessageID,
-        let sent = state.messages[conversationID]?.first(where: {
-          $0.senderID == me && $0.clientMessageID == clientMessageID
-        })
-      {
-        return (sent, [String](), false, members)
-      }
-      guard state.messageCount < ChatState.maxMessages else { throw BackendError.full("messages") }
-      let imageIDs = typed.map { _ in state.newID("i") }
-      let last = state.messages[conversationID]?.last?.createdAt ?? 0
-      let message = ChatState.Message(
-        id: state.newID("m"), conversationID: conversationID, clientMessageID: clientMessageID, senderID: me,
-        text: text, imageIDs: imageIDs, createdAt: max(now, last + 1))
-      state.messages[conversationID, default: []].append(message)
-      state.messageCount += 1
-      state.readPointers[conversationID, default: [:]][me] = message.id
-      return (message, imageIDs, true, members)
+    func stored(_ state: ChatState) -> ChatState.Message? {
+      guard let clientMessageID else { return nil }
+      return state.messages[conversationID]?.first { $0.senderID == me && $0.clientMessageID == clientMessageID }
     }
-    for ((data, type), id) in zip(typed, imageIDs) { try images.store(data, contentType: type, as: id) }
+    // First the images, under ids of their own, so that a refusal (E507) stores nothing; then, in one lock with a
+    // second look at membership and at the client message id (the body took a while to read, and a twin of this
+    // request may have been faster), the message, or the images go again.
+    let imageIDs = try state.withLock { state in
+      if stored(state) != nil { return [String]() }
+      guard state.messageCount < ChatState.maxMessages else { throw BackendError.full("messages") }
+      return typed.map { _ in state.newID("i") }
+    }
+    for ((data, type), id) in zip(typed, imageIDs) {
+      do {
+        try images.store(data, contentType: type, conversationID: conversationID, as: id)
+      } catch {
+        images.remove(imageIDs)
+        throw error
+      }
+    }
+    let message: ChatState.Message
+    let created: Bool
+    let members: [String]
+    do {
+      (message, created, members) = try state.withLock { state in
+        let members = try Self.conversation(conversationID, of: me, in: state).memberIDs
+        if let sent = stored(state) { return (sent, false, members) }
+        let last = state.messages[conversationID]?.last?.createdAt ?? 0
+        let message = ChatState.Message(
+          id: state.newID("m"), conversationID: conversationID, clientMessageID: clientMessageID, senderID: me,
+          text: text, imageIDs: imageIDs, createdAt: max(now, last + 1))
+        state.messages[conversationID, default: []].append(message)
+        state.messageCount += 1
+        state.readPointers[conversationID, default: [:]][me] = message.id
+        return (message, true, members)
+      }
+    } catch {
+      images.remove(imageIDs)
+      throw error
+    }
+    if !created { images.remove(imageIDs) }
     // Every member's sockets hear of a new message, the sender's other devices too; a re-send is not news.
     if created { push("message", members, messageJSON(message)) }
     return .json(messageJSON(message), status: created ? .created : .ok)
@@ -132,10 +152,13 @@ extension ChatBackend {
     return .json(["unreadCount": .number(Double(unread))])
   }
 
-  /// `GET /v1/chat-images/:image`: the bytes with their type and `ETag`; 304 for a matching `If-None-Match`.
+  /// `GET /v1/chat-images/:image`, for members of the image's conversation: the bytes with their type and `ETag`;
+  /// 304 for a matching `If-None-Match`. Anyone else gets the 404 of an image that does not exist.
   private func image(_ request: SandboxRequest) throws -> SandboxResponse {
-    _ = try auth.account(of: request)
-    guard let image = images.image(request.parameter("image") ?? "") else { throw BackendError.notFound("The image") }
+    let me = try auth.account(of: request).id
+    guard let image = images.image(request.parameter("image") ?? ""),
+      state.withLock({ $0.conversations[image.conversationID]?.memberIDs.contains(me) }) == true
+    else { throw BackendError.notFound("The image") }
     var headers: HTTPFields = [
       .contentType: image.contentType, .eTag: image.etag, .cacheControl: "private, max-age=3600",
     ]

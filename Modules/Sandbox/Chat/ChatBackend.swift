@@ -106,8 +106,9 @@ struct ChatBackend: Sendable {
     guard case .string(let email)? = try Self.object(request)["email"] else {
       throw BackendError.malformed(#"expected {"email"}"#)
     }
-    guard let invited = auth.directory.account(email: email) else { throw BackendError.notFound("An account") }
+    // Looked up once membership is known: who is not a member learns nothing of which emails have accounts.
     let workspace = try changeWorkspace(request, ownerOnly: nil) { workspace in
+      guard let invited = auth.directory.account(email: email) else { throw BackendError.notFound("An account") }
       if !workspace.memberIDs.contains(invited.id) { workspace.memberIDs.append(invited.id) }
     }
     return .json(workspaceJSON(workspace))

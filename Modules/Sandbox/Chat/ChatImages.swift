@@ -6,6 +6,8 @@ import KeelBasics
 /// Bounded in total: past ``maxTotalSize`` a send is refused (E507) rather than grow the process.
 final class ChatImages: Sendable {
   struct Image: Sendable {
+    /// The conversation whose message carries it: only its members may fetch it.
+    let conversationID: String
     let data: Data
     let contentType: String
     let etag: String
@@ -16,15 +18,15 @@ final class ChatImages: Sendable {
 
   private let images = Locked([String: Image]())
 
-  /// Keeps `data` as the image `id`.
+  /// Keeps `data` as the image `id` of a message in `conversationID`.
   ///
   /// - Throws: E507 when the images held would pass ``maxTotalSize``.
-  func store(_ data: Data, contentType: String, as id: String) throws {
+  func store(_ data: Data, contentType: String, conversationID: String, as id: String) throws {
     let digest = SHA256.hash(data: data).prefix(12).map { String(format: "%02x", $0) }.joined()
     try images.withLock { images in
       let total = images.values.reduce(0) { $0 + $1.data.count }
       guard total + data.count <= Self.maxTotalSize else { throw BackendError.full("images") }
-      images[id] = Image(data: data, contentType: contentType, etag: "\"\(digest)\"")
+      images[id] = Image(conversationID: conversationID, data: data, contentType: contentType, etag: "\"\(digest)\"")
     }
   }
 

@@ -5,7 +5,7 @@ import Logging
 import NIOCore
 import Realtime
 
-/// Turns each HTTP request into a contract response. It reads the body (at most 1 MiB), applies the faults in
+/// Turns each HTTP request into a contract response. It reads the body (at most its route's limit, 1 MiB unless the route says more), applies the faults in
 /// force (except to `/_sandbox`), then the section's rules (`/v3`: rate limits and `Api-Token` tenancy;
 /// `/v1/events`: tenancy) and the route's handler, and counts the response in the stats. Every error, including
 /// unknown routes and wrong methods, comes back as the contract's JSON, in the shape of the section it belongs to.
