@@ -132,20 +132,10 @@ public struct MultipartFormData: Sendable {
     do {
       let output = try PartialFile(beside: destination)
       var written: Int64 = 0
-      func emit(_ data: Data) throws {
+      try stream { data in
         try data.withUnsafeBytes { try output.append($0) }
         written += Int64(data.count)
       }
-      for part in parts {
-        try emit(Data(part.header.utf8))
-        if let file = part.file {
-          try copy(file, by: emit)
-        } else {
-          try emit(part.value)
-        }
-        try emit(Data("\r\n".utf8))
-      }
-      try emit(Data(closing.utf8))
       try output.commit()
       return written
     } catch let error as MultipartError {
@@ -162,27 +152,33 @@ public struct MultipartFormData: Sendable {
     try validate(limits)
     var body = Data()
     do {
-      for part in parts {
-        body.append(Data(part.header.utf8))
-        if let file = part.file {
-          try copy(file) { body.append($0) }
-        } else {
-          body.append(part.value)
-        }
-        body.append(Data("\r\n".utf8))
-      }
+      try stream { body.append($0) }
     } catch let error as MultipartError {
       throw error
     } catch {
       throw MultipartError(.writeFailed, "Cannot read a file of the multipart body: \("\(error)".clause).")
     }
-    body.append(Data(closing.utf8))
     return body
   }
 
   // MARK: - Parts
 
   private var closing: String { "--\(boundary)--\r\n" }
+
+  /// Hands the whole body to `sink` in order, each file a chunk at a time: what ``write(to:limits:)`` writes and
+  /// ``encoded(limits:)`` collects.
+  private func stream(to sink: (Data) throws -> Void) throws {
+    for part in parts {
+      try sink(Data(part.header.utf8))
+      if let file = part.file {
+        try copy(file, by: sink)
+      } else {
+        try sink(part.value)
+      }
+      try sink(Data("\r\n".utf8))
+    }
+    try sink(Data(closing.utf8))
+  }
 
   /// A part's boundary line and headers, up to the blank line before its content. Names are escaped as browsers
   /// escape them (WHATWG): `"` as `%22`, CR as `%0D`, LF as `%0A`.
