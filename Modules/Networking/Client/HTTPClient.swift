@@ -108,6 +108,7 @@ public final class HTTPClient: Sendable {
     // The first attempt adapts the request as it was built, held by nothing else, so that setting a header does not
     // copy it (FoundationNetworking copies a shared request on every change); a retry builds it again.
     var first: URLRequest? = try request.endpoint.urlRequest()
+    let bodyFile = try fileUpload(of: request.endpoint)
     let start = now()
     var attempt = 1
     var retriesByInterceptor = [Int](repeating: 0, count: interceptors.count)
@@ -120,7 +121,7 @@ public final class HTTPClient: Sendable {
           try await adapt(&urlRequest, by: interceptor, context: context)
         }
         context.request = urlRequest
-        var response = try await send(urlRequest, for: request)
+        var response = try await send(urlRequest, for: request, bodyFile: bodyFile)
         response.attempts = attempt
         return response
       } catch let failure as NetworkError {
@@ -186,16 +187,31 @@ public final class HTTPClient: Sendable {
     return .doNotRetry
   }
 
-  /// One attempt: send, validate the status, decode.
-  private func send<Response>(_ urlRequest: URLRequest, for request: APIRequest<Response>) async throws
-    -> APIResponse<Response>
-  {
+  /// The file a request's body is streamed from, and the transport that streams it; `nil` for a body in memory.
+  private func fileUpload(of endpoint: any Endpoint) throws -> (URL, any FileTransferTransport)? {
+    guard let file = endpoint.body.file else { return nil }
+    guard let files = transport as? any FileTransferTransport else {
+      throw NetworkError.invalidRequest(
+        "cannot send \(endpoint.method) \(endpoint.path): its body is a file, and \(type(of: transport)) cannot "
+          + "stream one (it is not a FileTransferTransport); nothing was sent")
+    }
+    return (file, files)
+  }
+
+  /// One attempt: send (streaming `bodyFile` when there is one), validate the status, decode.
+  private func send<Response>(
+    _ urlRequest: URLRequest, for request: APIRequest<Response>, bodyFile: (URL, any FileTransferTransport)?
+  ) async throws -> APIResponse<Response> {
     logger.debug("\(self.describe(urlRequest))")
     let start = now()
     let raw: RawResponse
     do {
       try Task.checkCancellation()
-      raw = try await transport.send(urlRequest)
+      if let (file, files) = bodyFile {
+        raw = try await files.upload(urlRequest, fromFile: file).response()
+      } else {
+        raw = try await transport.send(urlRequest)
+      }
     } catch let error as CancellationError {
       throw error
     } catch  where Task.isCancelled {

@@ -6,6 +6,8 @@ public struct HTTPBody: Sendable {
   /// The `Content-Type` it is sent with, if any.
   public let contentType: String?
   let encode: @Sendable () throws -> Data?
+  /// The file the body is read from as it is sent, for ``file(_:contentType:)``.
+  public let file: URL?
 
   /// No body.
   public static let empty = HTTPBody(contentType: nil) { nil }
@@ -22,8 +24,17 @@ public struct HTTPBody: Sendable {
     HTTPBody(contentType: "application/json") { try makeEncoder().encode(value) }
   }
 
-  private init(contentType: String?, encode: @escaping @Sendable () throws -> Data?) {
+  /// The contents of the file at `url`, read from disk as they are sent rather than held in memory: a multipart body
+  /// that `MultipartFormData` wrote (images), any large upload. `HTTPClient` sends it through the transport's
+  /// ``FileTransferTransport/upload(_:fromFile:)``, so every interceptor (token refresh, retries) applies to it, and
+  /// refuses it with ``NetworkError/Kind/invalidRequest`` before sending when the transport cannot stream a file.
+  public static func file(_ url: URL, contentType: String) -> HTTPBody {
+    HTTPBody(contentType: contentType, file: url) { nil }
+  }
+
+  private init(contentType: String?, file: URL? = nil, encode: @escaping @Sendable () throws -> Data?) {
     self.contentType = contentType
+    self.file = file
     self.encode = encode
   }
 }

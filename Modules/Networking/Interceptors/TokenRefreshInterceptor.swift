@@ -118,14 +118,34 @@ public final class TokenRefreshInterceptor<A: Authenticator>: RequestInterceptor
   ///   passing refresh failure as it is.
   public func adapt(_ request: inout URLRequest, context: RequestContext) async throws {
     guard authenticator.requiresCredential(context.endpoint) else { return }
+    authenticator.apply(try await validCredential(), to: &request)
+  }
+
+  /// The credential a request would carry now: refreshed first if it requires it or a refresh is in flight. For a
+  /// connection that proves who it is outside an HTTP request, such as a socket's CONNECT.
+  ///
+  /// - Throws: ``NetworkError/Kind/sessionExpired`` when there is no credential or the refresh ends the session; a
+  ///   passing refresh failure as it is; `CancellationError` when the calling task is cancelled.
+  public func validCredential() async throws -> A.Credential {
     let (current, generation, refreshing, ending) = state.withLock {
       ($0.credential, $0.generation, $0.refresh != nil, $0.ending)
     }
-    guard var credential = current else { throw ending ?? noCredential() }
-    if refreshing || authenticator.requiresRefresh(credential) {
-      credential = try await refreshed(from: generation).get()
-    }
-    authenticator.apply(credential, to: &request)
+    guard let credential = current else { throw ending ?? noCredential() }
+    guard refreshing || authenticator.requiresRefresh(credential) else { return credential }
+    return try await refreshed(from: generation).get()
+  }
+
+  /// A credential in place of `rejected`, which a server refused outside HTTP (a socket's CONNECT answered that the
+  /// token expired): the current one if `rejected` was already replaced, otherwise the one refresh (in flight, or
+  /// started now) makes. The loop guard counts it like any refresh.
+  ///
+  /// - Throws: as ``validCredential()``.
+  public func credential(replacing rejected: A.Credential) async throws -> A.Credential
+  where A.Credential: Equatable {
+    let (current, generation, ending) = state.withLock { ($0.credential, $0.generation, $0.ending) }
+    guard let credential = current else { throw ending ?? noCredential() }
+    guard credential == rejected else { return credential }
+    return try await refreshed(from: generation).get()
   }
 
   /// Sends the request again after an authentication failure: at once if it carried an older credential, after the
