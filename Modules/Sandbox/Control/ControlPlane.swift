@@ -36,8 +36,8 @@ struct ControlPlane: Sendable {
   }
 
   /// `{"drop":true}` cuts every socket; `{"silenceMs":N}` sends nothing (pings included) and ignores what comes for N
-  /// ms; `{"delayMs":N}` delays every push; `{"duplicate":true}` delivers each push twice. Several at once apply
-  /// together.
+  /// ms; `{"delayMs":N}` delays every push; `{"duplicate":true}` delivers each push twice; `{"reorderMs":N}` holds
+  /// each push a random 0 to N ms, so that pushes close together arrive in any order. Several at once apply together.
   private func addSocketFault(_ request: SandboxRequest) throws -> SandboxResponse {
     guard case .object(let body)? = JSONValue.parse(request.body) else {
       throw BackendError.malformed("a Socket.IO fault is a JSON object")
@@ -51,6 +51,8 @@ struct ControlPlane: Sendable {
     }
     let silence = try milliseconds("silenceMs")
     let delay = try milliseconds("delayMs")
+    let reorder = try milliseconds("reorderMs")
+    if let reorder { realtime.reorderPushes(within: reorder) }
     if let silence { realtime.silence(for: silence) }
     if let delay { realtime.delayPushes(by: delay) }
     if case .bool(let duplicate)? = body["duplicate"] { realtime.duplicatePushes(duplicate) }
@@ -94,12 +96,20 @@ struct ControlPlane: Sendable {
     guard case .string(let route)? = body["route"], route == "*" || route.hasPrefix("/") else {
       throw BackendError.malformed(#"route must be a path or "*""#)
     }
+    var method: String?
+    switch body["method"] {
+    case nil, .null?: method = nil
+    case .string(let value)? where ["GET", "POST", "PUT", "PATCH", "DELETE"].contains(value.uppercased()):
+      method = value
+    default: throw BackendError.malformed("method must be GET, POST, PUT, PATCH or DELETE")
+    }
     let fault = SandboxFault(
-      route: route,
+      route: route, method: method,
       status: try number("status", in: 200...599).map { Int($0) },
       rate: try number("rate", in: 0...1) ?? 1,
       latency: .milliseconds(try number("latencyMs", in: 0...60_000) ?? 0),
       dropConnectionRate: try number("dropConnectionRate", in: 0...1) ?? 0,
+      dropResponseRate: try number("dropResponseRate", in: 0...1) ?? 0,
       count: try number("count", in: 1...1_000_000_000).map { Int($0) },
       seed: try number("seed", in: 0...9_007_199_254_740_991).map { UInt64($0) })
     faults.add(fault)

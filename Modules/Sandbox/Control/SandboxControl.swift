@@ -46,6 +46,8 @@ public struct SandboxControl: Sendable {
       "latencyMs": Double(fault.latency.components.seconds * 1_000)
         + Double(fault.latency.components.attoseconds) / 1e15,
     ]
+    if let method = fault.method { body["method"] = method }
+    if fault.dropResponseRate > 0 { body["dropResponseRate"] = fault.dropResponseRate }
     if let status = fault.status { body["status"] = status }
     if let count = fault.count { body["count"] = count }
     if let seed = fault.seed { body["seed"] = seed }
@@ -59,9 +61,11 @@ public struct SandboxControl: Sendable {
 
   /// Applies Socket.IO faults (SandboxAPI §6): `drop` cuts every socket now, `silence` makes the server send nothing
   /// (pings included) and ignore what comes for that long, `delay` holds every push that long, `duplicate` delivers
-  /// each push twice (or, `false`, once again). ``removeSocketIOFaults()`` ends them.
+  /// each push twice (or, `false`, once again), `reorder` holds each push a random time up to that long so that pushes
+  /// close together arrive in any order. ``removeSocketIOFaults()`` ends them.
   public func socketIOFault(
-    drop: Bool = false, silence: Duration? = nil, delay: Duration? = nil, duplicate: Bool? = nil
+    drop: Bool = false, silence: Duration? = nil, delay: Duration? = nil, duplicate: Bool? = nil,
+    reorder: Duration? = nil
   ) async throws {
     func milliseconds(_ duration: Duration) -> Double {
       Double(duration.components.seconds * 1_000) + Double(duration.components.attoseconds) / 1e15
@@ -71,6 +75,7 @@ public struct SandboxControl: Sendable {
     if let silence { body["silenceMs"] = milliseconds(silence) }
     if let delay { body["delayMs"] = milliseconds(delay) }
     if let duplicate { body["duplicate"] = duplicate }
+    if let reorder { body["reorderMs"] = milliseconds(reorder) }
     _ = try await send("POST", "socketio/faults", body: try JSONSerialization.data(withJSONObject: body))
   }
 

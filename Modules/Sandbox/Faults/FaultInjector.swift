@@ -7,6 +7,8 @@ struct FaultInjector: Sendable {
     var latency: Duration = .zero
     var status: Int?
     var dropConnection = false
+    /// Handle the request, then close the connection without its response.
+    var dropResponse = false
   }
 
   private struct Active {
@@ -33,11 +35,11 @@ struct FaultInjector: Sendable {
   /// How many faults are in force.
   var count: Int { faults.withLock { $0.count } }
 
-  /// Decides the fate of a request to `path`, counting it against the faults it matches.
-  func decide(path: String) -> Decision {
+  /// Decides the fate of a `method` request to `path`, counting it against the faults it matches.
+  func decide(method: String, path: String) -> Decision {
     faults.withLock { faults in
       var decision = Decision()
-      for index in faults.indices where faults[index].fault.matches(path) {
+      for index in faults.indices where faults[index].fault.matches(method: method, path: path) {
         let fault = faults[index].fault
         decision.latency += fault.latency
         if fault.dropConnectionRate > 0, faults[index].generator.nextUnit() < fault.dropConnectionRate {
@@ -45,6 +47,9 @@ struct FaultInjector: Sendable {
         }
         if let status = fault.status, fault.rate >= 1 || faults[index].generator.nextUnit() < fault.rate {
           decision.status = decision.status ?? status
+        }
+        if fault.dropResponseRate > 0, faults[index].generator.nextUnit() < fault.dropResponseRate {
+          decision.dropResponse = true
         }
         faults[index].remaining = faults[index].remaining.map { $0 - 1 }
       }

@@ -11,7 +11,8 @@ import Realtime
 
 /// The Sandbox's Socket.IO server (SandboxAPI §6): Engine.IO v4 and Socket.IO v5 over WebSocket at `/socket.io/`,
 /// namespaces, rooms, the heartbeat the configuration sets, CONNECT checked against the auth backend's access tokens,
-/// and faults from the control plane: drop every socket, fall silent for a while, delay pushes, deliver each twice.
+/// and faults from the control plane: drop every socket, fall silent for a while, delay pushes, deliver each twice,
+/// shuffle their order.
 ///
 /// Events it answers, in every namespace: `echo ARGS…` (emits `echo` with ARGS back, acknowledges with ARGS),
 /// `join ROOM` and `leave ROOM` (acknowledged `joined`, `left`), `to_room ROOM ARGS…` (emits `room_message` with
@@ -36,6 +37,8 @@ final class SocketIOHub: Sendable {
     var silencedUntil: ContinuousClock.Instant?
     var delay: Duration = .zero
     var duplicates = false
+    /// The most a push waits at random, so that pushes close together overtake each other.
+    var reorder: Duration = .zero
   }
 
   /// A hub with `pingInterval` and `pingTimeout`, asking `refusal` about each CONNECT's token and `userID` whose it
@@ -72,12 +75,17 @@ final class SocketIOHub: Sendable {
   /// Delivers every push twice, or once again.
   func duplicatePushes(_ duplicates: Bool) { state.withLock { $0.duplicates = duplicates } }
 
+  /// Holds each push a random 0 to `window` before sending it, so that pushes sent within `window` of each other
+  /// arrive in any order; `.zero` ends it.
+  func reorderPushes(within window: Duration) { state.withLock { $0.reorder = window } }
+
   /// Ends every fault.
   func clearFaults() {
     state.withLock { state in
       state.silencedUntil = nil
       state.delay = .zero
       state.duplicates = false
+      state.reorder = .zero
     }
   }
 
@@ -87,16 +95,17 @@ final class SocketIOHub: Sendable {
   /// Emits `event` with `args` to every socket in `namespace`, or only those in `room`; returns how many.
   @discardableResult
   func push(namespace: String, room: String?, event: String, args: [SocketValue]) -> Int {
-    let (targets, delay, duplicates) = state.withLock { state in
+    let (targets, delay, duplicates, reorder) = state.withLock { state in
       (
         state.sockets.values.filter { $0.isIn(namespace: namespace, room: room) }, state.delay,
-        state.duplicates
+        state.duplicates, state.reorder
       )
     }
     let packet = SocketPacket.event(event, args, namespace: namespace)
     for socket in targets {
+      let jitter = reorder > .zero ? reorder * Double.random(in: 0..<1) : .zero
       Task {
-        if delay > .zero { try? await Task.sleep(for: delay) }
+        if delay + jitter > .zero { try? await Task.sleep(for: delay + jitter) }
         for _ in 0..<(duplicates ? 2 : 1) { try? await self.send(packet, to: socket) }
       }
     }

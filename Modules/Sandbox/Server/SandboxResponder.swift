@@ -110,12 +110,21 @@ struct SandboxResponder: HTTPResponder {
         method: request.method, path: request.uri.path, headers: request.headers,
         query: Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) }) { $1 },
         body: Data(body.readableBytesView), rawParameters: [:])
-      if section != .control, let faulted = try await applyFaults(to: sandboxRequest, context: context) {
+      let decision =
+        section == .control
+        ? FaultInjector.Decision()
+        : faults.decide(
+          method: sandboxRequest.method.rawValue, path: sandboxRequest.path)
+      if let faulted = try await apply(decision, to: sandboxRequest, context: context) {
         response = faulted
       } else if let limit, !limit.allowed {
         response = PlatformError.tooManyRequests("\(limit.limit);w=1").response
       } else {
         response = await handle(sandboxRequest, in: section, resolution: resolution)
+        if decision.dropResponse {
+          try? await context.channel.close()
+          throw DroppedConnection()
+        }
       }
     } catch let error as DroppedConnection {
       stats.count("droppedConnections")
@@ -166,8 +175,9 @@ struct SandboxResponder: HTTPResponder {
   }
 
   /// Waits the injected latency; returns the injected error response, closes the connection, or lets it through.
-  private func applyFaults(to request: SandboxRequest, context: Context) async throws -> SandboxResponse? {
-    let decision = faults.decide(path: request.path)
+  private func apply(_ decision: FaultInjector.Decision, to request: SandboxRequest, context: Context) async throws
+    -> SandboxResponse?
+  {
     if decision.latency > .zero { try await time.sleep(decision.latency) }
     if decision.dropConnection {
       try? await context.channel.close()
