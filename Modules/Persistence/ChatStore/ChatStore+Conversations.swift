@@ -116,6 +116,7 @@ extension ChatStore {
     try db.execute(sql: "DELETE FROM conversation WHERE id = ?", arguments: [id])
     try db.execute(sql: "DELETE FROM message WHERE conversationID = ? AND state = 'sent'", arguments: [id])
     try db.execute(sql: "DELETE FROM member WHERE scope = ?", arguments: [MemberScope.conversation(id).key])
+    try db.execute(sql: "DELETE FROM sync WHERE conversationID = ?", arguments: [id])
   }
 
   private static func conversation(_ row: Row) -> Conversation {

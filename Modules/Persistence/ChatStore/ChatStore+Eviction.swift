@@ -38,6 +38,7 @@ extension ChatStore {
         if candidates.count > 1 {
           try db.execute(
             sql: "DELETE FROM message WHERE conversationID = ? AND state = 'sent'", arguments: [oldest])
+          try db.execute(sql: "DELETE FROM sync WHERE conversationID = ?", arguments: [oldest])
         } else {
           let count =
             try Int.fetchOne(

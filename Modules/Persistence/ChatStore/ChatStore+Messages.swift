@@ -131,12 +131,36 @@ extension ChatStore {
     }
   }
 
-  /// Deletes `conversationID`'s sent messages and keeps its pending and failed ones: for a catch-up whose gap is too
-  /// large to page through, which starts again from the newest page.
+  /// Deletes `conversationID`'s sent messages and its sync point, and keeps its pending and failed ones: for a
+  /// catch-up whose gap is too large to page through, which starts again from the newest page.
   public func resetMessages(in conversationID: String) async throws {
     try await write("reset a conversation") { db in
       try db.execute(
         sql: "DELETE FROM message WHERE conversationID = ? AND state = 'sent'", arguments: [conversationID])
+      try db.execute(sql: "DELETE FROM sync WHERE conversationID = ?", arguments: [conversationID])
+    }
+  }
+
+  // MARK: - Sync points
+
+  /// The server id of the message `conversationID`'s last catch-up ended with: everything up to it is stored without a
+  /// gap, so the next catch-up asks for what came after it. `nil` when none ran (or the store was reset or evicted),
+  /// and the next catch-up starts from the newest page.
+  ///
+  /// A pushed message does not move it: a push can be lost or overtaken while the socket is up, and the catch-up
+  /// after a reconnection finds it only by reading from here.
+  public func syncPoint(in conversationID: String) async throws -> String? {
+    try await read("read a sync point") { db in
+      try String.fetchOne(db, sql: "SELECT messageID FROM sync WHERE conversationID = ?", arguments: [conversationID])
+    }
+  }
+
+  /// Records that `conversationID` is stored without a gap up to the message `messageID` (a catch-up's last).
+  public func setSyncPoint(_ messageID: String, in conversationID: String) async throws {
+    try await write("record a sync point") { db in
+      try db.execute(
+        sql: "INSERT OR REPLACE INTO sync (conversationID, messageID) VALUES (?, ?)",
+        arguments: [conversationID, messageID])
     }
   }
 

@@ -8,7 +8,7 @@ import GRDB
 /// every upsert idempotent, and what keeps one member's client id from ever matching another member's message.
 enum ChatStoreSchema {
   /// The tables a chat store file has; a file with other tables and none of these is someone else's.
-  static let tables: Set<String> = ["workspace", "conversation", "member", "message"]
+  static let tables: Set<String> = ["workspace", "conversation", "member", "message", "sync"]
 
   static var migrator: DatabaseMigrator {
     var migrator = DatabaseMigrator()
@@ -54,6 +54,16 @@ enum ChatStoreSchema {
           );
           CREATE INDEX message_order ON message(conversationID, createdAt, sortKey);
           CREATE UNIQUE INDEX message_client ON message(conversationID, senderID, clientMessageID);
+          """)
+    }
+    // Where each conversation's last catch-up ended: the next one starts there (Documentation/Decisions/0013).
+    migrator.registerMigration("chat-v2-sync") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE sync (
+            conversationID TEXT PRIMARY KEY NOT NULL,
+            messageID TEXT NOT NULL
+          ) WITHOUT ROWID;
           """)
     }
     return migrator
