@@ -25,6 +25,10 @@ public struct AuthRouter: Endpoint, CustomStringConvertible {
     case logout(accessToken: String)
     /// `GET /v1/me`: the signed-in user, authenticated by the session's client.
     case me
+    /// `POST /v1/auth/signup` with `{"email","password","nickname"}`: a new account, signed in.
+    case signUp(email: String, password: String, nickname: String?)
+    /// `PATCH /v1/me` with `{"nickname"}`, authenticated by the session's client.
+    case updateProfile(nickname: String)
   }
 
   /// Which of the backend's calls this is.
@@ -44,14 +48,18 @@ public struct AuthRouter: Endpoint, CustomStringConvertible {
     case .login: "/v1/auth/login"
     case .refresh: "/v1/auth/refresh"
     case .logout: "/v1/auth/logout"
-    case .me: "/v1/me"
+    case .me, .updateProfile: "/v1/me"
+    case .signUp: "/v1/auth/signup"
     }
   }
 
-  /// `GET` for ``Route/me``, `POST` for the others.
+  /// `GET` for ``Route/me``, `PATCH` for ``Route/updateProfile(nickname:)``, `POST` for the others.
   public var method: HTTPMethod {
-    if case .me = route { return .get }
-    return .post
+    switch route {
+    case .me: .get
+    case .updateProfile: .patch
+    default: .post
+    }
   }
 
   /// The token a route carries itself: `RefreshToken` for ``Route/refresh(refreshToken:)``, `Authorization` for
@@ -60,21 +68,30 @@ public struct AuthRouter: Endpoint, CustomStringConvertible {
     switch route {
     case .refresh(let refreshToken): ["RefreshToken": refreshToken]
     case .logout(let accessToken): ["Authorization": "Bearer \(accessToken)"]
-    case .login, .me: [:]
+    case .login, .me, .signUp, .updateProfile: [:]
     }
   }
 
-  /// `{"email","password"}` for ``Route/login(email:password:)``; none for the others.
+  /// `{"email","password"}` for ``Route/login(email:password:)``, with `nickname` for a sign-up; `{"nickname"}` for a
+  /// profile; none for the others.
   public var body: HTTPBody {
-    guard case .login(let email, let password) = route else { return .empty }
-    return .json(["email": email, "password": password])
+    switch route {
+    case .login(let email, let password): .json(["email": email, "password": password])
+    case .signUp(let email, let password, let nickname):
+      .json(["email": email, "password": password].merging(nickname.map { ["nickname": $0] } ?? [:]) { $1 })
+    case .updateProfile(let nickname): .json(["nickname": nickname])
+    default: .empty
+    }
   }
 
-  /// Whether a session's client puts its access token on this call: only ``Route/me``. Sign-in and refresh must go
-  /// without one, and sign-out carries its own.
+  /// Whether a session's client puts its access token on this call: ``Route/me`` and
+  /// ``Route/updateProfile(nickname:)``. Sign-in, sign-up and refresh must go without one, and sign-out carries its
+  /// own.
   var requiresSessionCredential: Bool {
-    if case .me = route { return true }
-    return false
+    switch route {
+    case .me, .updateProfile: true
+    default: false
+    }
   }
 
   /// The method and path, never the password or a token, for example `POST /v1/auth/login`.

@@ -134,6 +134,45 @@ public final class SessionManager: Sendable {
     return fresh.user
   }
 
+  /// Creates an account and signs in with it, replacing any current session (as ``login(email:password:)``).
+  ///
+  /// - Parameters:
+  ///   - email: At most 254 characters with an `@`; trimmed.
+  ///   - password: 8 to 256 characters, sent as it is.
+  ///   - nickname: 1 to 64 characters; the server uses the email's local part when `nil`.
+  /// - Returns: The new, signed-in user.
+  /// - Throws: ``SessionError``: ``SessionError/Kind/invalidInput`` for input the server would refuse, before anything
+  ///   is sent; ``SessionError/Kind/requestFailed`` when the server refuses it (`E409`: the email has an account) or
+  ///   the request fails; ``SessionError/Kind/storage`` as for a sign-in.
+  @discardableResult
+  public func signUp(email: String, password: String, nickname: String? = nil) async throws -> SessionUser {
+    let email = email.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard email.contains("@"), email.count <= 254 else {
+      throw SessionError(.invalidInput, "Cannot sign up: an email has an @ and at most 254 characters.")
+    }
+    guard (8...256).contains(password.count) else {
+      throw SessionError(.invalidInput, "Cannot sign up: a password has 8 to 256 characters.")
+    }
+    if let nickname, !(1...64).contains(nickname.count) {
+      throw SessionError(.invalidInput, "Cannot sign up: a nickname has 1 to 64 characters.")
+    }
+    let baseURL = try configuredBackend(for: "sign up")
+    let signUp = AuthRouter(.signUp(email: email, password: password, nickname: nickname), baseURL: baseURL)
+    let response: LoginResponse
+    do {
+      response = try await auth.send(.json(signUp))
+    } catch let error as NetworkError {
+      let failure = RequestFailure(error)
+      throw SessionError(.requestFailed, "Cannot sign up: \(failure)", requestFailure: failure)
+    }
+    let fresh = Credentials(
+      accessToken: response.accessToken, refreshToken: response.refreshToken, expiresIn: response.expiresIn,
+      user: response.user, now: now())
+    try start(fresh)
+    logger.info("Signed up and in as \(fresh.user.id).")
+    return fresh.user
+  }
+
   /// The signed-in user as the server sees them (`GET /v1/me`): an authenticated call through ``client``.
   ///
   /// - Throws: ``SessionError/Kind/requestFailed``, with the reason ``RequestFailure/Reason/sessionExpired`` when
@@ -142,6 +181,30 @@ public final class SessionManager: Sendable {
     let baseURL = try configuredBackend(for: "ask who is signed in")
     return try await RequestFailure.wrapping(SessionError.requestFailed) {
       try await client.send(.json(AuthRouter(.me, baseURL: baseURL)))
+    }
+  }
+
+  /// The access token to prove the session with outside ``client``, as a socket's CONNECT does: refreshed first when
+  /// it is about to expire, as a request's would be.
+  ///
+  /// - Throws: ``SessionError/Kind/requestFailed``, with the reason ``RequestFailure/Reason/sessionExpired`` when
+  ///   there is no session or it ended; `CancellationError` when the calling task is cancelled.
+  public func accessToken() async throws -> String {
+    try await RequestFailure.wrapping(SessionError.requestFailed) {
+      try await interceptor.validCredential().accessToken
+    }
+  }
+
+  /// An access token in place of `rejected`, which a server refused as expired outside ``client`` (a socket's
+  /// CONNECT): the session's newer one if it already has one, otherwise a refreshed one, and one refresh however many
+  /// connections ask at once.
+  ///
+  /// - Throws: as ``accessToken()``.
+  public func accessToken(replacing rejected: String) async throws -> String {
+    try await RequestFailure.wrapping(SessionError.requestFailed) {
+      guard let current = interceptor.credential else { return try await interceptor.validCredential().accessToken }
+      guard current.accessToken == rejected else { return current.accessToken }
+      return try await interceptor.credential(replacing: current).accessToken
     }
   }
 
