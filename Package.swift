@@ -178,11 +178,11 @@ let package = Package(
       swiftSettings: swiftSettings
     ),
 
-    // The services an app uses: users (with the Sendbird-compatible facade), sessions, images, and the composition
-    // root that wires them from the three modules below.
+    // The services an app uses: users (with the Sendbird-compatible facade), sessions, images, chat, and the
+    // composition root that wires them from the four modules below.
     .target(
       name: "Domain",
-      dependencies: ["Networking", "RateLimiting", "Persistence", logging, basics],
+      dependencies: ["Networking", "RateLimiting", "Persistence", "Realtime", logging, basics],
       path: "Modules/Domain",
       swiftSettings: swiftSettings
     ),
@@ -240,10 +240,11 @@ let package = Package(
       path: "Tests/IntegrationTests",
       swiftSettings: swiftSettings
     ),
-    // A child process for the event tracker's crash test: it tracks and uploads until the test kills it (SIGKILL).
+    // A child process for the event tracker's and the chat outbox's crash tests: it tracks or sends until the test
+    // kills it (SIGKILL).
     .executableTarget(
       name: "DomainCrashHelper",
-      dependencies: ["Domain", "Networking", "CrashFixtures"],
+      dependencies: ["Domain", "Networking", "Persistence", "CrashFixtures"],
       path: "Tests/DomainCrashHelper",
       swiftSettings: swiftSettings
     ),

@@ -36,4 +36,9 @@ public enum CrashFixtures {
     let padded = String(repeating: "0", count: max(0, 12 - digits.count)) + digits
     return UUID(uuidString: "00000000-0000-4000-8000-\(padded)")!
   }
+
+  /// The text of the chat crash test's message `number`: `crash 07`, so that the server's order is the sent order.
+  public static func chatText(_ number: Int) -> String {
+    "crash " + (number < 10 ? "0" : "") + String(number)
+  }
 }

@@ -1,21 +1,71 @@
-// A child process for the event tracker's crash test (REQUIREMENTS E2, E3): it tracks events while uploading them to
-// a Sandbox until the test kills it with SIGKILL.
+// A child process for the crash tests of the event tracker (REQUIREMENTS E2, E3) and the chat outbox (C5): it tracks
+// events or sends messages until the test kills it with SIGKILL.
 //
 // `DomainCrashHelper <queue file> <base URL> <api token> <first> <end>` opens an EventTracker on the queue file, writes
 // `ready`, then tracks the events numbered `first..<end`, one at a time, and after each `track` returns writes
 // `tracked <n>` to standard output in one unbuffered write. Then it writes `done` and goes on uploading until it is
 // killed, or exits after a minute so that a test that lost track of it leaves no process behind.
+//
+// `DomainCrashHelper chat <directory> <base URL> <conversation> <first> <end>` signs in with the session kept in
+// `<directory>/secure`, opens a ChatService on `<directory>/chat`, writes `ready`, sends the messages `crash NN` for
+// `first..<end` (each `queued <n>` once the outbox has it), writes `done`, then waits until the outbox is empty,
+// writes `drained` and exits; or is killed first.
 import CrashFixtures
 import Domain
 import Foundation
+import Logging
 import Networking
+import Persistence
 
 /// Writes `line` to standard output at once: the parent reads it even if the next instant is a SIGKILL.
 func report(_ line: String) {
   FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
+/// The chat mode: sends `crash NN` messages through a ChatService's outbox.
+func sendMessages(_ arguments: [String]) async throws {
+  guard arguments.count == 5, let baseURL = URL(string: arguments[1]), let first = Int(arguments[3]),
+    let end = Int(arguments[4])
+  else {
+    FileHandle.standardError.write(
+      Data("usage: DomainCrashHelper chat <directory> <base URL> <conversation> <first> <end>\n".utf8))
+    exit(64)
+  }
+  let directory = URL(fileURLWithPath: arguments[0], isDirectory: true)
+  let sessions = SessionManager(
+    baseURL: baseURL, transport: URLSessionTransport(),
+    secureStore: try EncryptedFileSecureStore(directory: directory.appendingPathComponent("secure")),
+    clock: ContinuousClock(), now: { Date() }, logger: Logger(label: "crash") { _ in SwiftLogNoOpLogHandler() })
+  // No conversation is opened, so the socket never connects: its transport only has to exist.
+  let chat = try ChatService(
+    baseURL: baseURL, sessions: sessions, socketTransport: URLSessionWebSocketTransport(),
+    directory: directory.appendingPathComponent("chat"),
+    configuration: ChatConfiguration(retryDelay: .milliseconds(20), maxRetryDelay: .milliseconds(200)),
+    clock: ContinuousClock())
+  report("ready")
+  for number in first..<end {
+    _ = try await chat.send(CrashFixtures.chatText(number), to: arguments[2])
+    report("queued \(number)")
+  }
+  report("done")
+  let deadline = ContinuousClock.now + .seconds(60)
+  while try await chat.outboxCount() > 0, ContinuousClock.now < deadline {
+    try await Task.sleep(for: .milliseconds(20))
+  }
+  report("drained")
+  await chat.shutDown()
+  exit(0)
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "chat" {
+  do {
+    try await sendMessages(Array(arguments.dropFirst()))
+  } catch {
+    FileHandle.standardError.write(Data("DomainCrashHelper: \(error)\n".utf8))
+    exit(1)
+  }
+}
 guard arguments.count == 5, let baseURL = URL(string: arguments[1]), let first = Int(arguments[3]),
   let end = Int(arguments[4])
 else {

@@ -1,0 +1,55 @@
+import Realtime
+
+/// How a ``ChatService`` pages, catches up, keeps and retries; the defaults suit a phone app.
+public struct ChatConfiguration: Sendable {
+  /// How many messages a conversation shows at first, and how many more each ``ChatConversation/loadOlder()`` adds;
+  /// 50 by default.
+  public var pageSize: Int
+  /// How many messages each catch-up request asks for, 1 to 100 (the backend's most); 100 by default.
+  public var catchUpPageSize: Int
+  /// The gap bound: a catch-up that has read this many messages and is still not at the newest drops the
+  /// conversation's stored messages and starts again from the newest page, rather than paging on; the older ones
+  /// come back by paging back. 2,000 by default.
+  public var maxCatchUpMessages: Int
+  /// The local store's size limit, in bytes, past which the conversations viewed least recently are evicted; 256 MB by
+  /// default, as Stream's chat SDK.
+  public var storeMaxSize: Int64
+  /// The most messages the outbox holds unsent; a send past it fails with ``ChatError/Kind/storage``. 10,000 by
+  /// default.
+  public var outboxCapacity: Int
+  /// The first wait before the outbox sends again after a network failure, doubled after each failure up to
+  /// ``maxRetryDelay``; a network that comes back cuts the wait short. 1 second by default.
+  public var retryDelay: Duration
+  /// The longest wait between two outbox attempts; 30 seconds by default.
+  public var maxRetryDelay: Duration
+  /// How the socket reconnects after a lost connection.
+  public var reconnection: ReconnectionPolicy
+
+  /// A configuration; every value has the default its property describes.
+  public init(
+    pageSize: Int = 50, catchUpPageSize: Int = 100, maxCatchUpMessages: Int = 2_000,
+    storeMaxSize: Int64 = 256_000_000, outboxCapacity: Int = 10_000, retryDelay: Duration = .seconds(1),
+    maxRetryDelay: Duration = .seconds(30), reconnection: ReconnectionPolicy = ReconnectionPolicy()
+  ) {
+    self.pageSize = pageSize
+    self.catchUpPageSize = catchUpPageSize
+    self.maxCatchUpMessages = maxCatchUpMessages
+    self.storeMaxSize = storeMaxSize
+    self.outboxCapacity = outboxCapacity
+    self.retryDelay = retryDelay
+    self.maxRetryDelay = maxRetryDelay
+    self.reconnection = reconnection
+  }
+
+  /// The values clamped to what works: pages of 1 to 100, a gap bound of at least one page, delays of at least zero.
+  var clamped: ChatConfiguration {
+    var copy = self
+    copy.pageSize = min(max(pageSize, 1), 1_000)
+    copy.catchUpPageSize = min(max(catchUpPageSize, 1), 100)
+    copy.maxCatchUpMessages = max(maxCatchUpMessages, copy.catchUpPageSize)
+    copy.outboxCapacity = max(outboxCapacity, 1)
+    copy.retryDelay = max(retryDelay, .zero)
+    copy.maxRetryDelay = max(maxRetryDelay, copy.retryDelay)
+    return copy
+  }
+}

@@ -1,0 +1,73 @@
+/// Why a chat call failed, in a form a caller can act on: compare ``kind``, then read ``requestFailure`` for what the
+/// server or the transport said (its ``RequestFailure/serverCode`` is the backend's, such as `E403` or `E11`).
+///
+/// ```swift
+/// func explain(_ error: any Error) -> String {
+///   guard let error = error as? ChatError else { return "\(error)" }
+///   switch error.kind {
+///   case .invalidInput: return "Check the message: \(error.description)"
+///   case .refused where error.requestFailure?.serverCode == "E403": return "You are not a member."
+///   default: return error.description
+///   }
+/// }
+/// ```
+///
+/// A struct rather than an enum, so that kinds can be added without breaking anyone's `switch`. A cancelled call
+/// throws `CancellationError`.
+public struct ChatError: ServiceError {
+  /// The kind of failure.
+  public struct Kind: Hashable, Sendable, CustomStringConvertible {
+    private let name: String
+    private init(_ name: String) { self.name = name }
+
+    /// The input cannot be right (an empty name, more than five images, a file that is not an image, a text too
+    /// long); nothing was sent or written.
+    public static let invalidInput = Kind("invalidInput")
+    /// The server refused the call for good (not a member, not the owner, no such id, a duplicate name): sending it
+    /// again changes nothing.
+    public static let refused = Kind("refused")
+    /// The call did not get through (no connection, a timeout, a server error, the session over); the outbox sends
+    /// a message again by itself, anything else the caller may try again.
+    public static let requestFailed = Kind("requestFailed")
+    /// The local store or the outbox could not read or write.
+    public static let storage = Kind("storage")
+    /// Nobody is signed in, or no chat backend is configured; nothing was sent.
+    public static let notSignedIn = Kind("notSignedIn")
+
+    /// The kind's name, for example `refused`.
+    public var description: String { name }
+  }
+
+  /// The kind of failure.
+  public let kind: Kind
+  /// A complete sentence describing the failure.
+  public let description: String
+  /// What the server or the transport said, for ``Kind/refused`` and ``Kind/requestFailed``.
+  public var requestFailure: RequestFailure?
+  /// The error underneath, if any (the store's, the HTTP client's).
+  public var underlying: (any Error)?
+
+  /// An error of `kind` described by `description`, a complete sentence.
+  public init(
+    _ kind: Kind, _ description: String, requestFailure: RequestFailure? = nil, underlying: (any Error)? = nil
+  ) {
+    self.kind = kind
+    self.description = description
+    self.requestFailure = requestFailure
+    self.underlying = underlying ?? requestFailure?.underlying
+  }
+
+  /// A failed request as a chat error: a 4xx the server explained is ``Kind/refused``, the rest
+  /// ``Kind/requestFailed``.
+  static func request(_ failure: RequestFailure, doing what: String) -> ChatError {
+    let refused =
+      failure.reason == .server && (400..<500).contains(failure.statusCode ?? 0)
+      && failure.statusCode != 408 && failure.statusCode != 429
+    return ChatError(refused ? .refused : .requestFailed, "Cannot \(what): \(failure)", requestFailure: failure)
+  }
+
+  /// A store failure as a chat error.
+  static func storage(_ error: any Error, doing what: String) -> ChatError {
+    ChatError(.storage, "Cannot \(what): the local chat store failed (\("\(error)".clause)).", underlying: error)
+  }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import Networking
+
+/// The chat backend's API (SandboxAPI §7): workspaces, channels, DM rooms and messages, as endpoints on `/v1` with
+/// camelCase JSON. ``ChatService`` sends them through the session's client, which puts the access token on each.
+///
+/// ```swift
+/// import Foundation
+///
+/// let baseURL = URL(string: "https://chat.example.com")!
+/// let page = ChatRouter(.messages(conversationID: "c2", after: "m41", before: nil, limit: 100), baseURL: baseURL)
+/// print(page)  // GET /v1/conversations/c2/messages
+/// ```
+public struct ChatRouter: Endpoint, CustomStringConvertible {
+  /// One call of the chat API.
+  public enum Route: Sendable {
+    /// `GET /v1/workspaces`: the caller's workspaces.
+    case workspaces
+    /// `POST /v1/workspaces` with `{"name"}`.
+    case createWorkspace(name: String)
+    /// `PATCH /v1/workspaces/{id}` with `{"name"}`.
+    case renameWorkspace(id: String, name: String)
+    /// `DELETE /v1/workspaces/{id}`.
+    case deleteWorkspace(id: String)
+    /// `GET /v1/workspaces/{id}/members`.
+    case workspaceMembers(id: String)
+    /// `POST /v1/workspaces/{id}/members` with `{"email"}`.
+    case invite(workspaceID: String, email: String)
+    /// `POST /v1/workspaces/{id}/owner` with `{"userId"}`.
+    case transferWorkspace(id: String, to: String)
+    /// `GET /v1/workspaces/{id}/channels`, `?joined=true` for the caller's only.
+    case channels(workspaceID: String, joinedOnly: Bool)
+    /// `POST /v1/workspaces/{id}/channels` with `{"name"}`.
+    case createChannel(workspaceID: String, name: String)
+    /// `PATCH /v1/channels/{id}` with `{"name"}`.
+    case renameChannel(id: String, name: String)
+    /// `DELETE /v1/channels/{id}`.
+    case deleteChannel(id: String)
+    /// `POST /v1/channels/{id}/join`.
+    case join(channelID: String)
+    /// `POST /v1/channels/{id}/leave`.
+    case leave(channelID: String)
+    /// `POST /v1/channels/{id}/owner` with `{"userId"}`.
+    case transferChannel(id: String, to: String)
+    /// `GET /v1/channels/{id}/members`.
+    case channelMembers(id: String)
+    /// `GET /v1/workspaces/{id}/dms`: the caller's DM rooms.
+    case directMessages(workspaceID: String)
+    /// `POST /v1/workspaces/{id}/dms` with `{"userId"}`: the room with that member, opened or found.
+    case openDirectMessage(workspaceID: String, userID: String)
+    /// `GET /v1/conversations/{id}/messages`: after a message, before one, or the newest; at most `limit`.
+    case messages(conversationID: String, after: String?, before: String?, limit: Int)
+    /// `POST /v1/conversations/{id}/messages`: a `multipart/form-data` body streamed from `file`.
+    case send(conversationID: String, body: URL, contentType: String)
+    /// `POST /v1/conversations/{id}/read` with `{"messageId"}`.
+    case read(conversationID: String, messageID: String)
+  }
+
+  /// Which call this is.
+  public let route: Route
+  /// The backend's scheme, host and any path prefix.
+  public let baseURL: URL
+
+  /// An endpoint for `route` on the backend at `baseURL`.
+  public init(_ route: Route, baseURL: URL) {
+    self.route = route
+    self.baseURL = baseURL
+  }
+
+  /// The route's path, each id encoded as one segment.
+  public var path: EndpointPath {
+    switch route {
+    case .workspaces, .createWorkspace: ["v1", "workspaces"]
+    case .renameWorkspace(let id, _), .deleteWorkspace(let id): ["v1", "workspaces", id]
+    case .workspaceMembers(let id), .invite(let id, _): ["v1", "workspaces", id, "members"]
+    case .transferWorkspace(let id, _): ["v1", "workspaces", id, "owner"]
+    case .channels(let id, _), .createChannel(let id, _): ["v1", "workspaces", id, "channels"]
+    case .renameChannel(let id, _), .deleteChannel(let id): ["v1", "channels", id]
+    case .join(let id): ["v1", "channels", id, "join"]
+    case .leave(let id): ["v1", "channels", id, "leave"]
+    case .transferChannel(let id, _): ["v1", "channels", id, "owner"]
+    case .channelMembers(let id): ["v1", "channels", id, "members"]
+    case .directMessages(let id), .openDirectMessage(let id, _): ["v1", "workspaces", id, "dms"]
+    case .messages(let id, _, _, _), .send(let id, _, _): ["v1", "conversations", id, "messages"]
+    case .read(let id, _): ["v1", "conversations", id, "read"]
+    }
+  }
+
+  /// `GET` for the lists, `PATCH` for renames, `DELETE` for deletions, `POST` for the rest.
+  public var method: HTTPMethod {
+    switch route {
+    case .workspaces, .workspaceMembers, .channels, .channelMembers, .directMessages, .messages: .get
+    case .renameWorkspace, .renameChannel: .patch
+    case .deleteWorkspace, .deleteChannel: .delete
+    default: .post
+    }
+  }
+
+  /// `joined=true` for the caller's channels; a page's cursor and limit.
+  public var query: [QueryItem] {
+    switch route {
+    case .channels(_, let joinedOnly): joinedOnly ? [QueryItem("joined", "true")] : []
+    case .messages(_, let after, let before, let limit):
+      (after.map { [QueryItem("after", $0)] } ?? []) + (before.map { [QueryItem("before", $0)] } ?? [])
+        + [QueryItem("limit", String(limit))]
+    default: []
+    }
+  }
+
+  /// The JSON of a create, rename, invite, transfer, DM or read; the multipart file of a send.
+  public var body: HTTPBody {
+    switch route {
+    case .createWorkspace(let name), .renameWorkspace(_, let name), .createChannel(_, let name),
+      .renameChannel(_, let name):
+      .json(["name": name])
+    case .invite(_, let email): .json(["email": email])
+    case .transferWorkspace(_, let userID), .transferChannel(_, let userID), .openDirectMessage(_, let userID):
+      .json(["userId": userID])
+    case .read(_, let messageID): .json(["messageId": messageID])
+    case .send(_, let file, let contentType): .file(file, contentType: contentType)
+    default: .empty
+    }
+  }
+
+  /// A send may carry 40 MiB of images: it gets five minutes, not the transport's default.
+  public var timeout: Duration? {
+    if case .send = route { return .seconds(300) }
+    return nil
+  }
+
+  /// The method and path, for example `GET /v1/workspaces/w1/channels`.
+  public var description: String { "\(method) \(path)" }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Logging
+import Networking
+import Persistence
+import Realtime
+
+extension ChatService {
+  /// Opens a conversation (a channel the user joined, or a DM room): its stored messages show at once, a catch-up
+  /// brings what is newer, then the socket's pushes keep it current. The socket connects with the first open
+  /// conversation (unless the app is in the background) and disconnects when the last one closes.
+  ///
+  /// Opening a conversation that is open already shares its sync; each ``ChatConversation`` is closed on its own.
+  public func open(_ conversationID: String) async -> ChatConversation {
+    let (sync, isNew, connect) = control.withLock { control -> (ConversationSync, Bool, Bool) in
+      control.holders[conversationID, default: 0] += 1
+      if let sync = control.open[conversationID] { return (sync, false, false) }
+      let sync = makeSync(conversationID)
+      control.open[conversationID] = sync
+      return (sync, true, control.open.count == 1 && !control.background && !control.isShutDown)
+    }
+    if isNew {
+      await sync.showStored()
+      await sync.requestCatchUp()
+    }
+    if connect { await socket.connect() }
+    return ChatConversation(id: conversationID, sync: sync, service: self)
+  }
+
+  /// The conversations following the socket now: open, caught up, and the socket connected.
+  public var liveConversations: Set<String> {
+    guard socket.state.isConnected else { return [] }
+    let open = control.withLock { $0.open }
+    return Set(open.filter { $0.value.snapshots.current.status == .live }.keys)
+  }
+
+  /// The socket's state, for a screen's connection banner.
+  public var connectionState: SocketConnectionState { socket.state }
+
+  /// The app went to the background or became inactive: the socket closes (`SocketIOClient.suspend()`) and pushes
+  /// stop; the outbox keeps sending while the process runs.
+  public func appDidEnterBackground() async {
+    control.withLock { $0.background = true }
+    await socket.suspend()
+  }
+
+  /// The app is active again: the socket reconnects if a conversation is open, and each open conversation catches
+  /// up on what it missed.
+  public func appWillEnterForeground() async {
+    let reconnect = control.withLock { control in
+      control.background = false
+      return !control.open.isEmpty && !control.isShutDown
+    }
+    if reconnect { await socket.connect() }
+  }
+
+  func openSync(_ conversationID: String) -> ConversationSync? {
+    control.withLock { $0.open[conversationID] }
+  }
+
+  func release(_ conversation: ChatConversation) async {
+    let (stopped, disconnect) = control.withLock { control -> (ConversationSync?, Bool) in
+      let holders = (control.holders[conversation.id] ?? 1) - 1
+      guard holders <= 0 else {
+        control.holders[conversation.id] = holders
+        return (nil, false)
+      }
+      control.holders[conversation.id] = nil
+      let stopped = control.open.removeValue(forKey: conversation.id)
+      return (stopped, stopped != nil && control.open.isEmpty)
+    }
+    await stopped?.stop()
+    if disconnect { await socket.disconnect() }
+  }
+
+  private func makeSync(_ conversationID: String) -> ConversationSync {
+    let (client, baseURL, sessions) = (sessions.client, baseURL, sessions)
+    return ConversationSync(
+      id: conversationID, store: store,
+      fetch: { after, before, limit in
+        guard sessions.currentUser != nil else {
+          throw ChatError(.notSignedIn, "Nobody is signed in: the conversation cannot catch up.")
+        }
+        do {
+          return try await client.send(
+            .json(
+              ChatRouter(
+                .messages(conversationID: conversationID, after: after, before: before, limit: limit),
+                baseURL: baseURL)))
+        } catch let error as NetworkError {
+          throw ChatError.request(RequestFailure(error), doing: "read the messages of \(conversationID)")
+        }
+      }, configuration: configuration, logger: logger, sleep: sleep)
+  }
+
+  // MARK: - The socket
+
+  /// Reads the socket in order: a connection starts a catch-up of every open conversation (holding pushes from that
+  /// moment), a pushed message goes to its open conversation, and a refusal for an expired token refreshes it once
+  /// and connects again.
+  func socketLoop() async {
+    var refreshes = 0
+    for await activity in socket.activity() {
+      switch activity {
+      case .state(.connected):
+        refreshes = 0
+        let syncs = control.withLock { Array($0.open.values) }
+        for sync in syncs { await sync.requestCatchUp() }
+      case .state(.refused(let message)):
+        // The Sandbox's and most backends' word for it; any other refusal stays a refusal.
+        guard message.localizedCaseInsensitiveContains("expired"), refreshes < 3 else {
+          logger.warning("The chat socket was refused: \(message)")
+          continue
+        }
+        refreshes += 1
+        do {
+          if let rejected = socketToken.withLock({ $0 }) { _ = try await sessions.accessToken(replacing: rejected) }
+          let wanted = control.withLock { !$0.open.isEmpty && !$0.background && !$0.isShutDown }
+          if wanted { await socket.connect() }
+        } catch {
+          logger.warning("The chat socket's token cannot be refreshed: \(error)")
+        }
+      case .event(let event) where event.name == "message":
+        guard let message = event.args.first.flatMap(ChatWire.Message.init(pushed:)) else {
+          logger.warning("A pushed message could not be read; the next catch-up brings it.")
+          continue
+        }
+        await openSync(message.conversationId)?.receive(message.record)
+      default:
+        continue
+      }
+    }
+  }
+}
+
+extension ChatWire.Message {
+  /// A message from a socket push's argument (SandboxAPI §7), or `nil` when it is not one.
+  init?(pushed value: SocketValue) {
+    guard let id = value["id"]?.string, let conversationId = value["conversationId"]?.string,
+      let senderId = value["senderId"]?.string, let createdAt = value["createdAt"]?.number
+    else { return nil }
+    var images: [String] = []
+    if case .array(let values)? = value["images"] { images = values.compactMap(\.string) }
+    self.init(
+      id: id, conversationId: conversationId, clientMessageId: value["clientMessageId"]?.string, senderId: senderId,
+      text: value["text"]?.string ?? "", images: images, createdAt: createdAt)
+  }
+}

@@ -1,0 +1,298 @@
+import Foundation
+import Persistence
+
+/// A DM room as its list shows it: the room, its members, and its newest message.
+public struct DirectMessageRoom: Sendable, Hashable {
+  /// The room; its `ChatStore.Conversation.name` is the other member's nickname.
+  public var conversation: ChatStore.Conversation
+  /// Both members.
+  public var members: [ChatStore.Member]
+  /// Its newest message, if it has one.
+  public var lastMessage: ChatStore.Message?
+
+  /// A room.
+  public init(conversation: ChatStore.Conversation, members: [ChatStore.Member], lastMessage: ChatStore.Message?) {
+    self.conversation = conversation
+    self.members = members
+    self.lastMessage = lastMessage
+  }
+}
+
+// MARK: - Lists: the store first, then the server
+
+extension ChatService {
+  /// The user's workspaces by name: the stored list at once, then the server's (stored in its place). The stream
+  /// ends after the server's, or throws a ``ChatError`` after the stored one when the server cannot be reached.
+  public func workspaces() -> AsyncThrowingStream<[ChatStore.Workspace], any Error> {
+    storeThenServer(
+      { [self] in try await stored("read the workspaces") { try await store.workspaces() } },
+      { [self] in try await refreshWorkspaces() })
+  }
+
+  /// Fetches the user's workspaces, keeps them in the store in place of the old list, and returns them.
+  ///
+  /// - Throws: ``ChatError``.
+  @discardableResult
+  public func refreshWorkspaces() async throws -> [ChatStore.Workspace] {
+    let answer = try await call(.workspaces, as: ChatWire.Workspaces.self, doing: "list the workspaces")
+    let workspaces = answer.workspaces.map(\.record)
+    try await stored("keep the workspaces") { try await store.replaceWorkspaces(workspaces) }
+    return workspaces
+  }
+
+  /// A workspace's channels, joined and not (`ChatStore.Conversation.joined` tells), in creation order: stored,
+  /// then the server's.
+  public func channels(in workspaceID: String) -> AsyncThrowingStream<[ChatStore.Conversation], any Error> {
+    storeThenServer(
+      { [self] in
+        try await stored("read the channels") { try await store.conversations(in: workspaceID, kind: .channel) }
+      },
+      { [self] in try await refreshChannels(in: workspaceID) })
+  }
+
+  /// Fetches a workspace's channels with their unread counts, keeps them, and returns them.
+  ///
+  /// - Throws: ``ChatError``.
+  @discardableResult
+  public func refreshChannels(in workspaceID: String) async throws -> [ChatStore.Conversation] {
+    let answer = try await call(
+      .channels(workspaceID: workspaceID, joinedOnly: false), as: ChatWire.Channels.self, doing: "list the channels")
+    let channels = answer.channels.map(\.record)
+    try await stored("keep the channels") {
+      try await store.replaceConversations(channels, in: workspaceID, kind: .channel)
+    }
+    return channels
+  }
+
+  /// The user's DM rooms in a workspace, each with its unread count and newest message: stored, then the server's.
+  public func directMessages(in workspaceID: String) -> AsyncThrowingStream<[DirectMessageRoom], any Error> {
+    storeThenServer(
+      { [self] in try await storedRooms(in: workspaceID) },
+      { [self] in try await refreshDirectMessages(in: workspaceID) })
+  }
+
+  /// Fetches the user's DM rooms in a workspace, keeps them (their members too), and returns them.
+  ///
+  /// The newest message of each is not stored with the room: a message stored outside a catch-up would stand beside a
+  /// gap in the conversation, so it is returned for the list only.
+  ///
+  /// - Throws: ``ChatError``.
+  @discardableResult
+  public func refreshDirectMessages(in workspaceID: String) async throws -> [DirectMessageRoom] {
+    let me = try me()
+    let answer = try await call(
+      .directMessages(workspaceID: workspaceID), as: ChatWire.DirectMessages.self, doing: "list the DM rooms")
+    let rooms = answer.dms.map { room in
+      DirectMessageRoom(
+        conversation: room.record(for: me), members: room.members.map(\.member), lastMessage: room.lastMessage?.record)
+    }
+    try await stored("keep the DM rooms") {
+      try await store.replaceConversations(rooms.map(\.conversation), in: workspaceID, kind: .directMessage)
+      for room in rooms { try await store.replaceMembers(room.members, of: .conversation(room.conversation.id)) }
+    }
+    return rooms
+  }
+
+  private func storedRooms(in workspaceID: String) async throws -> [DirectMessageRoom] {
+    try await stored("read the DM rooms") {
+      var rooms: [DirectMessageRoom] = []
+      for conversation in try await store.conversations(in: workspaceID, kind: .directMessage) {
+        rooms.append(
+          DirectMessageRoom(
+            conversation: conversation, members: try await store.members(of: .conversation(conversation.id)),
+            lastMessage: try await store.messages(in: conversation.id, limit: 1).last))
+      }
+      return rooms
+    }
+  }
+}
+
+// MARK: - Workspaces, channels and DM rooms
+
+extension ChatService {
+  /// Creates a workspace the user owns and is the first member of.
+  ///
+  /// - Throws: ``ChatError/Kind/invalidInput`` for a name that is empty or longer than 100 characters once trimmed,
+  ///   before anything is sent; otherwise ``ChatError``.
+  public func createWorkspace(named name: String) async throws -> ChatStore.Workspace {
+    let name = try Self.validName(name, of: "workspace")
+    let workspace = try await call(.createWorkspace(name: name), as: ChatWire.Workspace.self, doing: "create \(name)")
+    try await stored("keep the workspace") { try await store.upsert([workspace.record]) }
+    return workspace.record
+  }
+
+  /// Renames a workspace the user owns.
+  ///
+  /// - Throws: as ``createWorkspace(named:)``; ``ChatError/Kind/refused`` (`E403`) for a workspace the user does not
+  ///   own.
+  public func renameWorkspace(_ workspaceID: String, to name: String) async throws -> ChatStore.Workspace {
+    let name = try Self.validName(name, of: "workspace")
+    let workspace = try await call(
+      .renameWorkspace(id: workspaceID, name: name), as: ChatWire.Workspace.self, doing: "rename \(workspaceID)")
+    try await stored("keep the workspace") { try await store.upsert([workspace.record]) }
+    return workspace.record
+  }
+
+  /// Deletes a workspace the user owns, with its channels and DM rooms; the store forgets them.
+  ///
+  /// - Throws: ``ChatError``.
+  public func deleteWorkspace(_ workspaceID: String) async throws {
+    _ = try await call(.deleteWorkspace(id: workspaceID), as: Empty.self, doing: "delete \(workspaceID)")
+    try await stored("forget the workspace") {
+      let remaining = try await store.workspaces().filter { $0.id != workspaceID }
+      try await store.replaceWorkspaces(remaining)
+      for conversation in try await store.conversations(in: workspaceID) {
+        try await store.removeConversation(conversation.id)
+      }
+    }
+  }
+
+  /// A workspace's members, in the order they joined (stored too).
+  ///
+  /// - Throws: ``ChatError``.
+  public func members(ofWorkspace workspaceID: String) async throws -> [ChatStore.Member] {
+    let answer = try await call(
+      .workspaceMembers(id: workspaceID), as: ChatWire.Members.self, doing: "list the members of \(workspaceID)")
+    let members = answer.members.map(\.member)
+    try await stored("keep the members") { try await store.replaceMembers(members, of: .workspace(workspaceID)) }
+    return members
+  }
+
+  /// Adds the account with `email` to a workspace the user is a member of.
+  ///
+  /// - Throws: ``ChatError/Kind/invalidInput`` for an email without `@` or longer than 254 characters, before
+  ///   anything is sent; ``ChatError/Kind/refused`` (`E404`) when no account has that email.
+  public func invite(email: String, to workspaceID: String) async throws {
+    let email = email.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard email.contains("@"), email.count <= 254 else {
+      throw ChatError(.invalidInput, "An invitation needs an email address (with @, at most 254 characters).")
+    }
+    _ = try await call(
+      .invite(workspaceID: workspaceID, email: email), as: ChatWire.Workspace.self,
+      doing: "invite a member to \(workspaceID)")
+  }
+
+  /// Hands a workspace the user owns to another of its members.
+  ///
+  /// - Throws: ``ChatError``.
+  public func transferWorkspace(_ workspaceID: String, to userID: String) async throws -> ChatStore.Workspace {
+    let workspace = try await call(
+      .transferWorkspace(id: workspaceID, to: userID), as: ChatWire.Workspace.self,
+      doing: "transfer \(workspaceID)")
+    try await stored("keep the workspace") { try await store.upsert([workspace.record]) }
+    return workspace.record
+  }
+
+  /// Creates a channel in a workspace; the user owns and has joined it.
+  ///
+  /// - Throws: ``ChatError/Kind/invalidInput`` for a bad name, before anything is sent; ``ChatError/Kind/refused``
+  ///   (`E409`) when the workspace has a channel of that name.
+  public func createChannel(named name: String, in workspaceID: String) async throws -> ChatStore.Conversation {
+    let name = try Self.validName(name, of: "channel")
+    return try await keepChannel(
+      .createChannel(workspaceID: workspaceID, name: name), doing: "create the channel \(name)")
+  }
+
+  /// Renames a channel the user owns.
+  ///
+  /// - Throws: as ``createChannel(named:in:)``.
+  public func renameChannel(_ channelID: String, to name: String) async throws -> ChatStore.Conversation {
+    let name = try Self.validName(name, of: "channel")
+    return try await keepChannel(.renameChannel(id: channelID, name: name), doing: "rename \(channelID)")
+  }
+
+  /// Deletes a channel the user owns; the store forgets it and its sent messages.
+  ///
+  /// - Throws: ``ChatError``.
+  public func deleteChannel(_ channelID: String) async throws {
+    _ = try await call(.deleteChannel(id: channelID), as: Empty.self, doing: "delete \(channelID)")
+    try await stored("forget the channel") { try await store.removeConversation(channelID) }
+  }
+
+  /// Joins a channel of one of the user's workspaces.
+  ///
+  /// - Throws: ``ChatError``.
+  public func join(_ channelID: String) async throws -> ChatStore.Conversation {
+    try await keepChannel(.join(channelID: channelID), doing: "join \(channelID)")
+  }
+
+  /// Leaves a channel. An owner who leaves hands it to the member who joined first after them; the store keeps the
+  /// channel (now not joined) and forgets its messages.
+  ///
+  /// - Throws: ``ChatError``.
+  public func leave(_ channelID: String) async throws -> ChatStore.Conversation {
+    let channel = try await keepChannel(.leave(channelID: channelID), doing: "leave \(channelID)")
+    try await stored("forget the channel's messages") { try await store.resetMessages(in: channelID) }
+    return channel
+  }
+
+  /// Hands a channel the user owns to another of its members.
+  ///
+  /// - Throws: ``ChatError``.
+  public func transferChannel(_ channelID: String, to userID: String) async throws -> ChatStore.Conversation {
+    try await keepChannel(.transferChannel(id: channelID, to: userID), doing: "transfer \(channelID)")
+  }
+
+  /// A channel's members, in the order they joined (stored too).
+  ///
+  /// - Throws: ``ChatError``.
+  public func members(ofChannel channelID: String) async throws -> [ChatStore.Member] {
+    let answer = try await call(
+      .channelMembers(id: channelID), as: ChatWire.Members.self, doing: "list the members of \(channelID)")
+    let members = answer.members.map(\.member)
+    try await stored("keep the members") { try await store.replaceMembers(members, of: .conversation(channelID)) }
+    return members
+  }
+
+  /// The DM room with another member of a workspace: found if the two have one (from either side), opened if not.
+  ///
+  /// - Throws: ``ChatError/Kind/invalidInput`` for the user themselves, before anything is sent; otherwise
+  ///   ``ChatError``.
+  public func openDirectMessage(with userID: String, in workspaceID: String) async throws -> DirectMessageRoom {
+    let me = try me()
+    guard userID != me else { throw ChatError(.invalidInput, "A DM room is with another member, not oneself.") }
+    let answer = try await call(
+      .openDirectMessage(workspaceID: workspaceID, userID: userID), as: ChatWire.DirectMessageRoom.self,
+      doing: "open a DM room with \(userID)")
+    let room = DirectMessageRoom(
+      conversation: answer.record(for: me), members: answer.members.map(\.member),
+      lastMessage: answer.lastMessage?.record)
+    try await stored("keep the DM room") {
+      try await store.upsert([room.conversation])
+      try await store.replaceMembers(room.members, of: .conversation(room.conversation.id))
+    }
+    return room
+  }
+
+  /// Tells the server the user has read a conversation up to `messageID` and keeps the read pointer.
+  ///
+  /// - Returns: The conversation's unread count now (what others sent after it).
+  /// - Throws: ``ChatError``.
+  @discardableResult
+  public func markRead(_ conversationID: String, upTo messageID: String) async throws -> Int {
+    let answer = try await call(
+      .read(conversationID: conversationID, messageID: messageID), as: ChatWire.Unread.self,
+      doing: "mark \(conversationID) read")
+    try await stored("keep the read pointer") { try await store.markRead(conversationID, upTo: messageID) }
+    return answer.unreadCount
+  }
+
+  private func keepChannel(_ route: ChatRouter.Route, doing what: String) async throws -> ChatStore.Conversation {
+    let channel = try await call(route, as: ChatWire.Channel.self, doing: what).record
+    try await stored("keep the channel") { try await store.upsert([channel]) }
+    return channel
+  }
+
+  /// `name` trimmed, or ``ChatError/Kind/invalidInput`` when it is empty or longer than 100 characters.
+  static func validName(_ name: String, of what: String) throws -> String {
+    let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard (1...100).contains(trimmed.count) else {
+      throw ChatError(
+        .invalidInput, "A \(what) name has 1 to 100 characters once trimmed, not \(trimmed.count); nothing was sent.")
+    }
+    return trimmed
+  }
+
+  /// An answer whose body does not matter (`{}`).
+  struct Empty: Decodable, Sendable {}
+}

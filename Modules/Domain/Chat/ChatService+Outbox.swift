@@ -1,0 +1,256 @@
+import Foundation
+import KeelBasics
+import Logging
+import Networking
+import Persistence
+
+/// A message waiting in the outbox: what is sent, and the client message id that makes sending it again harmless.
+struct OutgoingMessage: Codable, Sendable {
+  var conversationID: String
+  var clientMessageID: String
+  var senderID: String
+  var text: String
+  /// The file names of the outbox's copies of its images, in `outbox-images/`.
+  var images: [String]
+}
+
+extension ChatService {
+  /// What a message may hold, as the backend takes it (SandboxAPI §7): at most five PNG, JPEG, GIF or WebP images of
+  /// 8 MiB each, a text of at most 10,000 characters.
+  public static let messageLimits = MultipartLimits(
+    maxFiles: 5, maxFileSize: 8 << 20, maxBodySize: 41 << 20, maxFieldSize: 40_000,
+    allowedFileTypes: ["image/png", "image/jpeg", "image/gif", "image/webp"])
+
+  /// The most characters a message's text may have.
+  public static let maxTextLength = 10_000
+
+  /// Sends a message with `text` and up to five images: it is checked, written to the durable outbox with a new
+  /// client message id, and shown in the conversation as pending at once; the outbox sends it when it can, and the
+  /// conversation shows it sent (with the server's id and time) or failed (with the reason, and ``resend(_:)``).
+  ///
+  /// The images are copied into the outbox (owner-only), so the caller may delete its files at once.
+  ///
+  /// - Returns: The pending message.
+  /// - Throws: ``ChatError/Kind/invalidInput`` for an empty message, a text over ``maxTextLength`` characters, more
+  ///   than five images, a file that is missing or not a PNG, JPEG, GIF or WebP image, or one over 8 MiB, before
+  ///   anything is written or sent; ``ChatError/Kind/notSignedIn``; ``ChatError/Kind/storage`` when the outbox cannot
+  ///   keep it (full, or a disk failure), and then nothing is sent.
+  public func send(_ text: String, images: [URL] = [], to conversationID: String) async throws -> ChatStore.Message {
+    let me = try me()
+    try Self.validate(text, images: images)
+    let clientMessageID = UUID().uuidString.lowercased()
+    let names = try copyImages(images, for: clientMessageID)
+    let outgoing = OutgoingMessage(
+      conversationID: conversationID, clientMessageID: clientMessageID, senderID: me, text: text, images: names)
+    do {
+      try await outbox.enqueue(outgoing)
+    } catch {
+      removeImages(names)
+      throw ChatError.storage(error, doing: "keep the message in the outbox")
+    }
+    let pending = ChatStore.Message(
+      id: nil, clientMessageID: clientMessageID, conversationID: conversationID, senderID: me, text: text,
+      images: names.map { outboxImages.appendingPathComponent($0).path }, createdAt: now(), state: .pending)
+    await show(pending, added: true)
+    wakeup.signal()
+    return pending
+  }
+
+  /// Sends a failed message again, with the same client message id: it becomes pending and goes through the outbox.
+  ///
+  /// - Throws: ``ChatError/Kind/invalidInput`` for a message that is not a failed message of the signed-in user's, or
+  ///   whose images are gone; ``ChatError/Kind/storage`` when the outbox cannot keep it.
+  public func resend(_ message: ChatStore.Message) async throws {
+    let me = try me()
+    guard message.state == .failed, let clientMessageID = message.clientMessageID, message.senderID == me else {
+      throw ChatError(.invalidInput, "Only a failed message of the signed-in user's can be sent again.")
+    }
+    let names = message.images.map { URL(fileURLWithPath: $0).lastPathComponent }
+    guard names.allSatisfy({ FileManager.default.fileExists(atPath: outboxImages.appendingPathComponent($0).path) })
+    else {
+      throw ChatError(.invalidInput, "The images of message \(clientMessageID) are gone from the outbox.")
+    }
+    let outgoing = OutgoingMessage(
+      conversationID: message.conversationID, clientMessageID: clientMessageID, senderID: me, text: message.text,
+      images: names)
+    do {
+      try await outbox.enqueue(outgoing)
+    } catch {
+      throw ChatError.storage(error, doing: "keep the message in the outbox")
+    }
+    var pending = message
+    pending.state = .pending
+    pending.failureReason = nil
+    await show(pending, added: false)
+    wakeup.signal()
+  }
+
+  /// How many messages wait in the outbox.
+  public func outboxCount() async throws -> Int {
+    try await stored("count the outbox") { try await outbox.count() }
+  }
+
+  static func validate(_ text: String, images: [URL]) throws {
+    guard text.count <= maxTextLength else {
+      throw ChatError(
+        .invalidInput, "A message's text has at most \(maxTextLength) characters, not \(text.count); nothing was sent.")
+    }
+    guard !images.isEmpty || !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+      throw ChatError(.invalidInput, "A message needs a text or an image; nothing was sent.")
+    }
+    do throws(MultipartError) {
+      var form = MultipartFormData()
+      for image in images { try form.append(fileAt: image, name: "images") }
+      try form.validate(messageLimits)
+    } catch {
+      throw ChatError(.invalidInput, "Cannot send these images: \(error.description.clause); nothing was sent.")
+    }
+  }
+
+  private func copyImages(_ images: [URL], for clientMessageID: String) throws -> [String] {
+    var names: [String] = []
+    do {
+      for (index, image) in images.enumerated() {
+        let name = "\(clientMessageID)-\(index)" + (image.pathExtension.isEmpty ? "" : ".\(image.pathExtension)")
+        let copy = outboxImages.appendingPathComponent(name)
+        try OwnerOnlyFiles.write(try Data(contentsOf: image), to: copy)
+        names.append(name)
+      }
+    } catch {
+      removeImages(names)
+      throw ChatError.storage(error, doing: "copy the images into the outbox")
+    }
+    return names
+  }
+
+  func removeImages(_ names: [String]) {
+    for name in names { try? FileManager.default.removeItem(at: outboxImages.appendingPathComponent(name)) }
+  }
+
+  /// Stores `message` and shows it in its conversation if that is open.
+  private func show(_ message: ChatStore.Message, added: Bool) async {
+    do {
+      try await store.upsert([message])
+    } catch {
+      logger.warning(
+        "Cannot show message \(message.clientMessageID ?? "?") in the store; the outbox keeps it: \(error)")
+    }
+    await openSync(message.conversationID)?.changed(added: added ? 1 : 0)
+  }
+
+  // MARK: - The sender
+
+  /// What one attempt to send came to.
+  enum Delivery {
+    case sent(ChatStore.Message)
+    /// For good: the server refused it, or it cannot be built; `reason` says why.
+    case refused(String)
+    /// For now: the network, the server's health or the session; sent again after a wait.
+    case retry(String)
+  }
+
+  /// The outbox's sender: one message at a time, oldest first; after a failure that may pass, it waits (a growing
+  /// delay, cut short when the network comes back) and sends the same message again, so that the order holds.
+  func sendLoop() async {
+    var failures = 0
+    while !Task.isCancelled {
+      let item: QueuedItem<OutgoingMessage>?
+      do {
+        item = try await outbox.peek(limit: 1).first
+      } catch {
+        logger.error("Cannot read the outbox; trying again: \(error)")
+        await wakeup.wait(orAfter: configuration.maxRetryDelay, sleep: sleep)
+        continue
+      }
+      guard let item else {
+        await wakeup.wait()
+        continue
+      }
+      let outcome = await deliver(item.element)
+      guard !Task.isCancelled else { return }
+      switch outcome {
+      case .sent(let message):
+        failures = 0
+        await settle(item, as: message)
+      case .refused(let reason):
+        failures = 0
+        logger.warning("The server refused message \(item.element.clientMessageID): \(reason)")
+        var failed = pendingRecord(of: item.element)
+        failed.state = .failed
+        failed.failureReason = reason
+        await settle(item, as: failed)
+      case .retry(let reason):
+        failures += 1
+        let delay = min(configuration.retryDelay * (1 << min(failures - 1, 16)), configuration.maxRetryDelay)
+        logger.info("Message \(item.element.clientMessageID) waits \(delay) to be sent again: \(reason)")
+        await wakeup.wait(orAfter: delay, sleep: sleep)
+      }
+    }
+  }
+
+  /// Stores what became of `item`, then takes it off the outbox: a crash between the two sends it again, and the
+  /// server, seeing its client message id, answers with the message it stored the first time.
+  private func settle(_ item: QueuedItem<OutgoingMessage>, as message: ChatStore.Message) async {
+    await show(message, added: false)
+    do {
+      _ = try await outbox.acknowledge([item.id])
+    } catch {
+      logger.error("Cannot take message \(item.element.clientMessageID) off the outbox; it goes again: \(error)")
+      return
+    }
+    // A failed message keeps its image copies for `resend(_:)`.
+    if message.state == .sent { removeImages(item.element.images) }
+  }
+
+  private func pendingRecord(of outgoing: OutgoingMessage) -> ChatStore.Message {
+    ChatStore.Message(
+      id: nil, clientMessageID: outgoing.clientMessageID, conversationID: outgoing.conversationID,
+      senderID: outgoing.senderID, text: outgoing.text,
+      images: outgoing.images.map { outboxImages.appendingPathComponent($0).path }, createdAt: now(), state: .pending)
+  }
+
+  /// One attempt: the multipart body written to a file beside the images, streamed to the server.
+  func deliver(_ outgoing: OutgoingMessage) async -> Delivery {
+    guard let user = sessions.currentUser else { return .retry("nobody is signed in") }
+    guard user.id == outgoing.senderID else {
+      return .refused("It was written by \(outgoing.senderID), and \(user.id) is signed in now.")
+    }
+    var form = MultipartFormData()
+    form.append(outgoing.text, name: "text")
+    form.append(outgoing.clientMessageID, name: "clientMessageId")
+    let body = outboxImages.appendingPathComponent("\(outgoing.clientMessageID).body")
+    defer { try? FileManager.default.removeItem(at: body) }
+    do throws(MultipartError) {
+      for name in outgoing.images {
+        try form.append(fileAt: outboxImages.appendingPathComponent(name), name: "images")
+      }
+      _ = try form.write(to: body, limits: Self.messageLimits)
+    } catch {
+      return error.kind == .writeFailed ? .retry(error.description) : .refused(error.description)
+    }
+    let route = ChatRouter.Route.send(
+      conversationID: outgoing.conversationID, body: body, contentType: form.contentType)
+    do {
+      let sent: ChatWire.Message = try await sessions.client.send(.json(ChatRouter(route, baseURL: baseURL)))
+      var message = sent.record
+      message.clientMessageID = outgoing.clientMessageID
+      return .sent(message)
+    } catch let error as NetworkError {
+      return Self.passes(error) ? .retry(error.description) : .refused(error.description)
+    } catch {
+      return .retry("\(error)")
+    }
+  }
+
+  /// Whether a send that failed with `error` may succeed later as it is: no answer, a busy or failing server, an
+  /// answer that could not be read, or a session that needs signing in again; not a refusal of this message.
+  static func passes(_ error: NetworkError) -> Bool {
+    switch error.kind {
+    case .transport, .rateLimited, .decoding, .sessionExpired: return true
+    case .status, .server:
+      let status = error.statusCode ?? 0
+      return status >= 500 || status == 408 || status == 429 || status == 401
+    default: return false
+    }
+  }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Persistence
+
+/// The chat backend's JSON (SandboxAPI §7), read into the store's records.
+enum ChatWire {
+  struct User: Decodable, Sendable {
+    let id: String
+    let nickname: String
+
+    var member: ChatStore.Member { ChatStore.Member(userID: id, nickname: nickname) }
+  }
+
+  struct Workspace: Decodable, Sendable {
+    let id: String
+    let name: String
+    let ownerId: String
+
+    var record: ChatStore.Workspace { ChatStore.Workspace(id: id, name: name, ownerID: ownerId) }
+  }
+
+  struct Channel: Decodable, Sendable {
+    let id: String
+    let workspaceId: String
+    let name: String
+    let ownerId: String?
+    let joined: Bool
+    let unreadCount: Int
+
+    var record: ChatStore.Conversation {
+      ChatStore.Conversation(
+        id: id, workspaceID: workspaceId, kind: .channel, name: name, joined: joined, ownerID: ownerId,
+        unreadCount: unreadCount)
+    }
+  }
+
+  struct DirectMessageRoom: Decodable, Sendable {
+    let id: String
+    let workspaceId: String
+    let members: [User]
+    let unreadCount: Int
+    let lastMessage: Message?
+
+    /// The room, named after its other member (or after the caller, for a room with themselves only).
+    func record(for me: String) -> ChatStore.Conversation {
+      let other = members.first { $0.id != me } ?? members.first
+      return ChatStore.Conversation(
+        id: id, workspaceID: workspaceId, kind: .directMessage, name: other?.nickname ?? id, joined: true,
+        unreadCount: unreadCount)
+    }
+  }
+
+  struct Message: Decodable, Sendable {
+    let id: String
+    let conversationId: String
+    let clientMessageId: String?
+    let senderId: String
+    let text: String
+    let images: [String]
+    /// Milliseconds since 1970.
+    let createdAt: Double
+
+    var record: ChatStore.Message {
+      ChatStore.Message(
+        id: id, clientMessageID: clientMessageId, conversationID: conversationId, senderID: senderId, text: text,
+        images: images, createdAt: Date(timeIntervalSince1970: createdAt / 1_000), state: .sent)
+    }
+  }
+
+  struct Workspaces: Decodable, Sendable { let workspaces: [Workspace] }
+  struct Channels: Decodable, Sendable { let channels: [Channel] }
+  struct DirectMessages: Decodable, Sendable { let dms: [DirectMessageRoom] }
+  struct Members: Decodable, Sendable { let members: [User] }
+  struct Page: Decodable, Sendable {
+    let messages: [Message]
+    let hasMore: Bool
+  }
+  struct Unread: Decodable, Sendable { let unreadCount: Int }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import KeelBasics
+import Logging
+import Persistence
+
+/// Keeps one open conversation's store in step with the server: catch-ups over REST, pushes from the socket held
+/// while one runs, and the window of messages its screen shows (Documentation/Decisions/0014).
+actor ConversationSync {
+  /// A page of the server's messages: after a message, before one, or the newest.
+  typealias FetchPage = @Sendable (_ after: String?, _ before: String?, _ limit: Int) async throws -> ChatWire.Page
+
+  nonisolated let id: String
+  nonisolated let snapshots: Broadcast<ConversationSnapshot>
+  private let store: ChatStore
+  private let fetch: FetchPage
+  private let configuration: ChatConfiguration
+  private let logger: Logger
+  private let sleep: @Sendable (Duration) async throws -> Void
+
+  /// How many of the newest messages the window shows: a page at first, more as messages arrive or older pages load.
+  private var shown: Int
+  private var status = ConversationSnapshot.Status.stored
+  private var catchingUp = false
+  private var catchUpAgain = false
+  /// Pushes that came during a catch-up, applied after it.
+  private var held: [ChatStore.Message] = []
+  private var retry: Task<Void, Never>?
+  private var failures = 0
+  private var stopped = false
+
+  init(
+    id: String, store: ChatStore, fetch: @escaping FetchPage, configuration: ChatConfiguration, logger: Logger,
+    sleep: @escaping @Sendable (Duration) async throws -> Void
+  ) {
+    self.id = id
+    self.store = store
+    self.fetch = fetch
+    self.configuration = configuration
+    self.logger = logger
+    self.sleep = sleep
+    shown = configuration.pageSize
+    snapshots = Broadcast(ConversationSnapshot(messages: [], status: .stored), buffering: .bufferingNewest(1))
+  }
+
+  /// Shows what the store has; the first catch-up follows (the service starts it).
+  func showStored() async {
+    try? await store.touch(id)
+    await publish()
+  }
+
+  // MARK: - Catch-up
+
+  /// Starts a catch-up, or asks for one more after the catch-up running now if one is: from the sync point (the end of the
+  /// last catch-up) to the newest, page by page; from the newest page when there is no sync point; pushes that
+  /// arrive meanwhile are held and applied after it. On failure the stored messages stay and it tries again after a
+  /// growing wait.
+  ///
+  /// Pushes are held from this call on, so that the caller (the socket's loop, as it sees a connection) knows that
+  /// every push it passes on after it waits for the catch-up.
+  func requestCatchUp() {
+    guard !stopped else { return }
+    guard !catchingUp else {
+      catchUpAgain = true
+      return
+    }
+    catchingUp = true
+    retry?.cancel()
+    retry = nil
+    Task { await self.catchUp() }
+  }
+
+  private func catchUp() async {
+    status = .catchingUp
+    await publish()
+    var failure: (any Error)?
+    repeat {
+      catchUpAgain = false
+      do {
+        try await catchUpOnce()
+        failure = nil
+      } catch {
+        failure = error
+      }
+    } while catchUpAgain && !stopped
+    // Pushes that came meanwhile: the loop takes the ones that come while it stores these, then the window goes live.
+    while !held.isEmpty {
+      let batch = held
+      held = []
+      await apply(batch)
+    }
+    catchingUp = false
+    guard !stopped else { return }
+    if let failure {
+      status = .behind(reason: "\(failure)")
+      scheduleRetry()
+      logger.info("Catching up \(id) failed; trying again: \(failure)")
+    } else {
+      failures = 0
+      status = .live
+    }
+    await publish()
+  }
+
+  private func catchUpOnce() async throws {
+    guard var since = try await store.syncPoint(in: id) else { return try await startFromNewest() }
+    var read = 0
+    while !stopped {
+      let page: ChatWire.Page
+      do {
+        page = try await fetch(since, nil, configuration.catchUpPageSize)
+      } catch let error as ChatError where error.requestFailure?.serverCode == "E404" {
+        // The message the last catch-up ended with is gone (deleted, or another server's store): start again.
+        logger.info("The sync point of \(id) is unknown to the server; starting from the newest page.")
+        return try await startFromNewest()
+      }
+      let messages = page.messages.map(\.record)
+      shown += try await store.upsert(messages).count
+      if let last = messages.last?.id {
+        try await store.setSyncPoint(last, in: id)
+        since = last
+      }
+      read += messages.count
+      await publish()
+      guard page.hasMore, !messages.isEmpty else { return }
+      if read >= configuration.maxCatchUpMessages {
+        logger.info(
+          "\(id) is more than \(configuration.maxCatchUpMessages) messages behind: starting from the newest page.")
+        return try await startFromNewest()
+      }
+    }
+  }
+
+  /// Drops the stored sent messages and stores the newest page, which becomes the sync point.
+  private func startFromNewest() async throws {
+    let page = try await fetch(nil, nil, configuration.catchUpPageSize)
+    try await store.resetMessages(in: id)
+    let messages = page.messages.map(\.record)
+    try await store.upsert(messages)
+    if let last = messages.last?.id { try await store.setSyncPoint(last, in: id) }
+    shown = max(configuration.pageSize, messages.count)
+    await publish()
+  }
+
+  private func scheduleRetry() {
+    failures += 1
+    let delay = min(configuration.retryDelay * (1 << min(failures - 1, 16)), configuration.maxRetryDelay)
+    let sleep = sleep
+    retry = Task { [weak self] in
+      guard (try? await sleep(delay)) != nil else { return }
+      await self?.requestCatchUp()
+    }
+  }
+
+  // MARK: - Pushes and local changes
+
+  /// A pushed message: held during a catch-up, stored (once) otherwise.
+  func receive(_ message: ChatStore.Message) async {
+    guard !stopped else { return }
+    if catchingUp {
+      held.append(message)
+      return
+    }
+    await apply([message])
+  }
+
+  private func apply(_ messages: [ChatStore.Message]) async {
+    do {
+      shown += try await store.upsert(messages).count
+    } catch {
+      // Not lost: the next catch-up reads from the sync point, which pushes never move.
+      logger.warning("Cannot store pushed messages of \(id); the next catch-up brings them: \(error)")
+    }
+    await publish()
+  }
+
+  /// A message the outbox added (`added`) or changed in the store: the window shows it.
+  func changed(added: Int = 0) async {
+    shown += added
+    await publish()
+  }
+
+  /// One more page of older messages: the store's, then the server's when the store has no more.
+  func loadOlder() async throws -> Bool {
+    let current = try await window()
+    guard let oldest = current.first else {
+      // Nothing shown: the first catch-up has not stored anything yet.
+      return false
+    }
+    let older = try await store.messages(in: id, before: oldest.position, limit: configuration.pageSize)
+    if older.count == configuration.pageSize {
+      shown += older.count
+      await publish()
+      return true
+    }
+    // The store has no more: ask the server for what precedes the oldest message it gave us.
+    guard let anchor = (older + current).first(where: { $0.state == .sent && $0.id != nil })?.id else {
+      shown += older.count
+      await publish()
+      return false
+    }
+    let page = try await fetch(nil, anchor, configuration.pageSize)
+    let inserted = try await store.upsert(page.messages.map(\.record))
+    shown += older.count + inserted.count
+    await publish()
+    return page.hasMore
+  }
+
+  /// Stops: no more catch-ups, pushes or snapshots.
+  func stop() {
+    stopped = true
+    retry?.cancel()
+    retry = nil
+    held = []
+    snapshots.update { $0.status = .closed }
+    snapshots.finish()
+  }
+
+  // MARK: - The window
+
+  private func window() async throws -> [ChatStore.Message] {
+    try await store.messages(in: id, limit: shown)
+  }
+
+  private func publish() async {
+    guard !stopped else { return }
+    do {
+      let messages = try await window()
+      snapshots.publish(ConversationSnapshot(messages: messages, status: status))
+    } catch {
+      logger.warning("Cannot read the messages of \(id) from the store: \(error)")
+      snapshots.update { $0.status = status }
+    }
+  }
+}

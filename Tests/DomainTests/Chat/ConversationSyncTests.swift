@@ -1,0 +1,163 @@
+import Foundation
+import KeelBasics
+import Logging
+import Persistence
+import TestSupport
+import Testing
+
+@testable import Domain
+
+/// A conversation's sync rules on a real store and a scripted server: pushes held during a catch-up, catch-ups that
+/// start where the last one ended (not at the newest push), duplicates stored once, a failed catch-up retried.
+@Suite("Conversation sync", .timeLimit(.minutes(1)))
+struct ConversationSyncTests {
+  /// The server's side: a conversation's messages, pages as SandboxAPI §7 cuts them, every request recorded, and a
+  /// gate each answer waits at.
+  final class ScriptedServer: Sendable {
+    private struct State {
+      var messages: [ChatWire.Message] = []
+      var requests: [(after: String?, before: String?)] = []
+      var failures = 0
+    }
+
+    private let state = Locked(State())
+    let gate = Gate()
+
+    func add(_ numbers: ClosedRange<Int>) {
+      state.withLock { state in
+        for number in numbers { state.messages.append(Self.message(number)) }
+      }
+    }
+
+    func failNext(_ count: Int) { state.withLock { $0.failures = count } }
+
+    var requests: [(after: String?, before: String?)] { state.withLock { $0.requests } }
+
+    static func message(_ number: Int) -> ChatWire.Message {
+      ChatWire.Message(
+        id: "m\(number)", conversationId: "c1", clientMessageId: nil, senderId: "ann", text: "message \(number)",
+        images: [], createdAt: Double(1_700_000_000_000 + number))
+    }
+
+    func page(after: String?, before: String?, limit: Int) async throws -> ChatWire.Page {
+      let failing = state.withLock { state in
+        state.requests.append((after, before))
+        defer { state.failures = max(0, state.failures - 1) }
+        return state.failures > 0
+      }
+      await gate.pass()
+      if failing { throw ChatError(.requestFailed, "The scripted server is down.") }
+      return state.withLock { state in
+        let all = state.messages
+        if let after, let index = all.firstIndex(where: { $0.id == after }) {
+          let rest = all[(index + 1)...]
+          return ChatWire.Page(messages: Array(rest.prefix(limit)), hasMore: rest.count > limit)
+        }
+        if let before, let index = all.firstIndex(where: { $0.id == before }) {
+          let head = all[..<index]
+          return ChatWire.Page(messages: Array(head.suffix(limit)), hasMore: head.count > limit)
+        }
+        return ChatWire.Page(messages: Array(all.suffix(limit)), hasMore: all.count > limit)
+      }
+    }
+  }
+
+  let server = ScriptedServer()
+  let store: ChatStore
+  let retries = Gate(open: false)
+
+  init() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keel-sync-\(UUID().uuidString)")
+    store = try ChatStore(url: directory.appendingPathComponent("chat.sqlite"))
+  }
+
+  func sync(pageSize: Int = 50) -> ConversationSync {
+    let (server, retries) = (server, retries)
+    return ConversationSync(
+      id: "c1", store: store, fetch: { try await server.page(after: $0, before: $1, limit: $2) },
+      configuration: ChatConfiguration(pageSize: pageSize, catchUpPageSize: 10).clamped,
+      logger: Logger(label: "keel.tests.sync") { _ in SwiftLogNoOpLogHandler() },
+      sleep: { _ in await retries.pass() })
+  }
+
+  func texts(_ sync: ConversationSync) -> [String] { sync.snapshots.current.messages.map(\.text) }
+
+  func status(_ sync: ConversationSync) -> ConversationSnapshot.Status { sync.snapshots.current.status }
+
+  @Test("A push that comes during a catch-up waits for it, then shows in its place")
+  func pushesAreHeld() async throws {
+    server.add(1...3)
+    server.gate.close()
+    let sync = sync()
+    await sync.requestCatchUp()
+    #expect(await eventually { server.gate.waitingCount == 1 })
+    await sync.receive(ScriptedServer.message(4).record)
+    #expect(texts(sync).isEmpty && status(sync) == .catchingUp, "held, not shown")
+    #expect(try await store.messageCount(in: "c1") == 0, "held, not stored")
+    server.gate.open()
+    #expect(await eventually { status(sync) == .live })
+    #expect(texts(sync) == (1...4).map { "message \($0)" })
+  }
+
+  @Test("Catch-up starts where the last one ended, not at the newest push, so a push lost before it is found")
+  func catchUpFromSyncPoint() async throws {
+    server.add(1...3)
+    let sync = sync()
+    await sync.requestCatchUp()
+    #expect(await eventually { status(sync) == .live })
+    #expect(try await store.syncPoint(in: "c1") == "m3")
+    // Message 4's push is lost; 5's arrives and is shown.
+    server.add(4...5)
+    await sync.receive(ScriptedServer.message(5).record)
+    #expect(texts(sync) == ["message 1", "message 2", "message 3", "message 5"])
+    #expect(try await store.syncPoint(in: "c1") == "m3", "a push does not move the sync point")
+    await sync.requestCatchUp()
+    #expect(await eventually { texts(sync).count == 5 && status(sync) == .live })
+    #expect(texts(sync) == (1...5).map { "message \($0)" })
+    #expect(server.requests.last?.after == "m3")
+    #expect(try await store.syncPoint(in: "c1") == "m5")
+  }
+
+  @Test("A message pushed twice, and brought again by a catch-up, is stored once")
+  func duplicatesStoredOnce() async throws {
+    server.add(1...2)
+    let sync = sync()
+    await sync.requestCatchUp()
+    #expect(await eventually { status(sync) == .live })
+    server.add(3...3)
+    for _ in 0..<3 { await sync.receive(ScriptedServer.message(3).record) }
+    await sync.requestCatchUp()
+    #expect(await eventually { status(sync) == .live && server.requests.count == 2 })
+    #expect(try await store.messageCount(in: "c1") == 3)
+    #expect(texts(sync) == (1...3).map { "message \($0)" })
+  }
+
+  @Test("Catch-up pages through a gap; with no sync point it takes only the newest page")
+  func paging() async throws {
+    server.add(1...25)
+    let sync = sync(pageSize: 5)
+    await sync.requestCatchUp()
+    #expect(await eventually { status(sync) == .live })
+    #expect(try await store.messageCount(in: "c1") == 10, "the newest page of 10")
+    server.add(26...48)
+    await sync.requestCatchUp()
+    #expect(await eventually { status(sync) == .live && server.requests.count == 4 })
+    #expect(server.requests.map(\.after) == [nil, "m25", "m35", "m45"])
+    #expect(texts(sync) == (16...48).map { "message \($0)" }, "the window grows with what the catch-up brought")
+    #expect(try await sync.loadOlder(), "older pages come from the server once the store has none")
+    #expect(texts(sync).first == "message 11")
+  }
+
+  @Test("A failed catch-up leaves the stored messages, says so, and tries again after its wait")
+  func failedCatchUpRetries() async throws {
+    server.add(1...3)
+    server.failNext(1)
+    let sync = sync()
+    await sync.requestCatchUp()
+    #expect(await eventually { if case .behind = status(sync) { true } else { false } })
+    #expect(texts(sync).isEmpty)
+    retries.open()
+    #expect(await eventually { status(sync) == .live })
+    #expect(texts(sync) == (1...3).map { "message \($0)" })
+  }
+}

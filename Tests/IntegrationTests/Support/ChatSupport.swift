@@ -1,0 +1,87 @@
+import Domain
+import Foundation
+import Logging
+import NIOTransports
+import Networking
+import Persistence
+import Realtime
+import Sandbox
+import Testing
+
+/// One user of a chat test: a session signed up on the Sandbox and a chat service in a directory of its own.
+struct ChatUser {
+  let sessions: SessionManager
+  let chat: ChatService
+  let id: String
+  let directory: URL
+
+  /// Signs `name@example.com` up on `sandbox` and starts a chat service for them, its REST over `transport` and its
+  /// socket over NIO.
+  static func signUp(
+    _ name: String, on sandbox: RunningSandbox, transport: any HTTPTransport,
+    configuration: ChatConfiguration = .testing, directory: URL? = nil
+  ) async throws -> ChatUser {
+    let directory = try directory ?? chatDirectory(name)
+    let sessions = SessionManager(
+      baseURL: sandbox.baseURL, transport: transport,
+      secureStore: try EncryptedFileSecureStore(directory: directory.appendingPathComponent("secure")),
+      clock: ContinuousClock(), now: { Date() },
+      logger: Logger(label: "keel.tests.chat") { _ in SwiftLogNoOpLogHandler() })
+    let user = try await sessions.signUp(email: "\(name)@example.com", password: "password-\(name)")
+    let chat = try ChatService(
+      baseURL: sandbox.baseURL, sessions: sessions, socketTransport: chatSocketTransport,
+      directory: directory.appendingPathComponent("chat"), settings: InMemoryKeyValueStore(),
+      configuration: configuration, clock: ContinuousClock())
+    return ChatUser(sessions: sessions, chat: chat, id: user.id, directory: directory)
+  }
+}
+
+/// The WebSocket every chat test's socket runs on (URLSession has none on Linux).
+let chatSocketTransport = NIOWebSocketTransport(configuration: NIOWebSocketConfiguration(connectTimeout: .seconds(60)))
+
+extension ChatConfiguration {
+  /// Short waits, so that a test that drops connections and fails sends finishes in seconds.
+  static var testing: ChatConfiguration {
+    ChatConfiguration(
+      retryDelay: .milliseconds(20), maxRetryDelay: .milliseconds(200),
+      reconnection: ReconnectionPolicy(initialDelay: .milliseconds(50), maxDelay: .milliseconds(300)))
+  }
+}
+
+/// A fresh, empty directory for a chat test's user.
+func chatDirectory(_ name: String) throws -> URL {
+  let directory = FileManager.default.temporaryDirectory
+    .appendingPathComponent("keel-chat-tests", isDirectory: true)
+    .appendingPathComponent("\(name)-\(UUID().uuidString)", isDirectory: true)
+  try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  return directory
+}
+
+/// A tiny PNG file (its signature is what the Sandbox checks), written to `directory`.
+func pngFile(in directory: URL, named name: String = "photo.png", filler: UInt8 = 7) throws -> URL {
+  let url = directory.appendingPathComponent(name)
+  try (Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]) + Data(repeating: filler, count: 64))
+    .write(to: url)
+  return url
+}
+
+/// Checks `condition` every 20 ms of real time until it holds or `timeout` has passed (the guard of a test that waits
+/// for a server and sockets; never a measure of speed). A condition that throws does not hold.
+func chatPoll(
+  for timeout: Duration = .seconds(60), until condition: () async throws -> Bool
+) async -> Bool {
+  let deadline = ContinuousClock.now.advanced(by: timeout)
+  while !((try? await condition()) ?? false) {
+    guard ContinuousClock.now < deadline else { return false }
+    try? await Task.sleep(for: .milliseconds(20))
+  }
+  return true
+}
+
+/// The messages `conversation` shows once `condition` holds for its snapshot, or `nil` after a minute.
+func chatSnapshot(
+  of conversation: ChatConversation, until condition: @escaping (ConversationSnapshot) -> Bool
+) async -> ConversationSnapshot? {
+  let held = await chatPoll { condition(conversation.snapshot) }
+  return held ? conversation.snapshot : nil
+}
