@@ -103,6 +103,7 @@ actor ConversationSync {
 
   private func catchUpOnce() async throws {
     guard var since = try await store.syncPoint(in: id) else { return try await startFromNewest() }
+    guard !since.isEmpty else { return try await catchUpFromStart() }
     var read = 0
     while !stopped {
       let page: ChatWire.Page
@@ -130,14 +131,34 @@ actor ConversationSync {
     }
   }
 
-  /// Drops the stored sent messages and stores the newest page, which becomes the sync point.
+  /// Drops the stored sent messages and stores the newest page, whose last message becomes the sync point; an empty
+  /// conversation gets the sync point ``fromStart``, so that the next catch-up takes everything.
   private func startFromNewest() async throws {
     let page = try await fetch(nil, nil, configuration.catchUpPageSize)
     try await store.resetMessages(in: id)
     let messages = page.messages.map(\.record)
     try await store.upsert(messages)
-    if let last = messages.last?.id { try await store.setSyncPoint(last, in: id) }
+    try await store.setSyncPoint(messages.last?.id ?? Self.fromStart, in: id)
     shown = max(configuration.pageSize, messages.count)
+    await publish()
+  }
+
+  /// The sync point of a conversation that was empty at its last catch-up: everything it holds now is new.
+  static let fromStart = ""
+
+  /// Takes every message of a conversation that was empty at its last catch-up: pages back from the newest to the
+  /// first, then stores them; past the gap bound, the newest page only, as any gap that large.
+  private func catchUpFromStart() async throws {
+    var page = try await fetch(nil, nil, configuration.catchUpPageSize)
+    var messages = page.messages
+    while page.hasMore, let oldest = page.messages.first?.id, !stopped {
+      guard messages.count < configuration.maxCatchUpMessages else { return try await startFromNewest() }
+      page = try await fetch(nil, oldest, configuration.catchUpPageSize)
+      messages = page.messages + messages
+    }
+    let records = messages.map(\.record)
+    shown += try await store.upsert(records).count
+    if let last = records.last?.id { try await store.setSyncPoint(last, in: id) }
     await publish()
   }
 

@@ -145,7 +145,8 @@ extension ChatStore {
 
   /// The server id of the message `conversationID`'s last catch-up ended with: everything up to it is stored without a
   /// gap, so the next catch-up asks for what came after it. `nil` when none ran (or the store was reset or evicted),
-  /// and the next catch-up starts from the newest page.
+  /// and the next catch-up starts from the newest page. An empty id says the conversation was empty at that catch-up:
+  /// everything it holds now is new.
   ///
   /// A pushed message does not move it: a push can be lost or overtaken while the socket is up, and the catch-up
   /// after a reconnection finds it only by reading from here.
@@ -193,7 +194,9 @@ extension ChatStore {
   static func date(milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1_000) }
 
   static func message(_ row: Row) throws -> Message {
-    let images = try JSONDecoder().decode([String].self, from: Data((row["images"] as String).utf8))
+    // Most messages have no image: their `[]` costs no decoder (a screen's window is read again on every change).
+    let column: String = row["images"]
+    let images = column == "[]" ? [] : try JSONDecoder().decode([String].self, from: Data(column.utf8))
     return Message(
       id: row["serverID"], clientMessageID: row["clientMessageID"], conversationID: row["conversationID"],
       senderID: row["senderID"], text: row["text"], images: images,

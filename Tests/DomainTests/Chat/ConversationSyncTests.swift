@@ -9,7 +9,7 @@ import Testing
 
 /// A conversation's sync rules on a real store and a scripted server: pushes held during a catch-up, catch-ups that
 /// start where the last one ended (not at the newest push), duplicates stored once, a failed catch-up retried.
-@Suite("Conversation sync", .timeLimit(.minutes(1)))
+@Suite("Conversation sync", .timeLimit(.minutes(3)))
 struct ConversationSyncTests {
   /// The server's side: a conversation's messages, pages as SandboxAPI §7 cuts them, every request recorded, and a
   /// gate each answer waits at.
@@ -22,6 +22,8 @@ struct ConversationSyncTests {
 
     private let state = Locked(State())
     let gate = Gate()
+    /// How many requests came, for a test to wait on without spinning.
+    let requestCount = Broadcast(0)
 
     func add(_ numbers: ClosedRange<Int>) {
       state.withLock { state in
@@ -40,11 +42,12 @@ struct ConversationSyncTests {
     }
 
     func page(after: String?, before: String?, limit: Int) async throws -> ChatWire.Page {
-      let failing = state.withLock { state in
+      let (failing, count) = state.withLock { state in
         state.requests.append((after, before))
         defer { state.failures = max(0, state.failures - 1) }
-        return state.failures > 0
+        return (state.failures > 0, state.requests.count)
       }
+      requestCount.publish(count)
       await gate.pass()
       if failing { throw ChatError(.requestFailed, "The scripted server is down.") }
       return state.withLock { state in
@@ -84,18 +87,31 @@ struct ConversationSyncTests {
 
   func status(_ sync: ConversationSync) -> ConversationSnapshot.Status { sync.snapshots.current.status }
 
+  /// Waits, without spinning, for a snapshot of `sync` that `condition` holds for (a later one replaces an earlier
+  /// one a slow reader has not read, so the condition must last); the suite's time limit guards a hang.
+  func until(_ sync: ConversationSync, _ condition: (ConversationSnapshot) -> Bool) async {
+    for await snapshot in sync.snapshots.updates() where condition(snapshot) { return }
+  }
+
+  /// Waits until the server has had `count` requests.
+  func requests(_ count: Int) async {
+    for await seen in server.requestCount.updates() where seen >= count { return }
+  }
+
+  func isLive(_ snapshot: ConversationSnapshot) -> Bool { snapshot.status == .live }
+
   @Test("A push that comes during a catch-up waits for it, then shows in its place")
   func pushesAreHeld() async throws {
     server.add(1...3)
     server.gate.close()
     let sync = sync()
     await sync.requestCatchUp()
-    #expect(await eventually { server.gate.waitingCount == 1 })
+    await requests(1)
     await sync.receive(ScriptedServer.message(4).record)
     #expect(texts(sync).isEmpty && status(sync) == .catchingUp, "held, not shown")
     #expect(try await store.messageCount(in: "c1") == 0, "held, not stored")
     server.gate.open()
-    #expect(await eventually { status(sync) == .live })
+    await until(sync, isLive)
     #expect(texts(sync) == (1...4).map { "message \($0)" })
   }
 
@@ -104,7 +120,7 @@ struct ConversationSyncTests {
     server.add(1...3)
     let sync = sync()
     await sync.requestCatchUp()
-    #expect(await eventually { status(sync) == .live })
+    await until(sync, isLive)
     #expect(try await store.syncPoint(in: "c1") == "m3")
     // Message 4's push is lost; 5's arrives and is shown.
     server.add(4...5)
@@ -112,7 +128,8 @@ struct ConversationSyncTests {
     #expect(texts(sync) == ["message 1", "message 2", "message 3", "message 5"])
     #expect(try await store.syncPoint(in: "c1") == "m3", "a push does not move the sync point")
     await sync.requestCatchUp()
-    #expect(await eventually { texts(sync).count == 5 && status(sync) == .live })
+    await requests(2)
+    await until(sync) { $0.status == .live && $0.messages.count == 5 }
     #expect(texts(sync) == (1...5).map { "message \($0)" })
     #expect(server.requests.last?.after == "m3")
     #expect(try await store.syncPoint(in: "c1") == "m5")
@@ -123,11 +140,12 @@ struct ConversationSyncTests {
     server.add(1...2)
     let sync = sync()
     await sync.requestCatchUp()
-    #expect(await eventually { status(sync) == .live })
+    await until(sync, isLive)
     server.add(3...3)
     for _ in 0..<3 { await sync.receive(ScriptedServer.message(3).record) }
     await sync.requestCatchUp()
-    #expect(await eventually { status(sync) == .live && server.requests.count == 2 })
+    await requests(2)
+    await until(sync, isLive)
     #expect(try await store.messageCount(in: "c1") == 3)
     #expect(texts(sync) == (1...3).map { "message \($0)" })
   }
@@ -137,15 +155,32 @@ struct ConversationSyncTests {
     server.add(1...25)
     let sync = sync(pageSize: 5)
     await sync.requestCatchUp()
-    #expect(await eventually { status(sync) == .live })
+    await until(sync, isLive)
     #expect(try await store.messageCount(in: "c1") == 10, "the newest page of 10")
     server.add(26...48)
     await sync.requestCatchUp()
-    #expect(await eventually { status(sync) == .live && server.requests.count == 4 })
+    await requests(4)
+    await until(sync, isLive)
     #expect(server.requests.map(\.after) == [nil, "m25", "m35", "m45"])
     #expect(texts(sync) == (16...48).map { "message \($0)" }, "the window grows with what the catch-up brought")
     #expect(try await sync.loadOlder(), "older pages come from the server once the store has none")
     #expect(texts(sync).first == "message 11")
+  }
+
+  @Test("A conversation empty at its first catch-up: the next one takes everything since, however it pages")
+  func emptyAtFirst() async throws {
+    let sync = sync(pageSize: 5)
+    await sync.requestCatchUp()
+    await until(sync, isLive)
+    #expect(try await store.syncPoint(in: "c1") == "", "synced from the start")
+    server.add(1...25)
+    for number in [3, 24, 25] { await sync.receive(ScriptedServer.message(number).record) }
+    await sync.requestCatchUp()
+    await requests(4)
+    await until(sync, isLive)
+    #expect(try await store.messageCount(in: "c1") == 25, "all of it, not the newest page")
+    #expect(server.requests.map(\.before) == [nil, nil, "m16", "m6"])
+    #expect(try await store.syncPoint(in: "c1") == "m25")
   }
 
   @Test("A failed catch-up leaves the stored messages, says so, and tries again after its wait")
@@ -154,10 +189,10 @@ struct ConversationSyncTests {
     server.failNext(1)
     let sync = sync()
     await sync.requestCatchUp()
-    #expect(await eventually { if case .behind = status(sync) { true } else { false } })
+    await until(sync) { if case .behind = $0.status { true } else { false } }
     #expect(texts(sync).isEmpty)
     retries.open()
-    #expect(await eventually { status(sync) == .live })
+    await until(sync, isLive)
     #expect(texts(sync) == (1...3).map { "message \($0)" })
   }
 }
