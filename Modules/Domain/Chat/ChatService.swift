@@ -240,6 +240,41 @@ public final class ChatService: Sendable {
     return user
   }
 
+  /// Uploads the signed-in user's profile image (PNG, JPEG, GIF or WebP, 8 MiB at most), streamed from `file`, and
+  /// keeps the profile in the settings.
+  ///
+  /// - Returns: The user, with the image's path in ``SessionUser/profileImage``.
+  /// - Throws: ``ChatError/Kind/invalidInput`` for a file that is missing, not such an image or too large, before
+  ///   anything is sent; otherwise ``ChatError``.
+  @discardableResult
+  public func updateProfileImage(_ file: URL) async throws -> SessionUser {
+    _ = try me()
+    var form = MultipartFormData()
+    let body = outboxImages.appendingPathComponent("profile-\(UUID().uuidString).body")
+    defer { try? FileManager.default.removeItem(at: body) }
+    do throws(MultipartError) {
+      try form.append(fileAt: file, name: "image")
+      var limits = Self.messageLimits
+      limits.maxFiles = 1
+      _ = try form.write(to: body, limits: limits)
+    } catch {
+      throw ChatError(.invalidInput, "Cannot use this profile image: \(error.description.clause); nothing was sent.")
+    }
+    let user: SessionUser
+    do {
+      user = try await sessions.client.send(
+        .json(ChatRouter(.profileImage(body: body, contentType: form.contentType), baseURL: baseURL)))
+    } catch let error as NetworkError {
+      throw ChatError.request(RequestFailure(error), doing: "upload the profile image")
+    }
+    do {
+      try settings?.set(user, forKey: Self.profileKey)
+    } catch {
+      logger.warning("The new profile cannot be kept in the settings: \(error)")
+    }
+    return user
+  }
+
   // MARK: - Calls
 
   /// The signed-in user's id, or ``ChatError/Kind/notSignedIn``.

@@ -6,8 +6,9 @@ enum ChatWire {
   struct User: Decodable, Sendable {
     let id: String
     let nickname: String
+    let profileImage: String?
 
-    var member: ChatStore.Member { ChatStore.Member(userID: id, nickname: nickname) }
+    var member: ChatStore.Member { ChatStore.Member(userID: id, nickname: nickname, profileURL: profileImage) }
   }
 
   struct Workspace: Decodable, Sendable {

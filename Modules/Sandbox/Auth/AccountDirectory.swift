@@ -14,7 +14,15 @@ struct AccountDirectory: Sendable {
     var passwordDigest: String
 
     /// The user as `/v1` shows one: `{"id","email","nickname"}`.
-    var json: JSONValue { ["id": .string(id), "email": .string(email), "nickname": .string(nickname)] }
+    /// The id of the profile image, served at `/v1/profile-images/{id}`; `nil` until one is uploaded.
+    var profileImageID: String?
+
+    var json: JSONValue {
+      [
+        "id": .string(id), "email": .string(email), "nickname": .string(nickname),
+        "profileImage": profileImageID.map { .string("/v1/profile-images/\($0)") } ?? .null,
+      ]
+    }
   }
 
   /// Every account by its email in lower case.
@@ -107,6 +115,18 @@ struct AccountDirectory: Sendable {
       account.nickname = nickname
       state.accounts[email.lowercased()] = account
       return account
+    }
+  }
+
+  /// Makes `imageID` the profile image of `email`'s account; returns the account as it is now and the image it
+  /// replaced, if any.
+  func setProfileImage(email: String, to imageID: String) throws -> (account: Account, replaced: String?) {
+    try state.withLock { state in
+      guard var account = state.accounts[email.lowercased()] else { throw BackendError.accessTokenInvalid }
+      let replaced = account.profileImageID
+      account.profileImageID = imageID
+      state.accounts[email.lowercased()] = account
+      return (account, replaced)
     }
   }
 

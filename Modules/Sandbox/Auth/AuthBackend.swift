@@ -208,7 +208,7 @@ struct AuthBackend: Sendable {
   }
 
   /// The session of the request's `Authorization: Bearer` token: E02 if unknown, E05 if expired.
-  private func authenticate(_ request: SandboxRequest) throws -> Session {
+  func authenticate(_ request: SandboxRequest) throws -> Session {
     guard let header = request.header("Authorization"), header.hasPrefix("Bearer ") else {
       throw BackendError.accessTokenInvalid
     }

@@ -159,14 +159,7 @@ extension ChatBackend {
     guard let image = images.image(request.parameter("image") ?? ""),
       state.withLock({ $0.conversations[image.conversationID]?.memberIDs.contains(me) }) == true
     else { throw BackendError.notFound("The image") }
-    var headers: HTTPFields = [
-      .contentType: image.contentType, .eTag: image.etag, .cacheControl: "private, max-age=3600",
-    ]
-    if request.header("If-None-Match") == image.etag {
-      headers[.contentType] = nil
-      return SandboxResponse(status: .notModified, body: Data(), headers: headers)
-    }
-    return SandboxResponse(status: .ok, body: image.data, headers: headers)
+    return ChatImages.response(image, ifNoneMatch: request.header("If-None-Match"))
   }
 
   /// The conversation `id` (a channel or a DM room) that `userID` is a member of: E404, or E403 for a non-member.

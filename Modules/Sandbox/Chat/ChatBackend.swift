@@ -39,7 +39,7 @@ struct ChatBackend: Sendable {
       Route(.post, "/v1/channels/:channel/leave", handler: leave),
       Route(.post, "/v1/channels/:channel/owner", handler: transferChannel),
       Route(.get, "/v1/channels/:channel/members", handler: channelMembers),
-    ] + messageRoutes
+    ] + messageRoutes + profileRoutes
   }
 
   /// Forgets every workspace and conversation.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HTTPTypes
 import KeelBasics
 
 /// The images of chat messages, held in memory by id, each with the `ETag` it is served with (SandboxAPI §7).
@@ -38,6 +39,19 @@ final class ChatImages: Sendable {
 
   /// Forgets every image.
   func reset() { images.withLock { $0 = [:] } }
+
+  /// `image` as an answer: its bytes, `Content-Type`, `ETag` and `Cache-Control: private, max-age=3600`; 304 with
+  /// no body when `ifNoneMatch` is its tag.
+  static func response(_ image: Image, ifNoneMatch: String?) -> SandboxResponse {
+    var headers: HTTPFields = [
+      .contentType: image.contentType, .eTag: image.etag, .cacheControl: "private, max-age=3600",
+    ]
+    if ifNoneMatch == image.etag {
+      headers[.contentType] = nil
+      return SandboxResponse(status: .notModified, body: Data(), headers: headers)
+    }
+    return SandboxResponse(status: .ok, body: image.data, headers: headers)
+  }
 
   /// The image type `data` starts like (PNG, JPEG, GIF, WebP), or `nil` for anything else.
   static func imageType(of data: Data) -> String? {

@@ -2,24 +2,27 @@ import Foundation
 
 /// A `multipart/form-data` body (RFC 7578) as the chat backend reads one: its parts in order, each with its field
 /// name, file name and content type if given, and its bytes. Anything malformed is E01, never a crash; the whole body
-/// is already bounded by its route.
-struct MultipartBody {
-  struct Part {
-    let name: String
-    let filename: String?
-    let contentType: String?
-    let data: Data
+/// is already bounded by its route. Package-visible for the fuzzer (`KeelFuzz`), which checks it against Keel's own
+/// encoder.
+package struct MultipartBody {
+  /// One part: its field name, its file name and content type if it gave them, its bytes.
+  package struct Part {
+    package let name: String
+    package let filename: String?
+    package let contentType: String?
+    package let data: Data
   }
 
-  let parts: [Part]
+  /// The parts in the order they came.
+  package let parts: [Part]
 
   /// The most parts a body may have: text, a client message id and five images, with room to spare.
-  static let maxParts = 32
+  package static let maxParts = 32
   /// The largest header block of one part.
   static let maxHeaderSize = 8 * 1_024
 
-  /// Reads `body`, sent with the `Content-Type` `contentType`.
-  init(_ body: Data, contentType: String?) throws {
+  /// Reads `body`, sent with the `Content-Type` `contentType`; throws the backend's E01 for anything malformed.
+  package init(_ body: Data, contentType: String?) throws {
     guard let contentType, let boundary = Self.boundary(in: contentType) else {
       throw BackendError.malformed("expected a multipart/form-data body with a boundary")
     }
