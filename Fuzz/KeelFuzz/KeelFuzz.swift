@@ -5,17 +5,19 @@ import Foundation
 /// of Keel's decoders of untrusted bytes, chosen by its first byte, and each decoder's promises are checked. A
 /// broken promise is a `fatalError`, which libFuzzer reports as a crash and saves as `crash-<hash>`.
 ///
-/// - first byte 0 modulo 3: an import file (``UserImportFile``: CSV or JSON), the rest of the input;
-/// - 1 modulo 3: an HTTP request to a Sandbox on 127.0.0.1, sent as it is over a new connection;
-/// - 2 modulo 3: an Engine.IO packet's text, and the Socket.IO packet in it (``SocketIOFuzzing``).
+/// - first byte 0 modulo 4: an import file (``UserImportFile``: CSV or JSON), the rest of the input;
+/// - 1 modulo 4: an HTTP request to a Sandbox on 127.0.0.1, sent as it is over a new connection;
+/// - 2 modulo 4: an Engine.IO packet's text, and the Socket.IO packet in it (``SocketIOFuzzing``);
+/// - 3 modulo 4: a multipart body for the Sandbox's chat reader, raw or encoded by Keel (``MultipartFuzzing``).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func keelFuzzOneInput(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
   guard count > 0 else { return 0 }
   let input = Data(bytes: bytes + 1, count: count - 1)
-  switch bytes[0] % 3 {
+  switch bytes[0] % 4 {
   case 0: ImportFuzzing.check(input)
   case 1: SandboxFuzzing.check(input)
-  default: SocketIOFuzzing.check(input)
+  case 2: SocketIOFuzzing.check(input)
+  default: MultipartFuzzing.check(input)
   }
   return 0
 }
