@@ -359,7 +359,7 @@ let package = Package(
         "RateLimiting", "Networking", "NIOTransports", "Persistence", "Domain", "Features", "Realtime", "Sandbox",
         hummingbird,
         nioCore, nioPosix, nioHTTP1, nioWebSocket, nioFoundationCompat, nioHTTPCompression, asyncHTTPClient, wsClient,
-        logging, basics,
+        grdb, logging, basics,
       ],
       path: "Benchmarks/KeelBenchmarks",
       swiftSettings: swiftSettings

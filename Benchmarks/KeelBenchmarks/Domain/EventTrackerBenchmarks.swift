@@ -8,7 +8,7 @@
 ///
 /// - `trackLatency.p50` / `.p99`: each round tracks 2,000 events one after another onto 10,000 pending events; the
 ///   percentiles are taken by nearest rank from that round's sorted samples, and each row is the median over rounds.
-///   Both rows read the same rounds (``EventTrackerLatencyRounds``). The peer takes 20 samples a round, so its p99 is
+///   Both rows read the same rounds (``LatencyRounds``). The peer takes 20 samples a round, so its p99 is
 ///   its slowest.
 /// - `trackThroughput`: one caller; `trackThroughput.concurrent8`: eight tasks tracking at once. Target: at least
 ///   50× the peer, at 10,000 pending.
@@ -34,7 +34,7 @@ enum EventTrackerBenchmarks {
     let tracked = (keel: quick ? 200 : 1_000, peer: quick ? 5 : 20)
     let delivered = (keel: quick ? 5_000 : 20_000, peer: quick ? 200 : 1_000)
     let sandbox = DomainBenchSandbox()
-    let rounds = EventTrackerLatencyRounds()
+    let rounds = LatencyRounds()
     return [
       latencyRow(0.5, "p50", samples: latencySamples, rounds),
       latencyRow(0.99, "p99", samples: latencySamples, rounds),
@@ -57,7 +57,7 @@ enum EventTrackerBenchmarks {
 
   /// The `fraction` percentile of `track` latency, per round; both latency rows read the same rounds.
   private static func latencyRow(
-    _ fraction: Double, _ label: String, samples: (keel: Int, peer: Int), _ rounds: EventTrackerLatencyRounds
+    _ fraction: Double, _ label: String, samples: (keel: Int, peer: Int), _ rounds: LatencyRounds
   ) -> Comparison {
     let name = "domain.eventTracker.trackLatency.\(label)"
     return Comparison(
@@ -66,13 +66,13 @@ enum EventTrackerBenchmarks {
         let latencies = try await rounds.samples(of: .keel, for: name) {
           try await EventTrackerTracking.keelLatencies(samples: samples.keel)
         }
-        return EventTrackerTracking.percentile(fraction, of: latencies)
+        return LatencyRounds.percentile(fraction, of: latencies)
       },
       peer: {
         let latencies = try await rounds.samples(of: .peer, for: name) {
           try await EventTrackerTracking.peerLatencies(samples: samples.peer)
         }
-        return EventTrackerTracking.percentile(fraction, of: latencies)
+        return LatencyRounds.percentile(fraction, of: latencies)
       })
   }
 }

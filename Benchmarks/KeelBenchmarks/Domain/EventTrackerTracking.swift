@@ -73,15 +73,6 @@ enum EventTrackerTracking {
     return nanoseconds(start.duration(to: clock.now)) / 1e9
   }
 
-  /// The `fraction` percentile (in `0...1`) of `values` by nearest rank: the smallest value that at least
-  /// `fraction` of them do not exceed. The harness keeps one number per round, so the latency rows compute their
-  /// percentiles here, from each round's sorted samples.
-  static func percentile(_ fraction: Double, of values: [Double]) -> Double {
-    let sorted = values.sorted()
-    let rank = Int((fraction * Double(sorted.count)).rounded(.up))
-    return sorted[min(max(rank, 1), sorted.count) - 1]
-  }
-
   private static func check(_ tracker: EventTracker, tracked: Int) throws {
     let status = tracker.status
     guard status.pending == EventTrackerBenchFixture.pendingBefore + tracked, status.dropped == 0,
