@@ -25,7 +25,7 @@ test:
 
 # Scripts/tsan-suppressions.txt names the reports that are not Keel's races, each with its reason.
 tsan:
-	TSAN_OPTIONS="suppressions=$(CURDIR)/Scripts/tsan-suppressions.txt $$TSAN_OPTIONS" \
+	TSAN_OPTIONS="suppressions=$(CURDIR)/Scripts/tsan-suppressions.txt $$TSAN_OPTIONS" KEEL_TSAN=1 \
 	  $(SWIFT) test --sanitize=thread --build-path .build/tsan
 
 lint:

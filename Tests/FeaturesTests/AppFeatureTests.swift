@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// AppFeature through an exhaustive TestStore: the three features composed, and the expiry path (REQUIREMENTS F1–F3).
-@Suite(.timeLimit(.minutes(1))) struct AppFeatureTests {
+@Suite(.timeLimit(.minutes(3))) struct AppFeatureTests {
   @Test("Signed in, mid-import and mid-search, the session expires: both children reset, their work stops, login shows")
   @MainActor
   func expiryResetsSignedInChildren() async {

@@ -6,7 +6,7 @@ import Testing
 
 /// SessionFeature through an exhaustive TestStore, on a session manager fake whose states the test publishes
 /// (REQUIREMENTS F1–F3, A4–A6).
-@Suite(.timeLimit(.minutes(1))) struct SessionFeatureTests {
+@Suite(.timeLimit(.minutes(3))) struct SessionFeatureTests {
   static let demo = FakeSessions.demo
 
   @Test("A bad form sends nothing: empty fields, then a malformed email; typing clears the field's error")

@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// UserImportFeature through an exhaustive TestStore on a TestClock (REQUIREMENTS F1–F3, U4, U8, D1).
-@Suite(.timeLimit(.minutes(1))) struct UserImportFeatureTests {
+@Suite(.timeLimit(.minutes(3))) struct UserImportFeatureTests {
   @Test("12 users: two batches (10, then 2), one user at a time, progress and time left after each, a failure kept")
   @MainActor
   func importsInBatches() async {

@@ -42,7 +42,7 @@ private func finishes(_ task: StoreTask?) async -> Bool {
   return await TaskProbe { await task.finish() }.finished() != nil
 }
 
-@Suite(.timeLimit(.minutes(1))) struct UserSearchFeatureTests {
+@Suite(.timeLimit(.minutes(3))) struct UserSearchFeatureTests {
   @Test("Typing debounces 300 ms: no request before, one after, then the results (D1, U7)")
   @MainActor
   func debounce() async {

@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// The example of the "Testing a feature" article, run: the search feature through an exhaustive TestStore.
-@Suite(.timeLimit(.minutes(1))) struct UserSearchTestStoreTests {
+@Suite(.timeLimit(.minutes(3))) struct UserSearchTestStoreTests {
   @Test("Typing debounces 300 ms, then searches once, and the results arrive as the only change")
   @MainActor
   func debouncesThenSearches() async {

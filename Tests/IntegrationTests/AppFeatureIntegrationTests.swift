@@ -10,7 +10,7 @@ import Testing
 
 /// The app's features on the real services against the Sandbox: `Dependencies.live`, real HTTP, the encrypted token
 /// file, the real rate limiter and real time (REQUIREMENTS F1–F3, A4–A6, U4, U7, U8).
-@Suite("AppFeature against the Sandbox", .timeLimit(.minutes(1)))
+@Suite("AppFeature against the Sandbox", .timeLimit(.minutes(3)))
 struct AppFeatureIntegrationTests {
   @Test(
     "Sign in through the form, import 3 users, find one, then the session is revoked elsewhere: back to login",

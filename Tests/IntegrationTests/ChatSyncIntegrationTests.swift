@@ -7,190 +7,193 @@ import Realtime
 import Sandbox
 import Testing
 
-/// The chat's sync rules against the Sandbox: the store first, then catch-up, then the socket; catch-up after every
-/// reconnection; the gap bound; no loss and no duplicates through dropped sockets, duplicated and reordered pushes;
-/// an outbox that sends in order, once, through a network that fails.
-@Suite("Chat sync and outbox against the Sandbox", .timeLimit(.minutes(3)))
-struct ChatSyncIntegrationTests {
-  /// Ann and Bob, both in one workspace's channel.
-  func pair(
-    _ sandbox: RunningSandbox, bobConfiguration: ChatConfiguration = .testing
-  ) async throws -> (ann: ChatUser, bob: ChatUser, channel: String) {
-    let transport = TransportKind.nio.transport
-    let ann = try await ChatUser.signUp("ann", on: sandbox, transport: transport)
-    let bob = try await ChatUser.signUp("bob", on: sandbox, transport: transport, configuration: bobConfiguration)
-    let workspace = try await ann.chat.createWorkspace(named: "Keel")
-    try await ann.chat.invite(email: "bob@example.com", to: workspace.id)
-    let channel = try await ann.chat.createChannel(named: "general", in: workspace.id)
-    _ = try await bob.chat.join(channel.id)
-    return (ann, bob, channel.id)
-  }
-
-  /// Sends `texts` from `user` and waits until the outbox has sent them all.
-  func send(_ texts: [String], from user: ChatUser, to conversation: String) async throws {
-    for text in texts { _ = try await user.chat.send(text, to: conversation) }
-    #expect(await chatPoll { try await user.chat.outboxCount() == 0 })
-  }
-
-  @Test("Stored messages show first, the catch-up brings the rest; reopening shows what was stored, then what is new")
-  func storeThenCatchUp() async throws {
-    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
-    let (ann, bob, channel) = try await pair(sandbox)
-    try await send((0..<30).map { "first \($0)" }, from: ann, to: channel)
-    // Each catch-up's first page waits a second, so that what the store showed before it can be seen.
-    try await sandbox.control.addFault(
-      SandboxFault(route: "/v1/conversations/\(channel)/messages", method: "GET", latency: .seconds(1)))
-
-    let first = await bob.chat.open(channel)
-    #expect(first.snapshot.messages.isEmpty, "nothing stored yet")
-    #expect(await first.caughtUp() == .live)
-    #expect(first.snapshot.messages.map(\.text) == (0..<30).map { "first \($0)" })
-    await first.close()
-
-    try await send((0..<10).map { "second \($0)" }, from: ann, to: channel)
-    let again = await bob.chat.open(channel)
-    #expect(again.snapshot.messages.count == 30, "the store answers before the server")
-    #expect(await again.caughtUp() == .live)
-    let texts = again.snapshot.messages.map(\.text)
-    #expect(texts.suffix(40) == ((0..<30).map { "first \($0)" } + (0..<10).map { "second \($0)" })[...])
-    #expect(try await bob.chat.store.messageCount(in: channel) == 40)
-    await again.close()
-    await ann.chat.shutDown()
-    await bob.chat.shutDown()
-    await sandbox.stop()
-  }
-
-  @Test("A gap past the bound starts again from the newest page; older pages load from the server")
-  func gapBound() async throws {
-    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
-    var small = ChatConfiguration.testing
-    small.pageSize = 10
-    small.catchUpPageSize = 10
-    small.maxCatchUpMessages = 20
-    let (ann, bob, channel) = try await pair(sandbox, bobConfiguration: small)
-    try await send((0..<5).map { "old \($0)" }, from: ann, to: channel)
-    let first = await bob.chat.open(channel)
-    #expect(await first.caughtUp() == .live)
-    await first.close()
-
-    try await send((0..<45).map { "new \($0)" }, from: ann, to: channel)
-    let before = try await sandbox.control.statistics().requests("GET /v1/conversations/:conversation/messages")
-    let again = await bob.chat.open(channel)
-    #expect(await again.caughtUp() == .live)
-    let pages = try await sandbox.control.statistics().requests("GET /v1/conversations/:conversation/messages") - before
-    #expect(pages <= 4, "two pages of the gap, then the newest page, not five pages")
-    #expect(again.snapshot.messages.map(\.text) == (35..<45).map { "new \($0)" })
-    #expect(try await bob.chat.store.messageCount(in: channel) == 10, "the gap's messages were dropped")
-    #expect(try await again.loadOlder())
-    #expect(again.snapshot.messages.map(\.text) == (25..<45).map { "new \($0)" })
-    await again.close()
-    await ann.chat.shutDown()
-    await bob.chat.shutDown()
-    await sandbox.stop()
-  }
-
-  @Test("200 messages while Bob's socket drops 50 times and pushes are duplicated and reordered: each once, in order")
-  func noLossNoDuplicates() async throws {
-    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
-    let (ann, bob, channel) = try await pair(sandbox)
-    let conversation = await bob.chat.open(channel)
-    #expect(await conversation.caughtUp() == .live)
-    try await sandbox.control.socketIOFault(duplicate: true, reorder: .milliseconds(30))
-
-    let texts = (0..<200).map { String(format: "message %03d", $0) }
-    let drops = Task {
-      for _ in 0..<50 {
-        try await sandbox.control.socketIOFault(drop: true)
-        try await Task.sleep(for: .milliseconds(25))
-      }
+extension ChatAgainstSandbox {
+  /// The chat's sync rules against the Sandbox: the store first, then catch-up, then the socket; catch-up after every
+  /// reconnection; the gap bound; no loss and no duplicates through dropped sockets, duplicated and reordered pushes;
+  /// an outbox that sends in order, once, through a network that fails.
+  @Suite("Chat sync and outbox against the Sandbox", .timeLimit(.minutes(3)))
+  struct ChatSyncIntegrationTests {
+    /// Ann and Bob, both in one workspace's channel.
+    func pair(
+      _ sandbox: RunningSandbox, bobConfiguration: ChatConfiguration = .testing
+    ) async throws -> (ann: ChatUser, bob: ChatUser, channel: String) {
+      let transport = TransportKind.nio.transport
+      let ann = try await ChatUser.signUp("ann", on: sandbox, transport: transport)
+      let bob = try await ChatUser.signUp("bob", on: sandbox, transport: transport, configuration: bobConfiguration)
+      let workspace = try await ann.chat.createWorkspace(named: "Keel")
+      try await ann.chat.invite(email: "bob@example.com", to: workspace.id)
+      let channel = try await ann.chat.createChannel(named: "general", in: workspace.id)
+      _ = try await bob.chat.join(channel.id)
+      return (ann, bob, channel.id)
     }
-    try await send(texts, from: ann, to: channel)
-    try await drops.value
-    #expect(
-      await chatPoll {
-        try await bob.chat.store.messageCount(in: channel) == 200
-          && conversation.snapshot.messages.count == 200 && conversation.snapshot.status == .live
-      })
-    let stored = try await bob.chat.store.messages(in: channel, limit: 1_000)
-    #expect(stored.map(\.text) == texts, "exactly the 200, in the order sent")
-    #expect(Set(stored.compactMap(\.id)).count == 200 && stored.allSatisfy { $0.state == .sent })
-    #expect(conversation.snapshot.messages.map(\.text) == texts)
-    await conversation.close()
-    await ann.chat.shutDown()
-    await bob.chat.shutDown()
-    await sandbox.stop()
-  }
 
-  @Test("Offline, then answers lost after the server stored them: the outbox sends in order, each message once")
-  func outboxThroughFailures() async throws {
-    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
-    let (ann, bob, channel) = try await pair(sandbox)
-    let route = "/v1/conversations/\(channel)/messages"
-    try await sandbox.control.addFault(SandboxFault(route: route, method: "POST", dropConnectionRate: 1))
-    let annSees = await ann.chat.open(channel)
-    for number in 0..<20 { _ = try await ann.chat.send("offline \(number)", to: channel) }
-    #expect(await chatPoll { annSees.snapshot.messages.count == 20 })
-    #expect(annSees.snapshot.messages.allSatisfy { $0.state == .pending }, "shown at once, pending")
-    #expect(try await ann.chat.outboxCount() == 20)
+    /// Sends `texts` from `user` and waits until the outbox has sent them all.
+    func send(_ texts: [String], from user: ChatUser, to conversation: String) async throws {
+      for text in texts { _ = try await user.chat.send(text, to: conversation) }
+      #expect(await chatPoll { try await user.chat.outboxCount() == 0 })
+    }
 
-    // Back online, but half the answers are lost after the server stored the message.
-    try await sandbox.control.removeFaults()
-    try await sandbox.control.addFault(SandboxFault(route: route, method: "POST", dropResponseRate: 0.5, seed: 7))
-    #expect(await chatPoll { try await ann.chat.outboxCount() == 0 })
-    try await sandbox.control.removeFaults()
+    @Test("Stored messages show first, the catch-up brings the rest; reopening shows what was stored, then what is new")
+    func storeThenCatchUp() async throws {
+      let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+      let (ann, bob, channel) = try await pair(sandbox)
+      try await send((0..<30).map { "first \($0)" }, from: ann, to: channel)
+      // Each catch-up's first page waits a second, so that what the store showed before it can be seen.
+      try await sandbox.control.addFault(
+        SandboxFault(route: "/v1/conversations/\(channel)/messages", method: "GET", latency: .seconds(1)))
 
-    let bobSees = await bob.chat.open(channel)
-    #expect(await bobSees.caughtUp() == .live)
-    #expect(bobSees.snapshot.messages.map(\.text) == (0..<20).map { "offline \($0)" }, "in order, each once")
-    let resends = try await sandbox.control.statistics().responses(
-      "POST /v1/conversations/:conversation/messages", status: 200)
-    #expect(resends > 0, "some answers were lost and the same message went again")
-    #expect(
-      await chatPoll {
-        annSees.snapshot.messages.allSatisfy { $0.state == .sent } && annSees.snapshot.messages.count == 20
-      })
-    await annSees.close()
-    await bobSees.close()
-    await ann.chat.shutDown()
-    await bob.chat.shutDown()
-    await sandbox.stop()
-  }
+      let first = await bob.chat.open(channel)
+      #expect(first.snapshot.messages.isEmpty, "nothing stored yet")
+      #expect(await first.caughtUp() == .live)
+      #expect(first.snapshot.messages.map(\.text) == (0..<30).map { "first \($0)" })
+      await first.close()
 
-  @Test("The socket's token expires: its CONNECT is refused, the session refreshes once, and it joins again")
-  func socketTokenRefresh() async throws {
-    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
-    let (ann, bob, channel) = try await pair(sandbox)
-    let conversation = await bob.chat.open(channel)
-    #expect(await conversation.caughtUp() == .live)
-    let refreshesBefore = try await sandbox.control.statistics().counter("refreshes")
-    try await sandbox.control.expireTokens()
-    try await sandbox.control.socketIOFault(drop: true)
-    _ = try await ann.chat.send("after the expiry", to: channel)
-    #expect(
-      await chatPoll { conversation.snapshot.messages.contains { $0.text == "after the expiry" } })
-    #expect(await chatPoll { bob.chat.connectionState.isConnected })
-    #expect(try await sandbox.control.statistics().counter("refreshes") > refreshesBefore)
-    await conversation.close()
-    await ann.chat.shutDown()
-    await bob.chat.shutDown()
-    await sandbox.stop()
-  }
+      try await send((0..<10).map { "second \($0)" }, from: ann, to: channel)
+      let again = await bob.chat.open(channel)
+      #expect(again.snapshot.messages.count == 30, "the store answers before the server")
+      #expect(await again.caughtUp() == .live)
+      let texts = again.snapshot.messages.map(\.text)
+      #expect(texts.suffix(40) == ((0..<30).map { "first \($0)" } + (0..<10).map { "second \($0)" })[...])
+      #expect(try await bob.chat.store.messageCount(in: channel) == 40)
+      await again.close()
+      await ann.chat.shutDown()
+      await bob.chat.shutDown()
+      await sandbox.stop()
+    }
 
-  @Test("Background closes the socket; foreground reconnects and catches up on what came meanwhile")
-  func lifecycle() async throws {
-    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
-    let (ann, bob, channel) = try await pair(sandbox)
-    let conversation = await bob.chat.open(channel)
-    #expect(await conversation.caughtUp() == .live)
-    await bob.chat.appDidEnterBackground()
-    #expect(bob.chat.connectionState == .suspended && bob.chat.liveConversations.isEmpty)
-    try await send(["while away"], from: ann, to: channel)
-    await bob.chat.appWillEnterForeground()
-    #expect(await chatPoll { conversation.snapshot.messages.map(\.text) == ["while away"] })
-    #expect(await chatPoll { bob.chat.liveConversations == [channel] })
-    await conversation.close()
-    await ann.chat.shutDown()
-    await bob.chat.shutDown()
-    await sandbox.stop()
+    @Test("A gap past the bound starts again from the newest page; older pages load from the server")
+    func gapBound() async throws {
+      let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+      var small = ChatConfiguration.testing
+      small.pageSize = 10
+      small.catchUpPageSize = 10
+      small.maxCatchUpMessages = 20
+      let (ann, bob, channel) = try await pair(sandbox, bobConfiguration: small)
+      try await send((0..<5).map { "old \($0)" }, from: ann, to: channel)
+      let first = await bob.chat.open(channel)
+      #expect(await first.caughtUp() == .live)
+      await first.close()
+
+      try await send((0..<45).map { "new \($0)" }, from: ann, to: channel)
+      let before = try await sandbox.control.statistics().requests("GET /v1/conversations/:conversation/messages")
+      let again = await bob.chat.open(channel)
+      #expect(await again.caughtUp() == .live)
+      let pages =
+        try await sandbox.control.statistics().requests("GET /v1/conversations/:conversation/messages") - before
+      #expect(pages <= 4, "two pages of the gap, then the newest page, not five pages")
+      #expect(again.snapshot.messages.map(\.text) == (35..<45).map { "new \($0)" })
+      #expect(try await bob.chat.store.messageCount(in: channel) == 10, "the gap's messages were dropped")
+      #expect(try await again.loadOlder())
+      #expect(again.snapshot.messages.map(\.text) == (25..<45).map { "new \($0)" })
+      await again.close()
+      await ann.chat.shutDown()
+      await bob.chat.shutDown()
+      await sandbox.stop()
+    }
+
+    @Test("200 messages while Bob's socket drops 50 times and pushes are duplicated and reordered: each once, in order")
+    func noLossNoDuplicates() async throws {
+      let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+      let (ann, bob, channel) = try await pair(sandbox)
+      let conversation = await bob.chat.open(channel)
+      #expect(await conversation.caughtUp() == .live)
+      try await sandbox.control.socketIOFault(duplicate: true, reorder: .milliseconds(30))
+
+      let texts = (0..<chatNoLossScale.messages).map { String(format: "message %03d", $0) }
+      let drops = Task {
+        for _ in 0..<chatNoLossScale.drops {
+          try await sandbox.control.socketIOFault(drop: true)
+          try await Task.sleep(for: .milliseconds(25))
+        }
+      }
+      try await send(texts, from: ann, to: channel)
+      try await drops.value
+      #expect(
+        await chatPoll {
+          try await bob.chat.store.messageCount(in: channel) == texts.count
+            && conversation.snapshot.messages.count == texts.count && conversation.snapshot.status == .live
+        })
+      let stored = try await bob.chat.store.messages(in: channel, limit: 1_000)
+      #expect(stored.map(\.text) == texts, "exactly the messages sent, in the order sent")
+      #expect(Set(stored.compactMap(\.id)).count == texts.count && stored.allSatisfy { $0.state == .sent })
+      #expect(conversation.snapshot.messages.map(\.text) == texts)
+      await conversation.close()
+      await ann.chat.shutDown()
+      await bob.chat.shutDown()
+      await sandbox.stop()
+    }
+
+    @Test("Offline, then answers lost after the server stored them: the outbox sends in order, each message once")
+    func outboxThroughFailures() async throws {
+      let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+      let (ann, bob, channel) = try await pair(sandbox)
+      let route = "/v1/conversations/\(channel)/messages"
+      try await sandbox.control.addFault(SandboxFault(route: route, method: "POST", dropConnectionRate: 1))
+      let annSees = await ann.chat.open(channel)
+      for number in 0..<20 { _ = try await ann.chat.send("offline \(number)", to: channel) }
+      #expect(await chatPoll { annSees.snapshot.messages.count == 20 })
+      #expect(annSees.snapshot.messages.allSatisfy { $0.state == .pending }, "shown at once, pending")
+      #expect(try await ann.chat.outboxCount() == 20)
+
+      // Back online, but half the answers are lost after the server stored the message.
+      try await sandbox.control.removeFaults()
+      try await sandbox.control.addFault(SandboxFault(route: route, method: "POST", dropResponseRate: 0.5, seed: 7))
+      #expect(await chatPoll { try await ann.chat.outboxCount() == 0 })
+      try await sandbox.control.removeFaults()
+
+      let bobSees = await bob.chat.open(channel)
+      #expect(await bobSees.caughtUp() == .live)
+      #expect(bobSees.snapshot.messages.map(\.text) == (0..<20).map { "offline \($0)" }, "in order, each once")
+      let resends = try await sandbox.control.statistics().responses(
+        "POST /v1/conversations/:conversation/messages", status: 200)
+      #expect(resends > 0, "some answers were lost and the same message went again")
+      #expect(
+        await chatPoll {
+          annSees.snapshot.messages.allSatisfy { $0.state == .sent } && annSees.snapshot.messages.count == 20
+        })
+      await annSees.close()
+      await bobSees.close()
+      await ann.chat.shutDown()
+      await bob.chat.shutDown()
+      await sandbox.stop()
+    }
+
+    @Test("The socket's token expires: its CONNECT is refused, the session refreshes once, and it joins again")
+    func socketTokenRefresh() async throws {
+      let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+      let (ann, bob, channel) = try await pair(sandbox)
+      let conversation = await bob.chat.open(channel)
+      #expect(await conversation.caughtUp() == .live)
+      let refreshesBefore = try await sandbox.control.statistics().counter("refreshes")
+      try await sandbox.control.expireTokens()
+      try await sandbox.control.socketIOFault(drop: true)
+      _ = try await ann.chat.send("after the expiry", to: channel)
+      #expect(
+        await chatPoll { conversation.snapshot.messages.contains { $0.text == "after the expiry" } })
+      #expect(await chatPoll { bob.chat.connectionState.isConnected })
+      #expect(try await sandbox.control.statistics().counter("refreshes") > refreshesBefore)
+      await conversation.close()
+      await ann.chat.shutDown()
+      await bob.chat.shutDown()
+      await sandbox.stop()
+    }
+
+    @Test("Background closes the socket; foreground reconnects and catches up on what came meanwhile")
+    func lifecycle() async throws {
+      let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+      let (ann, bob, channel) = try await pair(sandbox)
+      let conversation = await bob.chat.open(channel)
+      #expect(await conversation.caughtUp() == .live)
+      await bob.chat.appDidEnterBackground()
+      #expect(bob.chat.connectionState == .suspended && bob.chat.liveConversations.isEmpty)
+      try await send(["while away"], from: ann, to: channel)
+      await bob.chat.appWillEnterForeground()
+      #expect(await chatPoll { conversation.snapshot.messages.map(\.text) == ["while away"] })
+      #expect(await chatPoll { bob.chat.liveConversations == [channel] })
+      await conversation.close()
+      await ann.chat.shutDown()
+      await bob.chat.shutDown()
+      await sandbox.stop()
+    }
   }
 }

@@ -10,7 +10,7 @@ import Testing
 
 /// REQUIREMENTS C2 end to end: a message body built by `MultipartFormData`, written to disk and streamed by each
 /// transport's `upload(_:fromFile:)`, is the message the Sandbox stores, its images byte for byte.
-@Suite("Chat uploads against the Sandbox", .timeLimit(.minutes(1)))
+@Suite("Chat uploads against the Sandbox", .timeLimit(.minutes(3)))
 struct ChatUploadIntegrationTests {
   @Test(
     "A text and three images, uploaded from a file, arrive whole; the same client message id again is one message",

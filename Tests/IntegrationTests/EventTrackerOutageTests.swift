@@ -8,7 +8,7 @@ import Testing
 
 /// REQUIREMENTS E2, E4, E8 over real HTTP: while the server refuses every upload, events keep being tracked and wait
 /// on disk, the status says why; once the server is back, every one of them arrives and the error clears.
-@Suite("EventTracker through a server outage", .timeLimit(.minutes(1)))
+@Suite("EventTracker through a server outage", .timeLimit(.minutes(3)))
 struct EventTrackerOutageTests {
   static let total = 300
 

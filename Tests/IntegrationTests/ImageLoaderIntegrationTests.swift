@@ -9,7 +9,7 @@ import TestSupport
 import Testing
 
 /// REQUIREMENTS A8 over real HTTP: the image loader against the Sandbox's `/images`, counted by its `imageHits`.
-@Suite("ImageLoader against the Sandbox", .timeLimit(.minutes(1)))
+@Suite("ImageLoader against the Sandbox", .timeLimit(.minutes(3)))
 struct ImageLoaderIntegrationTests {
   /// The PNG signature every Sandbox image starts with.
   private static let pngSignature = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])

@@ -35,7 +35,7 @@ struct PlatformUser: Decodable, Equatable {
 }
 
 /// REQUIREMENTS A2, A3, U10, U13 over real HTTP: the client against a Sandbox on 127.0.0.1.
-@Suite("Networking against the Sandbox", .timeLimit(.minutes(1)))
+@Suite("Networking against the Sandbox", .timeLimit(.minutes(3)))
 struct PlatformUsersIntegrationTests {
   @Test(
     "A user is created and read back; an id with reserved characters survives the path",

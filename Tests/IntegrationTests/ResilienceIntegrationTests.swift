@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// REQUIREMENTS E4, U8 over real HTTP: rate limits, injected failures and cancellation against the Sandbox.
-@Suite("Retries and cancellation against the Sandbox", .timeLimit(.minutes(1)))
+@Suite("Retries and cancellation against the Sandbox", .timeLimit(.minutes(3)))
 struct ResilienceIntegrationTests {
   /// Records the policy's decisions with the delay the server advertised.
   struct Observed: RequestInterceptor {

@@ -30,7 +30,7 @@ private func sandboxManager(
 }
 
 /// REQUIREMENTS U1–U13 end to end: the Sendbird-compatible facade against a Sandbox, in real time.
-@Suite("SendbirdUserManager against the Sandbox", .timeLimit(.minutes(1)))
+@Suite("SendbirdUserManager against the Sandbox", .timeLimit(.minutes(3)))
 struct SendbirdUserManagerIntegrationTests {
   @Test(
     "Create, batch create in order, update, get (cache and server) and exact nickname search",

@@ -9,7 +9,7 @@ import Testing
 
 /// REQUIREMENTS A4, A5, A6 over real HTTP: the Domain's SessionManager against the Sandbox's auth backend, with the
 /// tokens in an encrypted file store.
-@Suite("SessionManager against the Sandbox", .timeLimit(.minutes(1)))
+@Suite("SessionManager against the Sandbox", .timeLimit(.minutes(3)))
 struct SessionManagerIntegrationTests {
   @Test(
     "Login → expiry → 20 concurrent calls, exactly 1 refresh → logout revokes on the server and wipes the store",

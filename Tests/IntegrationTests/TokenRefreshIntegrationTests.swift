@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// REQUIREMENTS A4, A5 over real HTTP: the refresh interceptor against the Sandbox's auth backend.
-@Suite("Token refresh against the Sandbox", .timeLimit(.minutes(1)))
+@Suite("Token refresh against the Sandbox", .timeLimit(.minutes(3)))
 struct TokenRefreshIntegrationTests {
   @Test(
     "50 concurrent /v1/me with an expired access token: all 50 succeed and the Sandbox saw exactly 1 refresh",

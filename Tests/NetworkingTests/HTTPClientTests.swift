@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// REQUIREMENTS U10, A2, A3: typed results and typed errors, over a fake transport.
-@Suite("HTTPClient", .timeLimit(.minutes(1)))
+@Suite("HTTPClient", .timeLimit(.minutes(3)))
 struct HTTPClientTests {
   struct User: Decodable, Equatable {
     let userID: String

@@ -9,7 +9,7 @@ import Testing
 
 /// How interceptors compose: every one adapts, in order, before each attempt; the first that does not answer
 /// `doNotRetry` decides after a failure.
-@Suite("Interceptor chain", .timeLimit(.minutes(1)))
+@Suite("Interceptor chain", .timeLimit(.minutes(3)))
 struct InterceptorChainTests {
   /// Records its adapts, appends its name to the `X-Chain` header, and answers `retry` with a fixed decision.
   struct Step: RequestInterceptor {

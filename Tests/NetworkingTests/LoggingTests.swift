@@ -10,7 +10,7 @@ import Testing
 
 /// REQUIREMENTS U11: one line per request and response at debug, retries at info, failures at warning; no secret in
 /// any of them.
-@Suite("Request logging", .timeLimit(.minutes(1)))
+@Suite("Request logging", .timeLimit(.minutes(3)))
 struct LoggingTests {
   /// Every secret value is unique, so that its absence from the logs means something.
   struct SignIn: Endpoint {

@@ -11,7 +11,7 @@ import Testing
 
 /// REQUIREMENTS E6: online and offline inferred from transport outcomes, probing with backoff while offline, and a
 /// stream per subscriber; all on a TestClock.
-@Suite("NetworkMonitor", .timeLimit(.minutes(1)))
+@Suite("NetworkMonitor", .timeLimit(.minutes(3)))
 struct NetworkMonitorTests {
   let clock = TestClock()
   /// When each probe ran, in milliseconds since the test started.

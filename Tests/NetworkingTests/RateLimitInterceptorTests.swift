@@ -10,7 +10,7 @@ import Testing
 #endif
 
 /// REQUIREMENTS U8 through Networking: every attempt is admitted by a limiter, and a refusal sends nothing.
-@Suite("RateLimitInterceptor", .timeLimit(.minutes(1)))
+@Suite("RateLimitInterceptor", .timeLimit(.minutes(3)))
 struct RateLimitInterceptorTests {
   let clock = TestClock()
 

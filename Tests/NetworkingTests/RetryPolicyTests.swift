@@ -10,7 +10,7 @@ import Testing
 #endif
 
 /// REQUIREMENTS E4: backoff with jitter, Retry-After, idempotency, limits and deadlines, on a TestClock.
-@Suite("RetryPolicy", .timeLimit(.minutes(1)))
+@Suite("RetryPolicy", .timeLimit(.minutes(3)))
 struct RetryPolicyTests {
   let clock = TestClock()
   /// Jitter fixed at one half, so that the waits are exact.

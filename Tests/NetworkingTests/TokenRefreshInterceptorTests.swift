@@ -10,7 +10,7 @@ import Testing
 
 /// REQUIREMENTS A4, A5: one refresh however many requests fail, retries with the new credential, the loop guard and
 /// the end of the session reported once.
-@Suite("TokenRefreshInterceptor", .timeLimit(.minutes(1)))
+@Suite("TokenRefreshInterceptor", .timeLimit(.minutes(3)))
 struct TokenRefreshInterceptorTests {
   let clock = TestClock()
   let server = TokenServer()

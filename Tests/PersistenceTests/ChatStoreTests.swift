@@ -7,7 +7,7 @@ import Testing
 /// REQUIREMENTS C3, C5: the chat's local store on a real SQLite file: idempotent upserts, (time, id) order in pages,
 /// pending messages that become sent, lists replaced as the server lists them, eviction by last view, and a damaged
 /// or foreign file set aside, never a crash.
-@Suite("ChatStore", .timeLimit(.minutes(1)))
+@Suite("ChatStore", .timeLimit(.minutes(3)))
 struct ChatStoreTests {
   static let start = Date(timeIntervalSince1970: 1_700_000_000)
 

@@ -7,7 +7,7 @@ import Testing
 
 /// REQUIREMENTS A8: a size limit trimmed by least recent access after writes and on a timer, and expiration, driven
 /// by a test clock: no sleeps.
-@Suite("DiskCache maintenance", .timeLimit(.minutes(1)))
+@Suite("DiskCache maintenance", .timeLimit(.minutes(3)))
 struct DiskCacheMaintenanceTests {
   let directory = DiskCacheTestDirectory()
   /// 1,000 payload bytes and a header.

@@ -7,7 +7,7 @@ import Testing
 
 /// REQUIREMENTS A8: entries, sizes and access order survive a restart; opening reads the index and never lists the
 /// directory; a lost or damaged index is rebuilt from the files, off the hot path.
-@Suite("DiskCache restart", .timeLimit(.minutes(1)))
+@Suite("DiskCache restart", .timeLimit(.minutes(3)))
 struct DiskCacheRestartTests {
   let directory = DiskCacheTestDirectory()
   static let entrySize = 100 + DiskCacheEntryFile.headerSize

@@ -6,7 +6,7 @@ import Testing
 
 /// REQUIREMENTS A8: a disk cache whose files are named by hash, written atomically, checked on every read, and safe
 /// under concurrent use.
-@Suite("DiskCache", .timeLimit(.minutes(1)))
+@Suite("DiskCache", .timeLimit(.minutes(3)))
 struct DiskCacheTests {
   let directory = DiskCacheTestDirectory()
 

@@ -6,7 +6,7 @@ import Testing
 /// REQUIREMENTS E2, E3: a child process enqueues 10,000 items and is killed with SIGKILL at random moments, again and
 /// again on the same database; after each kill every item it reported as committed is present exactly once, in
 /// FIFO order, and the database passes `PRAGMA integrity_check`.
-@Suite("DurableQueue survives SIGKILL", .timeLimit(.minutes(1)))
+@Suite("DurableQueue survives SIGKILL", .timeLimit(.minutes(3)))
 struct DurableQueueCrashTests {
   static let total = 10_000
   static let killRounds = 30

@@ -4,7 +4,7 @@ import Testing
 @testable import Persistence
 
 /// REQUIREMENTS E2, E3, E5: the durable queue behind the event tracker.
-@Suite("DurableQueue", .timeLimit(.minutes(1)))
+@Suite("DurableQueue", .timeLimit(.minutes(3)))
 struct DurableQueueTests {
   struct Event: Codable, Sendable, Equatable {
     var name: String

@@ -3,7 +3,7 @@ import Persistence
 import Testing
 
 /// REQUIREMENTS A8: memory over disk; reads promote, writes go through, and the disk level survives a restart.
-@Suite("HybridCache", .timeLimit(.minutes(1)))
+@Suite("HybridCache", .timeLimit(.minutes(3)))
 struct HybridCacheTests {
   let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keel-hybrid-\(UUID().uuidString)")
 

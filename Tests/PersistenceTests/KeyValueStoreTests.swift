@@ -3,7 +3,7 @@ import Persistence
 import Testing
 
 /// REQUIREMENTS A6: non-sensitive settings in a key-value store that survives a restart.
-@Suite("KeyValueStore", .timeLimit(.minutes(1)))
+@Suite("KeyValueStore", .timeLimit(.minutes(3)))
 struct KeyValueStoreTests {
   struct Settings: Codable, Equatable {
     var applicationID: String

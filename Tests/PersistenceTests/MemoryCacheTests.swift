@@ -5,7 +5,7 @@ import Testing
 
 /// REQUIREMENTS A8, U1: an O(1) least-recently-used memory cache with cost and count limits, a time-to-live on an
 /// injected clock, oversized entries refused, statistics, and safe use from many tasks at once.
-@Suite("MemoryCache", .timeLimit(.minutes(1)))
+@Suite("MemoryCache", .timeLimit(.minutes(3)))
 struct MemoryCacheTests {
   /// The keys among `candidates` that `cache` holds. Reading them changes their recency, not which are present.
   static func keys(in cache: MemoryCache<String, Int>, among candidates: [String]) -> [String] {

@@ -5,7 +5,7 @@ import Testing
 
 /// Issue 14: every file and directory Persistence creates is owner-only from the start, whatever the umask lets
 /// through; a directory it did not create keeps its mode.
-@Suite("Owner-only files", .timeLimit(.minutes(1)))
+@Suite("Owner-only files", .timeLimit(.minutes(3)))
 struct OwnerOnlyTests {
   let root = FileManager.default.temporaryDirectory.appendingPathComponent("keel-owner-only-\(UUID().uuidString)")
 

@@ -3,7 +3,7 @@ import Persistence
 import Testing
 
 /// REQUIREMENTS A6: secrets in an encrypted, owner-only file off Apple platforms.
-@Suite("SecureStore", .timeLimit(.minutes(1)))
+@Suite("SecureStore", .timeLimit(.minutes(3)))
 struct SecureStoreTests {
   struct Tokens: Codable, Equatable {
     let access: String

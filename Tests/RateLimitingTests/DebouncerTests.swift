@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// REQUIREMENTS D1, D3: the latest call runs after a quiet interval, on an injected clock.
-@Suite("Debouncer", .timeLimit(.minutes(1)))
+@Suite("Debouncer", .timeLimit(.minutes(3)))
 struct DebouncerTests {
   let runs = TimedRuns()
 

@@ -3,7 +3,7 @@ import RateLimiting
 import TestSupport
 import Testing
 
-@Suite("Keyed rate limiter", .timeLimit(.minutes(1)))
+@Suite("Keyed rate limiter", .timeLimit(.minutes(3)))
 struct KeyedRateLimiterTests {
   @Test("Each key gets its own limiter, created once, on first use")
   func perKey() {

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// The waiter queue: its bound, FIFO order, cancellation, deadlines and invalid costs.
-@Suite("Waiter queue", .timeLimit(.minutes(1)))
+@Suite("Waiter queue", .timeLimit(.minutes(3)))
 struct QueueTests {
   /// One permit a second, burst 1, with the first permit already taken at t = 0.
   private func exhaustedLimiter(maxQueued: Int = 100) -> (TokenBucket<TestClock<Duration>>, TestClock<Duration>) {

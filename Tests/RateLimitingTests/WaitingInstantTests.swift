@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// A waiting `acquire` is admitted at the exact instant its algorithm allows, not a millisecond before or after.
-@Suite("Waiting admissions", .timeLimit(.minutes(1)))
+@Suite("Waiting admissions", .timeLimit(.minutes(3)))
 struct WaitingInstantTests {
   @Test("Token bucket: waits for the refill, cost 2 waits for two tokens")
   func tokenBucket() async {

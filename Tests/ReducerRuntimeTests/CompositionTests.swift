@@ -99,7 +99,7 @@ private func finishes(_ task: StoreTask?) async -> Bool {
   return await TaskProbe { await task.finish() }.finished() != nil
 }
 
-@Suite(.timeLimit(.minutes(1))) struct CompositionTests {
+@Suite(.timeLimit(.minutes(3))) struct CompositionTests {
   // MARK: - CombineReducers
 
   @Test("CombineReducers runs its reducers in order on one state, and runs all their effects in order")

@@ -59,7 +59,7 @@ private struct Counter: Reducer {
   }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct StoreTests {
+@Suite(.timeLimit(.minutes(3))) struct StoreTests {
   @Test("Actions are reduced in order; an effect's .send is reduced before the next outside action")
   @MainActor
   func ordering() {

@@ -52,7 +52,7 @@ private struct Ticker: Reducer {
   }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 @MainActor
 struct TestStoreTests {
   private let clock = TestClock()

@@ -5,7 +5,7 @@ import Sandbox
 import Testing
 
 /// SandboxAPI §2: login, expiry, refresh, logout, and the E02/E03/E05/E06 errors. Time is a TestClock.
-@Suite("Sandbox auth backend", .timeLimit(.minutes(1)))
+@Suite("Sandbox auth backend", .timeLimit(.minutes(3)))
 struct AuthBackendTests {
   let clock = TestClock()
   var configuration: SandboxConfiguration {

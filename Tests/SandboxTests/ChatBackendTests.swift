@@ -5,7 +5,7 @@ import Testing
 
 /// SandboxAPI §2 (sign-up, profile) and §7 (workspaces, channels, DM rooms) over real HTTP: who may see and change
 /// what, the codes of every refusal, and the embedded Sandbox keeping it all between runs.
-@Suite("Sandbox chat backend", .timeLimit(.minutes(1)))
+@Suite("Sandbox chat backend", .timeLimit(.minutes(3)))
 struct ChatBackendTests {
   /// A signed-up user: their id and a bearer header.
   struct User {

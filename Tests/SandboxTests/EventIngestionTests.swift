@@ -4,7 +4,7 @@ import Sandbox
 import Testing
 
 /// SandboxAPI §3: batches, deduplication by eventId, limits, listing and stats.
-@Suite("Sandbox event ingestion", .timeLimit(.minutes(1)))
+@Suite("Sandbox event ingestion", .timeLimit(.minutes(3)))
 struct EventIngestionTests {
   static func event(_ id: UUID = UUID(), name: String = "screen_view") -> [String: Any] {
     ["eventId": id.uuidString, "name": name, "timestamp": 1_700_000_000_000, "properties": ["screen": "home"]]

@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// SandboxAPI §5: faults (status, rate, seed, latency, dropped connections, count), stats and reset.
-@Suite("Sandbox faults and control plane", .timeLimit(.minutes(1)))
+@Suite("Sandbox faults and control plane", .timeLimit(.minutes(3)))
 struct FaultInjectionTests {
   /// A route that answers 200 to any token, for counting faults against.
   static let route = "/v1/events/stats"

@@ -4,7 +4,7 @@ import Sandbox
 import Testing
 
 /// SandboxAPI §4: valid, deterministic PNGs with caching headers.
-@Suite("Sandbox images", .timeLimit(.minutes(1)))
+@Suite("Sandbox images", .timeLimit(.minutes(3)))
 struct ImageTests {
   @Test(
     "A PNG of size × size: signature, IHDR, every CRC and the zlib stream check out", arguments: [1, 37, 256, 2_048])

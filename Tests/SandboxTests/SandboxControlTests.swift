@@ -4,7 +4,7 @@ import Sandbox
 import Testing
 
 /// `SandboxControl`, the public client of `/_sandbox` that the demo, the examples and tests use.
-@Suite("SandboxControl", .timeLimit(.minutes(1)))
+@Suite("SandboxControl", .timeLimit(.minutes(3)))
 struct SandboxControlTests {
   @Test("Faults, statistics, token expiry and reset, each through the control client")
   func controlPlane() async throws {

@@ -8,7 +8,7 @@ import Testing
   import FoundationNetworking
 #endif
 
-@Suite("Sandbox lifecycle", .timeLimit(.minutes(1)))
+@Suite("Sandbox lifecycle", .timeLimit(.minutes(3)))
 struct SandboxLifecycleTests {
   @Test("Two sandboxes start side by side on ephemeral loopback ports, each with its own data")
   func twoAtOnce() async throws {

@@ -5,7 +5,7 @@ import Sandbox
 import Testing
 
 /// `SandboxConfiguration.stateDirectory`: users and sessions outlive the Sandbox, as the CLI's embedded one needs.
-@Suite("Sandbox state kept between runs", .timeLimit(.minutes(1)))
+@Suite("Sandbox state kept between runs", .timeLimit(.minutes(3)))
 struct SandboxStateTests {
   @Test("Users and sessions survive a restart on the same state directory; expiries keep counting down")
   func restart() async throws {

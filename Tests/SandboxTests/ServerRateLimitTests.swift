@@ -5,7 +5,7 @@ import Sandbox
 import Testing
 
 /// SandboxAPI §1: per-tenant, per-route-kind limits with `X-RateLimit-*` on every `/v3` response.
-@Suite("Sandbox rate limits", .timeLimit(.minutes(1)))
+@Suite("Sandbox rate limits", .timeLimit(.minutes(3)))
 struct ServerRateLimitTests {
   @Test("More than 5 POSTs within a second: the sixth is 429 500910 with Retry-After and the X-RateLimit headers")
   func sixthPost() async throws {

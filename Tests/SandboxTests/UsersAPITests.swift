@@ -4,7 +4,7 @@ import Sandbox
 import Testing
 
 /// SandboxAPI §1: `/v3/users` success shapes, tenancy and every error code.
-@Suite("Sandbox /v3/users", .timeLimit(.minutes(1)))
+@Suite("Sandbox /v3/users", .timeLimit(.minutes(3)))
 struct UsersAPITests {
   @Test("POST creates a user with every documented field")
   func create() async throws {

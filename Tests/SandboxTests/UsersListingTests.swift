@@ -4,7 +4,7 @@ import Sandbox
 import Testing
 
 /// SandboxAPI §1: listing, pagination and filters.
-@Suite("Sandbox /v3/users listing", .timeLimit(.minutes(1)))
+@Suite("Sandbox /v3/users listing", .timeLimit(.minutes(3)))
 struct UsersListingTests {
   static let unlimited = SandboxConfiguration(rateLimitsEnabled: false, logLevel: .warning)
 

@@ -7,7 +7,7 @@ import Testing
 @testable import Domain
 
 /// REQUIREMENTS E2, E3, E5: what goes up when, in which batches.
-@Suite(.timeLimit(.minutes(1))) struct EventTrackerBatchingTests {
+@Suite(.timeLimit(.minutes(3))) struct EventTrackerBatchingTests {
   @Test("track returns with the event on disk: a second tracker on the file sees it pending")
   func durableBeforeReturn() async throws {
     let harness = try EventsHarness()

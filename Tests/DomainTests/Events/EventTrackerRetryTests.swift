@@ -8,7 +8,7 @@ import Testing
 @testable import Domain
 
 /// REQUIREMENTS E4, E6: failures, backoff, dead letters, connectivity.
-@Suite(.timeLimit(.minutes(1))) struct EventTrackerRetryTests {
+@Suite(.timeLimit(.minutes(3))) struct EventTrackerRetryTests {
   @Test("A 503 is retried after a jittered, doubling delay; success clears the error")
   func backoffSchedule() async throws {
     // GIVEN three failures in a row, and the jitter drawing 0.5 every time

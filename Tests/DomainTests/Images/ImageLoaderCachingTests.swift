@@ -11,7 +11,7 @@ import Testing
 #endif
 
 /// REQUIREMENTS A8: memory, then disk, then the network; what is cached and what is not.
-@Suite("ImageLoader caching", .timeLimit(.minutes(1)))
+@Suite("ImageLoader caching", .timeLimit(.minutes(3)))
 struct ImageLoaderCachingTests {
   @Test("A second load of a URL is a memory hit: one request")
   func memoryHit() async throws {

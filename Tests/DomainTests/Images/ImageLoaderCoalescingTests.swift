@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// REQUIREMENTS A8: concurrent loads of one URL share one request, and cancellation is per caller.
-@Suite("ImageLoader coalescing", .timeLimit(.minutes(1)))
+@Suite("ImageLoader coalescing", .timeLimit(.minutes(3)))
 struct ImageLoaderCoalescingTests {
   @Test("Ten concurrent loads of one URL share one request and all get its image")
   func coalescing() async throws {

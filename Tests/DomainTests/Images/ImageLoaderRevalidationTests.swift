@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// REQUIREMENTS A8: freshness from Cache-Control, and stale images revalidated with If-None-Match.
-@Suite("ImageLoader revalidation", .timeLimit(.minutes(1)))
+@Suite("ImageLoader revalidation", .timeLimit(.minutes(3)))
 struct ImageLoaderRevalidationTests {
   private let key = ImageLoaderHarness.url.absoluteString
 

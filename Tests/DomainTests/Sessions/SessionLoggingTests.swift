@@ -7,7 +7,7 @@ import Testing
 @testable import Domain
 
 /// Secrets never reach a log: not the password, not a token, whatever the level.
-@Suite("SessionManager: logging", .timeLimit(.minutes(1)))
+@Suite("SessionManager: logging", .timeLimit(.minutes(3)))
 struct SessionLoggingTests {
   @Test("Login, refresh, an authenticated call and logout log at trace level without a token or the password")
   func noSecretsInLogs() async throws {

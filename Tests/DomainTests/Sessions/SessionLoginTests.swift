@@ -11,7 +11,7 @@ import Testing
 #endif
 
 /// Signing in (REQUIREMENTS A6): tokens kept in the secure store, typed errors, nothing sent for bad input.
-@Suite("SessionManager: login", .timeLimit(.minutes(1)))
+@Suite("SessionManager: login", .timeLimit(.minutes(3)))
 struct SessionLoginTests {
   @Test("Login keeps the tokens in the secure store under one key and publishes loggedIn")
   func loginKeepsTokens() async throws {

@@ -11,7 +11,7 @@ import Testing
 #endif
 
 /// Signing out: revoked on the server, wiped on this device whatever the server says.
-@Suite("SessionManager: logout", .timeLimit(.minutes(1)))
+@Suite("SessionManager: logout", .timeLimit(.minutes(3)))
 struct SessionLogoutTests {
   let backend = FakeAuthBackend()
   let store = InMemorySecureStore()

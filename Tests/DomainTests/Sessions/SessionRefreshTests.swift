@@ -11,7 +11,7 @@ import Testing
 #endif
 
 /// Token refresh through the session's client (REQUIREMENTS A4, A5).
-@Suite("SessionManager: refresh", .timeLimit(.minutes(1)))
+@Suite("SessionManager: refresh", .timeLimit(.minutes(3)))
 struct SessionRefreshTests {
   let backend = FakeAuthBackend()
   let store = InMemorySecureStore()

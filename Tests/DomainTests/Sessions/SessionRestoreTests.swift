@@ -11,7 +11,7 @@ import Testing
 #endif
 
 /// A session survives a restart (REQUIREMENTS A6): a new manager on the same secure store.
-@Suite("SessionManager: restart", .timeLimit(.minutes(1)))
+@Suite("SessionManager: restart", .timeLimit(.minutes(3)))
 struct SessionRestoreTests {
   @Test("A new manager on the same encrypted store is logged in as the same user without a login request")
   func restartIsLoggedIn() async throws {

@@ -7,7 +7,7 @@ import Testing
 @testable import Domain
 
 /// The session state as an `AsyncStream` for any number of observers.
-@Suite("SessionManager: state stream", .timeLimit(.minutes(1)))
+@Suite("SessionManager: state stream", .timeLimit(.minutes(3)))
 struct SessionStateStreamTests {
   let backend = FakeAuthBackend()
 

@@ -48,6 +48,19 @@ extension ChatConfiguration {
   }
 }
 
+/// The chat's integration suites, one test at a time: each runs two users, a Sandbox and their sockets, and side by
+/// side (ten times slower under ThreadSanitizer) they starved the rest of the test run past its time limits.
+@Suite("Chat against the Sandbox", .serialized)
+enum ChatAgainstSandbox {}
+
+/// Whether the tests run under ThreadSanitizer (`make tsan` sets `KEEL_TSAN`).
+let underThreadSanitizer = ProcessInfo.processInfo.environment["KEEL_TSAN"] != nil
+
+/// How many messages and socket drops the no-loss test uses: the 200 and 50, or 60 and 15 under
+/// ThreadSanitizer (`make tsan` sets `KEEL_TSAN`), where the same test looks for races rather than counts, and its
+/// full size, ten times slower, starved the rest of the suite past their time limits on two cores.
+let chatNoLossScale: (messages: Int, drops: Int) = underThreadSanitizer ? (60, 15) : (200, 50)
+
 /// A fresh, empty directory for a chat test's user.
 func chatDirectory(_ name: String) throws -> URL {
   let directory = FileManager.default.temporaryDirectory
