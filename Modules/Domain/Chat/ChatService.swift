@@ -232,6 +232,11 @@ public final class ChatService: Sendable {
     } catch let error as NetworkError {
       throw ChatError.request(RequestFailure(error), doing: "change the nickname")
     }
+    return keepProfile(user)
+  }
+
+  /// Keeps `user` as ``profile`` in the settings (a failure is logged: the server has the change) and returns it.
+  private func keepProfile(_ user: SessionUser) -> SessionUser {
     do {
       try settings?.set(user, forKey: Self.profileKey)
     } catch {
@@ -267,12 +272,7 @@ public final class ChatService: Sendable {
     } catch let error as NetworkError {
       throw ChatError.request(RequestFailure(error), doing: "upload the profile image")
     }
-    do {
-      try settings?.set(user, forKey: Self.profileKey)
-    } catch {
-      logger.warning("The new profile cannot be kept in the settings: \(error)")
-    }
-    return user
+    return keepProfile(user)
   }
 
   // MARK: - Calls

@@ -53,6 +53,8 @@ public final class EventTracker: Sendable {
   let logger: Logger
   let broadcast: Broadcast<DeliveryStatus>
   let control = Locked(Control())
+  /// Wakes the uploader: an event crossed the flush count, a flush was asked for, connectivity changed.
+  let wakeSignal = WakeSignal()
   /// The furthest a retry date this tracker sets can be: anything later was set by a clock that moved since.
   var longestWait: Duration { max(configuration.maxRetryDelay, DeliveryBackoff.longestRetryAfter) + .seconds(60) }
   private let tasks = Locked<[Task<Void, Never>]>([])
@@ -62,13 +64,11 @@ public final class EventTracker: Sendable {
   /// an earlier run left pending.
   let startup: Task<Int, Never>
 
-  /// What the tracking side tells the uploader, and how the uploader waits.
+  /// What the tracking side tells the uploader.
   struct Control {
     var trackedSinceUpload = 0
     var flushRequested = false
     var flushWaiters: [CheckedContinuation<Void, Never>] = []
-    var wakeup: CheckedContinuation<Void, Never>?
-    var woken = false
     var isShutDown = false
   }
 

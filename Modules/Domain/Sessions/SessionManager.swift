@@ -126,12 +126,9 @@ public final class SessionManager: Sendable {
     } catch let error as NetworkError {
       throw Self.loginFailure(RequestFailure(error))
     }
-    let fresh = Credentials(
-      accessToken: response.accessToken, refreshToken: response.refreshToken, expiresIn: response.expiresIn,
-      user: response.user, now: now())
-    try start(fresh)
-    logger.info("Signed in as \(fresh.user.id).")
-    return fresh.user
+    let user = try start(response)
+    logger.info("Signed in as \(user.id).")
+    return user
   }
 
   /// Creates an account and signs in with it, replacing any current session (as ``login(email:password:)``).
@@ -165,12 +162,9 @@ public final class SessionManager: Sendable {
       let failure = RequestFailure(error)
       throw SessionError(.requestFailed, "Cannot sign up: \(failure)", requestFailure: failure)
     }
-    let fresh = Credentials(
-      accessToken: response.accessToken, refreshToken: response.refreshToken, expiresIn: response.expiresIn,
-      user: response.user, now: now())
-    try start(fresh)
-    logger.info("Signed up and in as \(fresh.user.id).")
-    return fresh.user
+    let user = try start(response)
+    logger.info("Signed up and in as \(user.id).")
+    return user
   }
 
   /// The signed-in user as the server sees them (`GET /v1/me`): an authenticated call through ``client``.
@@ -225,6 +219,15 @@ public final class SessionManager: Sendable {
         requestFailure: failure)
     }
     return SessionError(.requestFailed, "Cannot sign in: \(failure)", requestFailure: failure)
+  }
+
+  /// Starts the session a sign-in or sign-up answered with, and returns its user.
+  private func start(_ response: LoginResponse) throws -> SessionUser {
+    let fresh = Credentials(
+      accessToken: response.accessToken, refreshToken: response.refreshToken, expiresIn: response.expiresIn,
+      user: response.user, now: now())
+    try start(fresh)
+    return fresh.user
   }
 
   /// Keeps `fresh` in the secure store, then makes it the session; nothing changes if the store fails.
