@@ -190,7 +190,7 @@ public final class HTTPClient: Sendable {
   /// The file a request's body is streamed from, and the transport that streams it; `nil` for a body in memory.
   private func fileUpload(of endpoint: any Endpoint) throws -> (URL, any FileTransferTransport)? {
     guard let file = endpoint.body.file else { return nil }
-    guard let files = transport as? any FileTransferTransport else {
+    guard let files = transport.fileTransfers else {
       throw NetworkError.invalidRequest(
         "cannot send \(endpoint.method) \(endpoint.path): its body is a file, and \(type(of: transport)) cannot "
           + "stream one (it is not a FileTransferTransport); nothing was sent")

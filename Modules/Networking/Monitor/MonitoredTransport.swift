@@ -42,4 +42,50 @@ public struct MonitoredTransport: HTTPTransport {
     monitor.recordResponse()
     return response
   }
+
+  /// The base's file transfers, reporting each outcome to ``monitor`` too; `nil` when the base has none.
+  public var fileTransfers: (any FileTransferTransport)? {
+    guard let files = base.fileTransfers else { return nil }
+    return MonitoredFileTransfers(base: files, monitor: monitor)
+  }
+}
+
+/// A ``FileTransferTransport`` that reports how each transfer went to an ``InferredNetworkMonitor``, as
+/// ``MonitoredTransport`` does for requests.
+struct MonitoredFileTransfers: FileTransferTransport {
+  let base: any FileTransferTransport
+  let monitor: InferredNetworkMonitor
+
+  func send(_ request: URLRequest) async throws -> RawResponse {
+    try await MonitoredTransport(base, reportingTo: monitor).send(request)
+  }
+
+  func download(_ request: URLRequest, to destination: URL) -> TransferEvents {
+    reported(base.download(request, to: destination))
+  }
+
+  func upload(_ request: URLRequest, fromFile source: URL) -> TransferEvents {
+    reported(base.upload(request, fromFile: source))
+  }
+
+  /// `events` as they come, the response or the failure reported once the transfer ends; cancelling the reader
+  /// cancels the transfer.
+  private func reported(_ events: TransferEvents) -> TransferEvents {
+    let (stream, continuation) = AsyncThrowingStream.makeStream(of: TransferEvent.self)
+    let monitor = monitor
+    let forwarding = Task {
+      do {
+        for try await event in events {
+          if case .completed = event { monitor.recordResponse() }
+          continuation.yield(event)
+        }
+        continuation.finish()
+      } catch {
+        if !Task.isCancelled { monitor.recordFailure(error) }
+        continuation.finish(throwing: error)
+      }
+    }
+    continuation.onTermination = { _ in forwarding.cancel() }
+    return TransferEvents(stream)
+  }
 }

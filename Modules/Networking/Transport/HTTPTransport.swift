@@ -11,6 +11,17 @@ import Foundation
 public protocol HTTPTransport: Sendable {
   /// Sends `request` and returns the response, or throws `URLError` (or `CancellationError`) when there is none.
   func send(_ request: URLRequest) async throws -> RawResponse
+
+  /// What streams bodies to and from files through this transport, or `nil` when it cannot (``HTTPClient`` then
+  /// refuses a file body before sending). By default the transport itself when it is a ``FileTransferTransport``; a
+  /// transport that wraps another (``MonitoredTransport``, one that adds a header) returns its base's, wrapped the
+  /// same way, so that wrapping never loses file transfers.
+  var fileTransfers: (any FileTransferTransport)? { get }
+}
+
+extension HTTPTransport {
+  /// The transport itself when it is a ``FileTransferTransport``, else `nil`.
+  public var fileTransfers: (any FileTransferTransport)? { self as? any FileTransferTransport }
 }
 
 /// A response as it came back: status, headers and body.
