@@ -53,6 +53,16 @@ public struct SandboxConfiguration: Sendable {
   /// call a silent server dead; 20 s by default, as Socket.IO's.
   public var socketIOPingTimeout: Duration = .seconds(20)
 
+  /// Whether the chat backend starts with a workspace to try when it has none: "Keel", owned by the first configured
+  /// account (by email), every configured account a member, `#general` with all of them, `#random` with the owner
+  /// alone, and a DM room between the first two. The `keel` CLI's Sandboxes turn it on with ``tryingAccounts``;
+  /// off by default, so that tests start empty.
+  public var seedsChat = false
+
+  /// Two accounts to try the chat with, `ada@keel.dev` (`ada-password`) and `demo@keel.dev` (`demo-password`): what
+  /// the `keel` CLI's Sandboxes sign in with.
+  public static let tryingAccounts = ["ada@keel.dev": "ada-password", "demo@keel.dev": "demo-password"]
+
   /// A new key for ``accessKey`` or ``controlKey``: 32 bytes from the system's random generator, as 64 hex digits.
   public static func randomKey() -> String {
     var generator = SystemRandomNumberGenerator()

@@ -7,17 +7,33 @@ import KeelBasics
 struct ChatBackend: Sendable {
   let auth: AuthBackend
   let state = Locked(ChatState())
-  /// The images of messages, by id.
-  let images = ChatImages()
+  /// The images of messages and profiles, by id.
+  let images: ChatImages
+  /// The users a workspace to try is made for when the backend has none (``ChatState/seed(userIDs:now:)``); empty
+  /// for none.
+  let seedUserIDs: [String]
 
   /// Emits an event (`message`) with a payload to every socket of the users given.
   let push: @Sendable (_ event: String, _ userIDs: [String], _ payload: JSONValue) -> Void
 
+  /// A backend of `auth`'s users, its images in `imagesDirectory` (in memory when `nil`), that pushes through `push`;
+  /// with `seedUserIDs`, it starts with a workspace for them to try.
   init(
-    auth: AuthBackend, push: @escaping @Sendable (_ event: String, _ userIDs: [String], _ payload: JSONValue) -> Void
+    auth: AuthBackend, imagesDirectory: URL? = nil, seedUserIDs: [String] = [],
+    push: @escaping @Sendable (_ event: String, _ userIDs: [String], _ payload: JSONValue) -> Void
   ) {
     self.auth = auth
     self.push = push
+    self.seedUserIDs = seedUserIDs
+    images = ChatImages(directory: imagesDirectory)
+    seed()
+  }
+
+  /// Makes the workspace to try, if there are users to make it for and no workspace yet.
+  private func seed() {
+    guard !seedUserIDs.isEmpty else { return }
+    let now = Int64((Date().timeIntervalSince1970 * 1_000).rounded(.down))
+    state.withLock { $0.seed(userIDs: seedUserIDs, now: now) }
   }
 
   var routes: [Route] {
@@ -46,13 +62,17 @@ struct ChatBackend: Sendable {
   func reset() {
     state.withLock { $0 = ChatState() }
     images.reset()
+    seed()
   }
 
   /// Everything, to be kept between runs.
   var snapshot: ChatState { state.withLock { $0 } }
 
   /// Puts back a snapshot.
-  func restore(_ snapshot: ChatState) { state.withLock { $0 = snapshot } }
+  func restore(_ snapshot: ChatState) {
+    state.withLock { $0 = snapshot }
+    seed()
+  }
 
   // MARK: - Workspaces
 

@@ -3,42 +3,122 @@ import Foundation
 import HTTPTypes
 import KeelBasics
 
-/// The images of chat messages, held in memory by id, each with the `ETag` it is served with (SandboxAPI §7).
-/// Bounded in total: past ``maxTotalSize`` a send is refused (E507) rather than grow the process.
+/// The images of chat messages and profiles, by id, each with the `ETag` it is served with (SandboxAPI §7): in memory,
+/// or with a directory (the embedded Sandbox's state directory) one owner-only file each, kept between runs like the
+/// messages that carry them. Bounded in total: past ``maxTotalSize`` a send is refused (E507) rather than grow the
+/// process or the disk.
 final class ChatImages: Sendable {
   struct Image: Sendable {
-    /// The conversation whose message carries it: only its members may fetch it.
+    /// The conversation whose message carries it (``ChatBackend/profileScope`` for a profile image): only its
+    /// members may fetch it.
     let conversationID: String
     let data: Data
     let contentType: String
     let etag: String
   }
 
+  /// What is known of an image without reading it; its bytes too when there is no directory.
+  private struct Entry: Sendable {
+    let conversationID: String
+    let contentType: String
+    let etag: String
+    let size: Int
+    let data: Data?
+  }
+
   /// The most bytes of images held at once.
   static let maxTotalSize = 256 << 20
 
-  private let images = Locked([String: Image]())
+  /// Where the images are kept, one file each; `nil` keeps them in memory.
+  let directory: URL?
+  private let entries: Locked<[String: Entry]>
+
+  /// Images in memory, or in `directory`, whose files an earlier run left are read back (their names say whose
+  /// and what type each is; anything else there is left alone).
+  init(directory: URL? = nil) {
+    self.directory = directory
+    var found: [String: Entry] = [:]
+    if let directory {
+      try? OwnerOnlyFiles.makeDirectory(directory)
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+      for name in names {
+        guard let (id, conversationID, type) = Self.parse(name),
+          let data = try? Data(contentsOf: directory.appendingPathComponent(name))
+        else { continue }
+        found[id] = Entry(
+          conversationID: conversationID, contentType: type, etag: Self.etag(data), size: data.count, data: nil)
+      }
+    }
+    entries = Locked(found)
+  }
 
   /// Keeps `data` as the image `id` of a message in `conversationID`.
   ///
-  /// - Throws: E507 when the images held would pass ``maxTotalSize``.
+  /// - Throws: E507 when the images held would pass ``maxTotalSize``, or the directory cannot take the file.
   func store(_ data: Data, contentType: String, conversationID: String, as id: String) throws {
-    let digest = SHA256.hash(data: data).prefix(12).map { String(format: "%02x", $0) }.joined()
-    try images.withLock { images in
-      let total = images.values.reduce(0) { $0 + $1.data.count }
+    let entry = Entry(
+      conversationID: conversationID, contentType: contentType, etag: Self.etag(data), size: data.count,
+      data: directory == nil ? data : nil)
+    try entries.withLock { entries in
+      let total = entries.values.reduce(0) { $0 + $1.size }
       guard total + data.count <= Self.maxTotalSize else { throw BackendError.full("images") }
-      images[id] = Image(conversationID: conversationID, data: data, contentType: contentType, etag: "\"\(digest)\"")
+      if let directory {
+        do {
+          try OwnerOnlyFiles.write(data, to: Self.file(id, entry, in: directory), synchronously: false)
+        } catch {
+          throw BackendError.full("images")
+        }
+      }
+      entries[id] = entry
     }
   }
 
   /// The image `id`.
-  func image(_ id: String) -> Image? { images.withLock { $0[id] } }
+  func image(_ id: String) -> Image? {
+    guard let entry = entries.withLock({ $0[id] }) else { return nil }
+    let data: Data?
+    if let directory {
+      data = try? Data(contentsOf: Self.file(id, entry, in: directory))
+    } else {
+      data = entry.data
+    }
+    return data.map {
+      Image(conversationID: entry.conversationID, data: $0, contentType: entry.contentType, etag: entry.etag)
+    }
+  }
 
   /// Forgets the images `ids`.
-  func remove(_ ids: [String]) { images.withLock { images in for id in ids { images[id] = nil } } }
+  func remove(_ ids: [String]) {
+    let removed = entries.withLock { entries in
+      ids.compactMap { id in entries.removeValue(forKey: id).map { (id, $0) } }
+    }
+    guard let directory else { return }
+    for (id, entry) in removed { try? FileManager.default.removeItem(at: Self.file(id, entry, in: directory)) }
+  }
 
   /// Forgets every image.
-  func reset() { images.withLock { $0 = [:] } }
+  func reset() { remove(entries.withLock { Array($0.keys) }) }
+
+  /// An image's file: `<id>~<conversation>.<type>`, the conversation `_` for a profile image.
+  private static func file(_ id: String, _ entry: Entry, in directory: URL) -> URL {
+    let scope = entry.conversationID.isEmpty ? "_" : entry.conversationID
+    let type = entry.contentType.split(separator: "/").last.map(String.init) ?? "bin"
+    return directory.appendingPathComponent("\(id)~\(scope).\(type)")
+  }
+
+  /// The id, conversation and content type a file's name holds, or `nil` for a name that is not an image's.
+  private static func parse(_ name: String) -> (String, String, String)? {
+    let parts = name.split(separator: "~", maxSplits: 1)
+    guard parts.count == 2, let dot = parts[1].lastIndex(of: ".") else { return nil }
+    let scope = String(parts[1][..<dot])
+    let type = "image/" + parts[1][parts[1].index(after: dot)...]
+    guard ["image/png", "image/jpeg", "image/gif", "image/webp"].contains(type), !scope.isEmpty else { return nil }
+    return (String(parts[0]), scope == "_" ? "" : scope, type)
+  }
+
+  private static func etag(_ data: Data) -> String {
+    "\"" + SHA256.hash(data: data).prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
+  }
 
   /// `image` as an answer: its bytes, `Content-Type`, `ETag` and `Cache-Control: private, max-age=3600`; 304 with
   /// no body when `ifNoneMatch` is its tag.

@@ -36,7 +36,13 @@ struct SandboxResponder: HTTPResponder {
     let realtime = SocketIOHub(
       pingInterval: configuration.socketIOPingInterval, pingTimeout: configuration.socketIOPingTimeout,
       refusal: { auth.socketRefusal($0) }, userID: { auth.socketUserID($0) })
-    let chat = ChatBackend(auth: auth) { event, users, payload in
+    let seedUserIDs =
+      configuration.seedsChat
+      ? configuration.accounts.keys.sorted().compactMap { auth.directory.account(email: $0)?.id } : []
+    let chat = ChatBackend(
+      auth: auth, imagesDirectory: stateFile?.url.deletingLastPathComponent().appendingPathComponent("chat-images"),
+      seedUserIDs: seedUserIDs
+    ) { event, users, payload in
       guard let args = try? SocketValue.resolving(payload, attachments: nil) else { return }
       for user in users { realtime.push(namespace: "/", room: SocketIOHub.userRoom(user), event: event, args: [args]) }
     }
@@ -85,6 +91,8 @@ struct SandboxResponder: HTTPResponder {
         }
       }
     }
+    // A workspace made to try is kept at once, so that the next run serves the same one.
+    if configuration.seedsChat { persistence?() }
   }
 
   func respond(to request: Request, context: Context) async throws -> Response {
