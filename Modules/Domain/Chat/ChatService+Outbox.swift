@@ -85,6 +85,30 @@ extension ChatService {
     wakeup.signal()
   }
 
+  /// Waits until the outbox has sent or failed `message` (one ``send(_:images:to:)`` returned, or any of the signed-in
+  /// user's with a client message id), and returns it so: sent with the server's id and time, or failed with the
+  /// reason. Returns at once for a message settled already; returns it pending when the calling task is cancelled
+  /// first (the outbox keeps it either way).
+  public func outcome(of message: ChatStore.Message) async -> ChatStore.Message {
+    guard let clientMessageID = message.clientMessageID else { return message }
+    let updates = settled.updates()  // before the store is read, so that nothing settles unseen in between
+    guard !control.withLock({ $0.isShutDown }) else { return message }
+    if let stored = try? await store.message(
+      clientMessageID: clientMessageID, in: message.conversationID, from: message.senderID),
+      stored.state != .pending
+    {
+      return stored
+    }
+    for await case let settled? in updates where settled.clientMessageID == clientMessageID {
+      return settled
+    }
+    return message
+  }
+
+  /// Why the outbox's last attempt to send failed for a while (no network, a failing server), or `nil` when its last
+  /// attempt succeeded: for a "waiting for the network" banner, or a tool that gives up waiting.
+  public var outboxProblem: String? { retryReason.withLock { $0 } }
+
   /// How many messages wait in the outbox.
   public func outboxCount() async throws -> Int {
     try await stored("count the outbox") { try await outbox.count() }
@@ -158,6 +182,8 @@ extension ChatService {
       do {
         item = try await outbox.peek(limit: 1).first
       } catch {
+        // Shutting down: a read cut short says nothing about the outbox.
+        if error is CancellationError || Task.isCancelled { return }
         logger.error("Cannot read the outbox; trying again: \(error)")
         await wakeup.wait(orAfter: configuration.maxRetryDelay, sleep: sleep)
         continue
@@ -171,6 +197,7 @@ extension ChatService {
       switch outcome {
       case .sent(let message):
         failures = 0
+        retryReason.withLock { $0 = nil }
         await settle(item, as: message)
       case .refused(let reason):
         failures = 0
@@ -180,6 +207,7 @@ extension ChatService {
         failed.failureReason = reason
         await settle(item, as: failed)
       case .retry(let reason):
+        retryReason.withLock { $0 = reason }
         failures += 1
         let delay = min(configuration.retryDelay * (1 << min(failures - 1, 16)), configuration.maxRetryDelay)
         logger.info("Message \(item.element.clientMessageID) waits \(delay) to be sent again: \(reason)")
@@ -198,6 +226,7 @@ extension ChatService {
       logger.error("Cannot take message \(item.element.clientMessageID) off the outbox; it goes again: \(error)")
       return
     }
+    _ = settled.publish(message)
     // A failed message keeps its image copies for `resend(_:)`.
     if message.state == .sent { removeImages(item.element.images) }
   }

@@ -63,6 +63,10 @@ public final class ChatService: Sendable {
   let wakeup = WakeSignal()
   /// The socket's last access token, which a refusal for an expired token names to the session manager.
   let socketToken = Locked<String?>(nil)
+  /// The last message the outbox sent or failed, for ``outcome(of:)``.
+  let settled = Broadcast<ChatStore.Message?>(nil)
+  /// Why the outbox's last attempt failed for now; `nil` once one succeeds.
+  let retryReason = Locked<String?>(nil)
 
   /// What changes while the service runs.
   struct Control {
@@ -179,6 +183,7 @@ public final class ChatService: Sendable {
     await socket.disconnect()
     for sync in syncs { await sync.stop() }
     for task in tasks { await task.value }
+    settled.finish()
   }
 
   // MARK: - Settings

@@ -23,11 +23,16 @@ extension Dependencies {
     public var now: @Sendable () -> Date
     /// Where every service logs.
     public var logger: Logger
+    /// What the chat's socket connects through.
+    public var webSocket: any WebSocketTransport
+    /// Where the chat keeps its last workspace and the profile; `nil` keeps them for no longer than the service.
+    public var settings: (any KeyValueStore)?
 
     /// An environment of the given collaborators: what tests pass to ``Dependencies/wired(configuration:environment:)``.
     public init(
       transport: any HTTPTransport, monitor: any NetworkMonitor, secureStore: any SecureStore, dataDirectory: URL?,
-      clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, logger: Logger
+      clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, logger: Logger,
+      webSocket: any WebSocketTransport = URLSessionWebSocketTransport(), settings: (any KeyValueStore)? = nil
     ) {
       self.transport = transport
       self.monitor = monitor
@@ -36,6 +41,8 @@ extension Dependencies {
       self.clock = clock
       self.now = now
       self.logger = logger
+      self.webSocket = webSocket
+      self.settings = settings
     }
   }
 }

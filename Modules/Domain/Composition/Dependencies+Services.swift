@@ -71,6 +71,26 @@ extension Dependencies {
       clock: environment.clock, now: environment.now, logger: environment.logger)
   }
 
+  static func makeChat(
+    _ configuration: KeelConfiguration, _ environment: Environment, sessions: SessionManager,
+    scratch: ScratchDirectory
+  ) throws -> ChatService {
+    guard let baseURL = configuration.backendBaseURL else {
+      throw ChatError(.invalidInput, "The chat needs KeelConfiguration.backendBaseURL: where its backend is.")
+    }
+    let directory: URL
+    do {
+      directory =
+        try environment.dataDirectory?.appendingPathComponent("chat", isDirectory: true) ?? scratch.folder("chat")
+    } catch {
+      throw ChatError.storage(error, doing: "find a directory for the chat's store")
+    }
+    return try ChatService(
+      baseURL: baseURL, sessions: sessions, socketTransport: environment.webSocket, directory: directory,
+      settings: environment.settings, networkMonitor: environment.monitor, configuration: configuration.chat,
+      clock: environment.clock, now: environment.now, logger: environment.logger)
+  }
+
   private static func usersLimiter<C: Clock<Duration>>(
     _ configuration: KeelConfiguration, clock: C
   ) -> any RateLimiter {

@@ -36,6 +36,7 @@ public final class Dependencies: Sendable {
   /// Built on first use like the others, but their builds can fail, and a failed one is tried again on the next use.
   private let imagesService: Lazy<ImageLoader, any Error>
   private let eventsService: Lazy<EventTracker, any Error>
+  private let chatService: Lazy<ChatService, any Error>
   /// Where the image cache and the event queue go when there is no data directory; removed with this object.
   private let scratch: ScratchDirectory
 
@@ -48,6 +49,8 @@ public final class Dependencies: Sendable {
     sessionsService = Lazy { Self.makeSessions(configuration, environment) }
     imagesService = Lazy { try Self.makeImages(configuration, environment, scratch: scratch) }
     eventsService = Lazy { try Self.makeEvents(configuration, environment, scratch: scratch) }
+    let sessions = sessionsService
+    chatService = Lazy { try Self.makeChat(configuration, environment, sessions: sessions.value(), scratch: scratch) }
   }
 
   /// The user manager (U1–U13).
@@ -71,6 +74,24 @@ public final class Dependencies: Sendable {
     get throws { try eventsService.value() }
   }
 
+  /// The chat (C1–C6) on the backend at ``KeelConfiguration/backendBaseURL``, signed in with ``sessions``: built on
+  /// first use, when its outbox starts sending what an earlier run left. Its store and outbox are kept in the data
+  /// directory's `chat` folder, the last workspace and the profile in `settings.json`.
+  ///
+  /// - Throws: ``ChatError`` of kind ``ChatError/Kind/invalidInput`` when there is no backend, or
+  ///   ``ChatError/Kind/storage`` when no directory can hold its store. The next use tries again.
+  public var chat: ChatService {
+    get throws { try chatService.value() }
+  }
+
+  /// Stops what runs on its own — the chat's outbox and socket, the event tracker's uploader — if they were built,
+  /// and waits for them: call it before the process ends or the object goes. What they had not sent stays queued
+  /// for the next run.
+  public func shutDown() async {
+    await chatService.built?.shutDown()
+    await eventsService.built?.shutDown()
+  }
+
   /// The logger every service logs through.
   public var logger: Logger { environment.logger }
 
@@ -92,7 +113,9 @@ public final class Dependencies: Sendable {
     let (transport, monitor) = liveNetwork(configuration, logger: logger)
     let environment = Environment(
       transport: transport, monitor: monitor, secureStore: liveSecureStore(in: directory, logger: logger),
-      dataDirectory: directory, clock: ContinuousClock(), now: { Date() }, logger: logger)
+      dataDirectory: directory, clock: ContinuousClock(), now: { Date() }, logger: logger,
+      webSocket: configuration.webSocketTransport ?? URLSessionWebSocketTransport(),
+      settings: liveSettings(in: directory, logger: logger))
     return wired(configuration: configuration, environment: environment)
   }
 
@@ -118,6 +141,17 @@ public final class Dependencies: Sendable {
       let monitor = InferredNetworkMonitor(probe: probe, clock: ContinuousClock(), logger: logger)
       return (MonitoredTransport(base, reportingTo: monitor), monitor)
     #endif
+  }
+
+  /// `settings.json` in `directory`; `nil`, logged, when there is no directory or the file cannot be read.
+  private static func liveSettings(in directory: URL?, logger: Logger) -> (any KeyValueStore)? {
+    guard let directory else { return nil }
+    do {
+      return try FileKeyValueStore(url: directory.appendingPathComponent("settings.json"))
+    } catch {
+      logger.error("The settings file cannot be read; the chat's settings are not kept this run: \(error)")
+      return nil
+    }
   }
 
   /// The Keychain on Apple platforms; elsewhere an encrypted owner-only file in `directory`, set aside and started

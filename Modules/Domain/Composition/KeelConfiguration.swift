@@ -46,6 +46,12 @@ public struct KeelConfiguration: Sendable {
   /// a header its gateway wants, pin certificates or record traffic; on Linux it is still watched by the network
   /// monitor.
   public var transport: (any HTTPTransport)?
+  /// What the chat's socket connects through; `nil`, the default, is `URLSessionWebSocketTransport`, the system's
+  /// WebSocket on Apple platforms. On Linux, where libcurl has no WebSocket, pass NIOTransports'
+  /// `NIOWebSocketTransport`.
+  public var webSocketTransport: (any WebSocketTransport)?
+  /// The chat's pages, catch-up bound, store size and retries.
+  public var chat: ChatConfiguration
 
   /// A configuration; every parameter has the default its property describes.
   public init(
@@ -54,7 +60,8 @@ public struct KeelConfiguration: Sendable {
     usersQueueCapacity: Int = UserManager.queueCapacity,
     eventsBaseURL: URL? = nil, eventsAPIToken: String? = nil, events: EventTrackerConfiguration = .init(),
     imageCache: ImageCacheLimits = ImageCacheLimits(), logLevel: Logger.Level = .info,
-    transport: (any HTTPTransport)? = nil
+    transport: (any HTTPTransport)? = nil, webSocketTransport: (any WebSocketTransport)? = nil,
+    chat: ChatConfiguration = ChatConfiguration()
   ) {
     self.sendbirdBaseURL = sendbirdBaseURL
     self.backendBaseURL = backendBaseURL
@@ -67,6 +74,8 @@ public struct KeelConfiguration: Sendable {
     self.imageCache = imageCache
     self.logLevel = logLevel
     self.transport = transport
+    self.webSocketTransport = webSocketTransport
+    self.chat = chat
   }
 
   /// The data directory, or the default one when none is set.

@@ -20,4 +20,7 @@ final class Lazy<Value: Sendable, Failure: Error>: Sendable {
     }
     return try outcome.get()
   }
+
+  /// The value if it was built, without building it.
+  var built: Value? { state.withLock { $0 } }
 }
