@@ -218,13 +218,13 @@ let package = Package(
     // The app's features, built on the runtime and Domain.
     .target(
       name: "Features",
-      dependencies: ["ReducerRuntime", "Domain"],
+      dependencies: ["ReducerRuntime", "Domain", "Persistence"],
       path: "Modules/Features",
       swiftSettings: swiftSettings
     ),
     .testTarget(
       name: "FeaturesTests",
-      dependencies: ["Features", "FeaturesTesting", "Domain", "RateLimiting", "TestSupport", clocks],
+      dependencies: ["Features", "FeaturesTesting", "Domain", "Persistence", "RateLimiting", "TestSupport", clocks],
       path: "Tests/FeaturesTests",
       swiftSettings: swiftSettings
     ),
@@ -234,8 +234,8 @@ let package = Package(
     .testTarget(
       name: "IntegrationTests",
       dependencies: [
-        "Networking", "NIOTransports", "Persistence", "Domain", "Features", "Sandbox", "TestSupport", logging, clocks,
-        "DomainCrashHelper", "CrashFixtures",
+        "Networking", "NIOTransports", "Persistence", "Realtime", "Domain", "Features", "Sandbox", "TestSupport",
+        logging, clocks, "DomainCrashHelper", "CrashFixtures",
       ],
       path: "Tests/IntegrationTests",
       swiftSettings: swiftSettings
@@ -316,6 +316,14 @@ let package = Package(
       name: "ImageCacheExample",
       dependencies: ["ExampleSupport", "Domain", "Networking", "NIOTransports", "Sandbox", logging],
       path: "Examples/ImageCacheExample",
+      swiftSettings: swiftSettings
+    ),
+    .executableTarget(
+      name: "ChatExample",
+      dependencies: [
+        "ExampleSupport", "Domain", "Networking", "NIOTransports", "Persistence", "Sandbox", basics, logging,
+      ],
+      path: "Examples/ChatExample",
       swiftSettings: swiftSettings
     ),
     .executableTarget(

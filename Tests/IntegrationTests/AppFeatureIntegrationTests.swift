@@ -70,6 +70,7 @@ struct AppFeatureIntegrationTests {
     #expect(await waitUntil(store) { $0.screen == .login })
     #expect(store.state.session.errorMessage == SessionFeature.expiredMessage)
     #expect(store.state.search == nil && store.state.userImport == nil)
+    await dependencies.shutDown()
     await sandbox.stop()
   }
 }

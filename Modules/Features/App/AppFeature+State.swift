@@ -13,6 +13,8 @@ extension AppFeature {
     public var selectedUser: User?
     /// What the last import did, finished, cancelled, or cut short when the session ended.
     public var lastImportReport: UserImportFeature.Report?
+    /// The chat, while someone is signed in (when the app has one).
+    public var chat: ChatFeature.State?
 
     /// An app with nobody signed in.
     public init(session: SessionFeature.State = SessionFeature.State()) {

@@ -1,9 +1,10 @@
 import Domain
 
-/// The app: ``SessionFeature`` always, and for a signed-in user ``UserSearchFeature`` and ``UserImportFeature``
-/// (REQUIREMENTS F1–F3).
+/// The app: ``SessionFeature`` always, and for a signed-in user ``UserSearchFeature``, ``UserImportFeature`` and,
+/// when the app has one, ``ChatFeature`` (REQUIREMENTS F1–F3).
 ///
-/// - Signing in shows the home screen with an empty search.
+/// - Signing in shows the home screen with an empty search, and the chat: the last workspace, its channels, then
+///   the conversation the user opens.
 /// - Signing out, or the session expiring, resets every signed-in child: their state goes, their effects are
 ///   cancelled (a search in flight, an import half done), and the sign-in form shows. An import cut short this way
 ///   leaves its report in ``State/lastImportReport``.
@@ -34,6 +35,8 @@ public struct AppFeature: Reducer {
     case search(UserSearchFeature.Action)
     /// An action of the import.
     case userImport(UserImportFeature.Action)
+    /// An action of the chat.
+    case chat(ChatFeature.Action)
 
     /// What the user does on screen.
     public enum View: Equatable, Sendable {
@@ -43,25 +46,34 @@ public struct AppFeature: Reducer {
       case importTapped([UserCreationParams])
       /// Close the import screen; an import still running is cancelled.
       case importDismissed
+      /// The app's scene phase changed (`scenePhase` on Apple platforms): passed on to the chat.
+      case scenePhaseChanged(ChatFeature.ScenePhase)
     }
   }
 
   private let session: SessionFeature
   private let search: UserSearchFeature
   private let userImport: UserImportFeature
+  /// The chat, or `nil` for an app without one.
+  private let chat: ChatFeature?
 
-  /// An app made of its three features.
-  public init(session: SessionFeature, search: UserSearchFeature, userImport: UserImportFeature) {
+  /// An app made of its features; without `chat`, signing in shows no chat.
+  public init(
+    session: SessionFeature, search: UserSearchFeature, userImport: UserImportFeature, chat: ChatFeature? = nil
+  ) {
     self.session = session
     self.search = search
     self.userImport = userImport
+    self.chat = chat
   }
 
-  /// The app on `dependencies`' session and user managers, measuring time on `clock`.
+  /// The app on `dependencies`' session and user managers and its chat (when the configuration has a backend for
+  /// it), measuring time on `clock`.
   public static func live(dependencies: Dependencies, clock: any Clock<Duration>) -> AppFeature {
     AppFeature(
       session: .live(sessions: dependencies.sessions), search: .live(users: dependencies.users, clock: clock),
-      userImport: .live(users: dependencies.users, clock: clock))
+      userImport: .live(users: dependencies.users, clock: clock),
+      chat: (try? dependencies.chat).map { ChatFeature(client: .live($0)) })
   }
 
   /// Runs the child an action is for, then the app's own logic.
@@ -82,6 +94,10 @@ public struct AppFeature: Reducer {
     ) {
       userImport
     }
+    .ifLet(\.chat, action: { if case .chat(let action) = $0 { action } else { nil } }, embed: Action.chat) {
+      // Never run without a chat: its state is only made when there is one.
+      chat.map(Reduce.init) ?? Reduce { _, _ in .none }
+    }
     .reduce(into: &state, action: action)
   }
 
@@ -97,14 +113,19 @@ public struct AppFeature: Reducer {
       if let running = state.userImport, running.phase == .importing { state.lastImportReport = running.cutShort }
       state.userImport = nil
       return .none
-    case .session(.delegate(.signedIn)):
+    case .view(.scenePhaseChanged(let phase)):
+      return state.chat == nil ? .none : .send(.chat(.view(.scenePhaseChanged(phase))))
+    case .session(.delegate(.signedIn(let user))):
       state.search = UserSearchFeature.State()
-      return .none
+      guard chat != nil else { return .none }
+      state.chat = ChatFeature.State(me: user.id)
+      return .send(.chat(.view(.task)))
     case .session(.delegate(.signedOut)), .session(.delegate(.sessionExpired)):
       if let running = state.userImport, running.phase == .importing { state.lastImportReport = running.cutShort }
       state.search = nil
       state.userImport = nil
       state.selectedUser = nil
+      state.chat = nil
       return .none
     case .search(.delegate(.userSelected(let user))):
       state.selectedUser = user
@@ -112,7 +133,7 @@ public struct AppFeature: Reducer {
     case .userImport(.delegate(.finished(let report))):
       state.lastImportReport = report
       return .none
-    case .session, .search, .userImport:
+    case .session, .search, .userImport, .chat:
       return .none
     }
   }
