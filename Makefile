@@ -91,6 +91,7 @@ examples:
 	$(SWIFT) run EventTrackingExample
 	$(SWIFT) run ImageCacheExample
 	$(SWIFT) run UserSearchFeatureExample
+	$(SWIFT) run ChatExample
 
 # Every Swift sample of the README, the guides, the DocC catalogs and the doc comments, type-checked as written, each on
 # its own, against the modules `make build` produced (Scripts/check-samples.py says how).

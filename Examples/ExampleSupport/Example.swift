@@ -20,6 +20,12 @@ public func check(_ condition: Bool, _ sentence: @autoclosure () -> String) thro
   guard condition else { throw ExampleFailure(sentence()) }
 }
 
+/// `value`, when there is one; otherwise ends the walk-through with `sentence`.
+public func required<Value>(_ value: Value?, _ sentence: @autoclosure () -> String) throws -> Value {
+  guard let value else { throw ExampleFailure(sentence()) }
+  return value
+}
+
 /// Starts an embedded Sandbox, or ends the example with status 1 if it cannot.
 public func startSandbox(_ configuration: SandboxConfiguration) async -> RunningSandbox {
   do {

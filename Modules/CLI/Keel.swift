@@ -6,7 +6,7 @@ import Foundation
 struct Keel: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "keel",
-    abstract: "Keel's command line: users, sessions, events and images, on a Sandbox or your servers.",
+    abstract: "Keel's command line: users, sessions, chat, events and images, on a Sandbox or your servers.",
     discussion: """
       Without --base-url or --app-id, a command runs against a Sandbox started on 127.0.0.1 for it, which keeps \
       its users and sessions in --data-dir for the next command. Keel's own files (user cache, event queue, image \
@@ -17,7 +17,7 @@ struct Keel: AsyncParsableCommand {
       """,
     version: Keel.version,
     subcommands: [
-      DemoCommand.self, UsersCommand.self, AuthCommand.self, EventsCommand.self, ImagesCommand.self,
+      DemoCommand.self, UsersCommand.self, AuthCommand.self, ChatCommand.self, EventsCommand.self, ImagesCommand.self,
       SocketIOCommand.self, SandboxCommand.self,
     ]
   )

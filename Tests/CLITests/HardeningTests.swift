@@ -9,6 +9,9 @@ import Testing
 #endif
 #if canImport(Glibc)
   import Glibc
+  // `struct stat` is declared by headers Dispatch's C module includes too, and some builds of this target take its
+  // copy, whose members MemberImportVisibility refuses unless that module is imported.
+  import CDispatch
 #endif
 
 /// Issue 14: what another user of the machine, hostile input or an odd output file can do to the CLI and its data

@@ -13,7 +13,7 @@ struct KeelCommandTests {
     let help = try await Keel.run(["--help"])
     #expect(help.status == 0)
     let text = help.lines.joined(separator: "\n")
-    for command in ["demo", "users", "auth", "events", "images", "sandbox"] { #expect(text.contains(command)) }
+    for command in ["demo", "users", "auth", "chat", "events", "images", "sandbox"] { #expect(text.contains(command)) }
     for code in ["64", "65", "66", "69", "70", "75", "77"] {
       #expect(text.contains("  \(code)  "), "exit code \(code)")
     }
@@ -21,6 +21,8 @@ struct KeelCommandTests {
       ["demo"], ["users"], ["users", "create"], ["users", "import"], ["users", "get"], ["users", "update"],
       ["users", "search"], ["auth", "login"], ["auth", "whoami"], ["auth", "logout"], ["events", "track"],
       ["events", "flush"], ["events", "status"], ["images", "get"], ["images", "stats"], ["images", "clear"],
+      ["chat"], ["chat", "workspaces"], ["chat", "channels"], ["chat", "dms"], ["chat", "history"], ["chat", "send"],
+      ["chat", "tail"],
     ]
     for command in commands {
       let run = try await Keel.run(command + ["--help"])
@@ -235,7 +237,12 @@ struct KeelCommandTests {
   func demo() async throws {
     let run = try await Keel.run(["demo", "--quick"])
     #expect(run.status == 0, "\(run.lines.joined(separator: "\n"))\n\(run.errors)")
-    #expect(run.lines.filter { $0.contains("✔") }.count == 6)
-    #expect(run.lines.last?.hasPrefix("All 6 steps passed") == true)
+    #expect(run.lines.filter { $0.contains("✔") }.count == 7)
+    #expect(
+      run.lines.contains {
+        $0.contains("✔ B's socket dropped; A sent 10, one with an image; B reconnected and has all 10")
+      },
+      "the chat step: \(run.lines)")
+    #expect(run.lines.last?.hasPrefix("All 7 steps passed") == true)
   }
 }

@@ -30,6 +30,10 @@ struct Demo {
   }
 
   let dependencies: Dependencies
+  /// The other user's services, for the chat step.
+  let peer: Dependencies
+  /// Where the demo's files go (removed at the end).
+  let directory: URL
   let control: SandboxControl
   let output: Output
   let size: Size
@@ -45,6 +49,7 @@ struct Demo {
       ("Sign in, expire the access token, and let 10 concurrent calls share one refresh", refreshOnce),
       ("Track \(size.events) events while the server fails 30% of uploads: each delivered once", trackThroughFailures),
       ("Load an image from the network, then memory, then disk", loadImage),
+      ("Chat between two users while one's socket is dropped: every message once, in order", chatThroughDrop),
     ]
     var outcomes: [Outcome] = []
     for (number, (title, step)) in steps.enumerated() {

@@ -14,8 +14,9 @@ struct DemoCommand: AsyncParsableCommand {
     discussion: """
       Creates users under the one-request-per-second limit, shows a batch of 11 refused before anything is sent, \
       searches by nickname, signs in and shows one token refresh serving concurrent calls, tracks events while the \
-      server fails 30% of uploads and shows every one delivered once, and loads an image from the network, then \
-      memory, then disk. Its files go in a temporary directory, removed at the end.
+      server fails 30% of uploads and shows every one delivered once, loads an image from the network, then \
+      memory, then disk, and has two users chat while one's socket is dropped: every message arrives once, in \
+      order. Its files go in a temporary directory, removed at the end.
       """
   )
 
@@ -53,27 +54,44 @@ struct DemoCommand: AsyncParsableCommand {
     defer { DemoDirectory.remove(directory) }
     output.line("Keel demo on \(sandbox == nil ? "the Sandbox" : "an embedded Sandbox") at \(url.absoluteString)\n")
 
-    var configuration = Self.configuration(url, directory: directory, level: logLevel)
-    if sandbox != nil {
-      configuration.transport = SandboxKeyTransport(base: CommandTransport.http, origin: url, key: key)
-    } else {
-      configuration.transport = CommandTransport.http
+    // Two users' worth of services: the second, with its own files, is the other side of the chat step.
+    let services = { (folder: URL) -> Dependencies in
+      var configuration = Self.configuration(url, directory: folder, level: logLevel)
+      if sandbox != nil {
+        configuration.transport = SandboxKeyTransport(base: CommandTransport.http, origin: url, key: key)
+        configuration.webSocketTransport = SandboxKeyWebSocketTransport(
+          base: CommandTransport.webSocket, origin: url, key: key)
+      } else {
+        configuration.transport = CommandTransport.http
+        configuration.webSocketTransport = CommandTransport.webSocket
+      }
+      return Dependencies.live(configuration: configuration)
     }
     let demo = Demo(
-      dependencies: Dependencies.live(configuration: configuration),
+      dependencies: services(directory), peer: services(directory.appendingPathComponent("peer", isDirectory: true)),
+      directory: directory,
       control: sandbox?.control ?? SandboxControl(baseURL: url), output: output, size: quick ? .quick : .full)
     // SIGTERM or SIGHUP (a closed terminal, a CI timeout) ends the demo at once, its temporary directory removed.
     // Nothing in flight is cancelled first: the process's end closes every connection anyway.
     let running = Task { await demo.run() }
     let watching = Task {
       for await signal in stopping {
+        // The services keep writing until the process ends, and a write can make the folder again after it went:
+        // removed once more after each of ten short waits.
         DemoDirectory.remove(directory)
+        for _ in 0..<10 {
+          try? await Task.sleep(for: .milliseconds(20))
+          DemoDirectory.remove(directory)
+        }
         output.note("keel: stopped by \(signal == .sigterm ? "SIGTERM" : "SIGHUP").")
         _exit(128 + (signal == .sigterm ? SIGTERM : SIGHUP))
       }
     }
     let outcomes = await running.value
     watching.cancel()
+    // A step that failed half-way may leave the chat's socket and outbox running: stopped before the server is.
+    await demo.dependencies.shutDown()
+    await demo.peer.shutDown()
     await sandbox?.stop()
 
     let failed = outcomes.filter { !$0.passed }

@@ -28,7 +28,11 @@ struct ServeCommand: AsyncParsableCommand {
   @Option(name: .customLong("api-token"), help: "An accepted Api-Token (repeatable); none means any token.")
   var apiTokens: [String] = []
 
-  @Option(name: .customLong("account"), help: "An auth-backend account as email:password (repeatable).")
+  @Option(
+    name: .customLong("account"),
+    help:
+      "An auth-backend account as email:password (repeatable); default ada@keel.dev:ada-password and demo@keel.dev:demo-password."
+  )
   var accounts: [String] = []
 
   @Option(help: "Access-token lifetime in seconds.")
@@ -153,6 +157,9 @@ struct ServeCommand: AsyncParsableCommand {
       accessTokenTTL: .milliseconds(Int(accessTokenTtl * 1_000)),
       refreshTokenTTL: .milliseconds(Int(refreshTokenTtl * 1_000)),
       logLevel: Logger.Level(rawValue: logLevel) ?? .info, controlKey: resolvedControlKey)
+    // The accounts to try the chat with, and a workspace for them, unless --account says whom to serve.
+    configuration.accounts = SandboxConfiguration.tryingAccounts
+    configuration.seedsChat = true
     if !accounts.isEmpty {
       configuration.accounts = Dictionary(
         accounts.map { account in

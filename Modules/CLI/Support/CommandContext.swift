@@ -49,14 +49,17 @@ struct CommandContext: Sendable {
 extension GlobalOptions {
   /// Runs `body` against the target these options choose, then stops an embedded Sandbox. An error becomes one
   /// sentence on standard error (and a JSON error with `--json`) and the exit status of its kind. A command that
-  /// sends nothing (`sends: false`) starts no Sandbox.
-  func run(sends: Bool = true, _ body: (CommandContext) async throws -> Void) async throws {
+  /// sends nothing (`sends: false`) starts no Sandbox. A `keel chat` command shares the data directory and its
+  /// embedded Sandbox with the others (`sharing`), and no other command runs beside them.
+  func run(
+    sends: Bool = true, sharing: Target.Sharing = .none, _ body: (CommandContext) async throws -> Void
+  ) async throws {
     LoggingBootstrap.once()
     let output = Output(json: json)
     var target: Target?
     do {
-      try DataDirectoryLock.acquire(dataDirectory)
-      let resolved = try await Target.resolve(self, output: output, sends: sends)
+      try DataDirectoryLock.acquire(dataDirectory, mode: sharing == .none ? .exclusive : .shared)
+      let resolved = try await Target.resolve(self, output: output, sends: sends, sharing: sharing)
       target = resolved
       let context = CommandContext(
         options: self, target: resolved, dependencies: Dependencies.live(configuration: configuration(for: resolved)),
@@ -77,7 +80,7 @@ extension GlobalOptions {
     // transport; that it crashed URLSession on Linux is no longer the reason.)
     var configuration = KeelConfiguration(
       dataDirectory: dataDirectory, events: EventTrackerConfiguration(deliversOnItsOwn: false), logLevel: level,
-      transport: target.transport)
+      transport: target.transport, webSocketTransport: target.webSocket)
     if let url = target.baseURL {
       configuration.sendbirdBaseURL = url
       configuration.backendBaseURL = url

@@ -31,6 +31,7 @@ struct CommandFailure: Error, CustomStringConvertible {
     case let error as UserManagerError: from(error)
     case let error as SessionError: from(error)
     case let error as EventTrackerError: from(error)
+    case let error as ChatError: from(error)
     case let error as ImageLoaderError:
       error.requestFailure.map(from)
         ?? CommandFailure(.failure, "Cannot load the image: \(String(describing: error).clause).")
@@ -107,6 +108,23 @@ struct CommandFailure: Error, CustomStringConvertible {
       return "a secure connection could not be made\(host)"
     case .some: return "the transfer failed\(host)"
     case nil: return error.description.clause
+    }
+  }
+
+  private static func from(_ error: ChatError) -> CommandFailure {
+    switch error.kind {
+    case .invalidInput: return CommandFailure(.invalidInput, error.description)
+    case .notSignedIn:
+      return CommandFailure(.auth, "Nobody is signed in: sign in with keel auth login --email EMAIL.")
+    case .storage: return CommandFailure(.localStorage, error.description)
+    default:
+      guard let failure = error.requestFailure else { return CommandFailure(.failure, error.description) }
+      var mapped = from(failure)
+      // The server's own words say more than the status's ("not a member of c3" rather than "nothing there").
+      if failure.reason == .server || failure.reason == .invalidRequest {
+        mapped.description = "\(error.description.clause)."
+      }
+      return mapped
     }
   }
 

@@ -48,10 +48,21 @@ struct SandboxKeyTransport: HTTPTransport {
   let key: String
 
   func send(_ request: URLRequest) async throws -> RawResponse {
-    guard let url = request.url, Self.sameOrigin(url, origin) else { return try await base.send(request) }
+    try await base.send(keyed(request))
+  }
+
+  /// The base's file transfers, with the key added as to requests.
+  var fileTransfers: (any FileTransferTransport)? {
+    guard let files = base.fileTransfers else { return nil }
+    return SandboxKeyFileTransfers(base: files, keyed: { [self] in keyed($0) })
+  }
+
+  /// `request` with the key when it goes to the Sandbox's origin.
+  func keyed(_ request: URLRequest) -> URLRequest {
+    guard let url = request.url, Self.sameOrigin(url, origin) else { return request }
     var keyed = request
     keyed.setValue(key, forHTTPHeaderField: SandboxKey.header)
-    return try await base.send(keyed)
+    return keyed
   }
 
   static func sameOrigin(_ url: URL, _ origin: URL) -> Bool {
@@ -60,4 +71,39 @@ struct SandboxKeyTransport: HTTPTransport {
   }
 
   private static func defaultPort(_ url: URL) -> Int { url.scheme?.lowercased() == "https" ? 443 : 80 }
+}
+
+/// File transfers with a Sandbox's key added to those for its origin (``SandboxKeyTransport/fileTransfers``).
+struct SandboxKeyFileTransfers: FileTransferTransport {
+  let base: any FileTransferTransport
+  let keyed: @Sendable (URLRequest) -> URLRequest
+
+  func send(_ request: URLRequest) async throws -> RawResponse { try await base.send(keyed(request)) }
+
+  func download(_ request: URLRequest, to destination: URL) -> TransferEvents {
+    base.download(keyed(request), to: destination)
+  }
+
+  func upload(_ request: URLRequest, fromFile source: URL) -> TransferEvents {
+    base.upload(keyed(request), fromFile: source)
+  }
+}
+
+/// A WebSocket transport that adds a Sandbox's key to the upgrade of every connection to that Sandbox's origin (`ws`
+/// standing for `http`), and to no other.
+struct SandboxKeyWebSocketTransport: WebSocketTransport {
+  let base: any WebSocketTransport
+  let origin: URL
+  let key: String
+
+  func connect(to url: URL, headers: [String: String]) async throws -> any WebSocketConnection {
+    var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+    components?.scheme = url.scheme?.lowercased() == "wss" ? "https" : "http"
+    guard let http = components?.url, SandboxKeyTransport.sameOrigin(http, origin) else {
+      return try await base.connect(to: url, headers: headers)
+    }
+    var keyed = headers
+    keyed[SandboxKey.header] = key
+    return try await base.connect(to: url, headers: keyed)
+  }
 }

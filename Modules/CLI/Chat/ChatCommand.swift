@@ -1,0 +1,121 @@
+import ArgumentParser
+import Domain
+import Foundation
+import Persistence
+
+/// `keel chat`: workspaces, channels, DMs and their messages, on the session of `keel auth login`.
+struct ChatCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "chat",
+    abstract: "List workspaces, channels and DMs; read, send and follow messages.",
+    discussion: """
+      Runs as the user `keel auth login` signed in. CONVERSATION is a channel's name (general or #general), a DM \
+      partner's nickname or email (@ada), or an id from `channels` or `dms`, in the workspace --workspace names (by \
+      default the last one used, else the first). Messages are kept in --data-dir and sent through a durable \
+      outbox: one the server cannot take yet waits there and goes with the next chat command.
+
+      Chat commands share --data-dir with each other, not with other commands: `tail` runs until Ctrl-C, and a \
+      `send` from a second terminal on the same directory goes through the embedded Sandbox it runs. To chat as \
+      two users, give each its own --data-dir and one server: `keel sandbox serve`, then --base-url.
+      """,
+    subcommands: [
+      ChatWorkspacesCommand.self, ChatChannelsCommand.self, ChatDirectMessagesCommand.self, ChatHistoryCommand.self,
+      ChatSendCommand.self, ChatTailCommand.self,
+    ]
+  )
+}
+
+/// The `--workspace` option of the commands that work in one workspace.
+struct WorkspaceOption: ParsableArguments {
+  @Option(help: "The workspace, by id or name; by default the last one used, else the first.")
+  var workspace: String?
+}
+
+/// What a `keel chat` command runs with: the chat service on its target, and the signed-in user.
+struct ChatContext {
+  let command: CommandContext
+  let chat: ChatService
+  let me: SessionUser
+
+  /// The workspace `requested` names (an id or a name), or the last one used, or the first by name; kept as the
+  /// last one used.
+  ///
+  /// - Throws: ``CommandFailure`` of ``ExitStatus/notFound`` when there is no such workspace, or none at all.
+  func workspace(_ requested: String?) async throws -> ChatStore.Workspace {
+    let all = try await chat.refreshWorkspaces().sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+    let chosen: ChatStore.Workspace
+    if let requested {
+      guard
+        let named = all.first(where: { $0.id == requested })
+          ?? all.first(where: { $0.name.caseInsensitiveCompare(requested) == .orderedSame })
+      else {
+        throw CommandFailure(
+          .notFound, "You are in no workspace \"\(requested)\"; `keel chat workspaces` lists yours.")
+      }
+      chosen = named
+    } else {
+      guard let first = all.first(where: { $0.id == chat.lastWorkspaceID }) ?? all.first else {
+        throw CommandFailure(.notFound, "You are in no workspace yet: someone must invite \(me.email) to one.")
+      }
+      chosen = first
+    }
+    if chosen.id != chat.lastWorkspaceID { try chat.setLastWorkspaceID(chosen.id) }
+    return chosen
+  }
+
+  /// The conversation `name` names in `workspace`: a conversation id, a channel's name (`general`, `#general`), or a
+  /// DM partner's nickname, email or user id (`@ada`).
+  ///
+  /// - Throws: ``CommandFailure`` of ``ExitStatus/notFound`` when none matches.
+  func conversation(_ name: String, in workspace: ChatStore.Workspace) async throws -> ChatStore.Conversation {
+    let channels = try await chat.refreshChannels(in: workspace.id)
+    let rooms = try await chat.refreshDirectMessages(in: workspace.id)
+    if let channel = channels.first(where: { $0.id == name }) { return channel }
+    if let room = rooms.first(where: { $0.conversation.id == name }) { return room.conversation }
+    let bare = name.hasPrefix("#") || name.hasPrefix("@") ? String(name.dropFirst()) : name
+    if !name.hasPrefix("@"),
+      let channel = channels.first(where: { $0.name.caseInsensitiveCompare(bare) == .orderedSame })
+    {
+      return channel
+    }
+    let room = rooms.first { room in
+      room.members.contains { member in
+        member.userID != me.id
+          && (member.userID == bare || member.nickname.caseInsensitiveCompare(bare) == .orderedSame)
+      } || room.conversation.name.caseInsensitiveCompare(bare) == .orderedSame
+    }
+    guard let room else {
+      throw CommandFailure(
+        .notFound,
+        "\(workspace.name) has no channel or DM \"\(name)\"; `keel chat channels` and `keel chat dms` list them.")
+    }
+    return room.conversation
+  }
+
+  /// The nicknames of `workspace`'s members by user id; empty when they cannot be read (ids show instead).
+  func nicknames(in workspace: ChatStore.Workspace) async -> [String: String] {
+    guard let members = try? await chat.members(ofWorkspace: workspace.id) else { return [:] }
+    return Dictionary(members.map { ($0.userID, $0.nickname) }) { first, _ in first }
+  }
+}
+
+extension GlobalOptions {
+  /// Runs a `keel chat` command: signed in, on a chat backend, sharing the data directory with the other chat
+  /// commands (`stays` for one that runs until stopped); the chat's outbox and socket are shut down at the end.
+  func runChat(stays: Bool = false, _ body: (ChatContext) async throws -> Void) async throws {
+    try await run(sharing: stays ? .staying : .briefly) { context in
+      try context.requireBackend(for: "The chat")
+      guard let me = context.dependencies.sessions.currentUser else {
+        throw CommandFailure(.auth, "Nobody is signed in: sign in with keel auth login --email EMAIL.")
+      }
+      let chat = try context.dependencies.chat
+      do {
+        try await body(ChatContext(command: context, chat: chat, me: me))
+      } catch {
+        await context.dependencies.shutDown()
+        throw error
+      }
+      await context.dependencies.shutDown()
+    }
+  }
+}

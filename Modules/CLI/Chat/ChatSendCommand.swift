@@ -1,0 +1,106 @@
+import ArgumentParser
+import Domain
+import Foundation
+import KeelBasics
+import Networking
+import Persistence
+
+/// `keel chat send general "Hello" --image cat.png`: one message, through the durable outbox.
+struct ChatSendCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "send",
+    abstract: "Send a message with up to 5 images, and wait until the server has it.",
+    discussion: """
+      The message is kept in the outbox in --data-dir first. Exits 0 once the server has it; 65 for a message \
+      that cannot be sent (more than 5 images, a file that is not a PNG, JPEG, GIF or WebP image, over 8 MiB, a \
+      text over 10,000 characters) and 66 for a missing image file, before anything is sent; 69 when the server \
+      cannot be reached within --timeout, and then the message waits in the outbox for the next chat command.
+      """)
+
+  @Argument(help: "The conversation: a channel (general), a DM partner (@ada), or an id.")
+  var conversation: String
+
+  @Argument(help: "The message's text; may be empty with an image.")
+  var text: String
+
+  @Option(name: .customLong("image"), help: "An image to attach (PNG, JPEG, GIF or WebP, 8 MiB at most); up to 5.")
+  var images: [String] = []
+
+  @Option(help: "Seconds to wait for the server to take the message.")
+  var timeout: Double = 30
+
+  @OptionGroup var workspace: WorkspaceOption
+  @OptionGroup var global: GlobalOptions
+
+  func validate() throws {
+    guard timeout > 0, timeout <= 3_600 else { throw ValidationError("--timeout is a number of seconds, 0 to 3600.") }
+  }
+
+  func run() async throws {
+    try await global.runChat { context in
+      let files = try checkedImages()
+      let chosen = try await context.workspace(workspace.workspace)
+      let target = try await context.conversation(conversation, in: chosen)
+      guard target.joined else {
+        throw CommandFailure(
+          .invalidInput, "You have not joined #\(target.name), so you cannot send to it; nothing was sent.")
+      }
+      let pending = try await context.chat.send(text, images: files, to: target.id)
+      let settled = await outcome(of: pending, in: context.chat)
+      switch settled.state {
+      case .sent:
+        let row = MessageRow(settled, names: [context.me.id: context.me.nickname], baseURL: context.chat.baseURL)
+        let place = target.kind == .channel ? "#\(target.name)" : "@\(target.name)"
+        try context.command.output.result(
+          row,
+          human: "Sent to \(Output.printable(place)) (\(settled.id ?? "?"))"
+            + (files.isEmpty
+              ? "."
+              : " with "
+                + (files.count == 1 ? "1 image." : "\(files.count) images.")))
+      case .failed:
+        throw CommandFailure(
+          .server, "The server refused the message: \((settled.failureReason ?? "no reason given").clause).")
+      case .pending:
+        let problem = context.chat.outboxProblem.map { ": \($0.clause)" } ?? ""
+        throw CommandFailure(
+          .network,
+          "The server did not take the message within \(Int(timeout)) s\(problem). It waits in the outbox in "
+            + "\(global.dataDirectory.path) and goes with the next keel chat command.")
+      }
+    }
+  }
+
+  /// The image files, each present and a regular file, at most five; checked before anything is sent.
+  private func checkedImages() throws -> [URL] {
+    let most = ChatService.messageLimits.maxFiles
+    guard images.count <= most else {
+      throw CommandFailure(
+        .invalidInput, "A message carries at most \(most) images, not \(images.count); nothing was sent.")
+    }
+    return try images.map { path in
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+        throw CommandFailure(.noInput, "No image file at \(path); nothing was sent.")
+      }
+      guard FileManager.default.isReadableFile(atPath: path) else {
+        throw CommandFailure(.noInput, "The image \(path) cannot be read; nothing was sent.")
+      }
+      return URL(fileURLWithPath: path)
+    }
+  }
+
+  /// `pending` once the outbox has sent or failed it, or as it is after --timeout.
+  private func outcome(of pending: ChatStore.Message, in chat: ChatService) async -> ChatStore.Message {
+    await withTaskGroup(of: ChatStore.Message.self) { group in
+      group.addTask { await chat.outcome(of: pending) }
+      group.addTask {
+        try? await Task.sleep(for: .milliseconds(Int64(timeout * 1_000)))
+        return pending
+      }
+      let first = await group.next() ?? pending
+      group.cancelAll()
+      return first
+    }
+  }
+}

@@ -1,0 +1,111 @@
+import ArgumentParser
+import Domain
+import Foundation
+import Persistence
+import UnixSignals
+
+/// `keel chat tail general`: a conversation's newest messages, then each new one as it arrives, until Ctrl-C.
+struct ChatTailCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "tail",
+    abstract: "Follow a conversation live: its newest messages, then each new one, until Ctrl-C.",
+    discussion: """
+      Catches up first, then follows the socket; when the connection drops it reconnects by itself, catches up on \
+      what came meanwhile, and goes on. With --json, one JSON object per message. Ends with Ctrl-C (exit 130), or \
+      77 when the session ends. Other chat commands on the same --data-dir go on working meanwhile.
+      """)
+
+  @Argument(help: "The conversation: a channel (general), a DM partner (@ada), or an id.")
+  var conversation: String
+
+  @Option(help: "How many of the newest messages to show before following, 0 to 1000.")
+  var last = 10
+
+  @OptionGroup var workspace: WorkspaceOption
+  @OptionGroup var global: GlobalOptions
+
+  func validate() throws {
+    guard (0...1_000).contains(last) else { throw ValidationError("--last is a number from 0 to 1000.") }
+  }
+
+  /// How following ended.
+  private enum End {
+    case interrupted
+    case sessionEnded
+    case closed
+  }
+
+  func run() async throws {
+    // Trapped before anything starts, so that Ctrl-C always ends the command through its cleanup.
+    let interrupts = await UnixSignalsSequence(trapping: .sigint)
+    try await global.runChat(stays: true) { context in
+      let chosen = try await context.workspace(workspace.workspace)
+      let target = try await context.conversation(conversation, in: chosen)
+      let names = await context.nicknames(in: chosen)
+      let place = Output.printable(target.kind == .channel ? "#\(target.name)" : "@\(target.name)")
+      context.command.output.note("keel: following \(place) in \(Output.printable(chosen.name)); Ctrl-C to stop.")
+      let open = await context.chat.open(target.id)
+      let sessions = context.command.dependencies.sessions
+      let end = await withTaskGroup(of: End.self) { group in
+        group.addTask {
+          for await _ in interrupts { return .interrupted }
+          return .interrupted
+        }
+        group.addTask {
+          for await state in sessions.states() where state != .loggedIn(context.me) { return .sessionEnded }
+          return .closed
+        }
+        group.addTask { [last] in
+          await Self.follow(open, last: last, names: names, context: context)
+          return .closed
+        }
+        let first = await group.next() ?? .closed
+        group.cancelAll()
+        return first
+      }
+      await open.close()
+      switch end {
+      case .interrupted:
+        throw CommandFailure(.interrupted, "Stopped following \(place).", followsResult: true)
+      case .sessionEnded:
+        throw CommandFailure(
+          .auth, "The session ended: sign in again with keel auth login --email EMAIL.", followsResult: true)
+      case .closed:
+        return
+      }
+    }
+  }
+
+  /// Prints the newest `last` messages once caught up, then every message newer than the last one printed, as each
+  /// snapshot brings them; says on standard error when catching up fails and when it works again.
+  private static func follow(
+    _ open: ChatConversation, last: Int, names: [String: String], context: ChatContext
+  ) async {
+    let output = context.command.output
+    var shown: ChatStore.Position?
+    var started = false
+    var problem: String?
+    for await snapshot in open.snapshots() {
+      switch snapshot.status {
+      case .stored, .catchingUp:
+        guard started else { continue }
+      case .behind(let reason):
+        if problem != reason { output.note("keel: cannot catch up (\(reason.clause)); trying again.") }
+        problem = reason
+      case .live:
+        if problem != nil { output.note("keel: caught up; following again.") }
+        problem = nil
+      case .closed:
+        return
+      }
+      let sent = snapshot.messages.filter { $0.state == .sent }
+      let fresh = started ? sent.filter { message in shown.map { message.position > $0 } ?? true } : sent.suffix(last)
+      started = true
+      for message in fresh {
+        let row = MessageRow(message, names: names, baseURL: context.chat.baseURL)
+        try? output.result(row, human: row.line)
+      }
+      if let newest = sent.last?.position, shown.map({ newest > $0 }) ?? true { shown = newest }
+    }
+  }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Logging
+import Sandbox
+import TestSupport
+import Testing
+
+/// Issue 20's `keel chat` contract, as a new user meets it: the embedded Sandbox's workspace to try, sending and
+/// reading, a `tail` that shows what a second terminal sends (the same user on the same data directory, and another
+/// user on a served Sandbox), and input refused before anything is sent.
+@Suite("keel chat", .serialized, .timeLimit(.minutes(3)))
+struct ChatCommandTests {
+  /// A Sandbox like `keel sandbox serve`'s: the two accounts to try and their workspace.
+  static func servedSandbox() async throws -> RunningSandbox {
+    var configuration = SandboxConfiguration(accounts: SandboxConfiguration.tryingAccounts, logLevel: .error)
+    configuration.seedsChat = true
+    return try await Sandbox.start(configuration)
+  }
+
+  /// Signs `email` in on `options`, whose password is the local part's, then `-password`.
+  static func login(_ email: String, _ options: [String]) async throws {
+    let password = "\(email.prefix { $0 != "@" })-password"
+    let run = try await Keel.run(["auth", "login", "--email", email, "--password", password] + options)
+    #expect(run.status == 0, "\(run.errors)")
+  }
+
+  /// `keel chat tail` in the background.
+  static func tail(_ arguments: [String]) throws -> Spawned {
+    try Spawned(ChildProcess.builtExecutable("keel"), ["chat", "tail"] + arguments)
+  }
+
+  /// Waits until `keel` printed a line containing `text` on standard output.
+  static func printed(_ keel: Spawned, _ text: String) async -> Bool {
+    await poll(for: .seconds(40)) {
+      String(decoding: keel.output, as: UTF8.self).contains(text) || !keel.process.isRunning
+    } && String(decoding: keel.output, as: UTF8.self).contains(text)
+  }
+
+  @Test("On a fresh data directory: sign in, the workspace to try, its channels and DMs, send, and read it back")
+  func newUser() async throws {
+    let directory = try Keel.dataDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let options = ["--data-dir", directory.path]
+    try await Self.login("demo@keel.dev", options)
+
+    let workspaces = try await Keel.run(["chat", "workspaces"] + options)
+    #expect(workspaces.status == 0, "\(workspaces.errors)")
+    #expect(workspaces.lines.contains { $0.hasPrefix("* ") && $0.contains("Keel") }, "\(workspaces.lines)")
+    let channels = try await Keel.run(["chat", "channels"] + options)
+    #expect(channels.lines.contains { $0.hasPrefix("#general") && $0.contains(" joined") }, "\(channels.lines)")
+    #expect(channels.lines.contains { $0.hasPrefix("#random") && $0.contains("not joined") }, "\(channels.lines)")
+    let dms = try await Keel.run(["chat", "dms"] + options)
+    #expect(dms.lines.contains { $0.hasPrefix("@ada") && $0.contains("direct message") }, "\(dms.lines)")
+
+    let sent = try await Keel.run(["chat", "send", "#general", "Hello from the CLI"] + options)
+    #expect(sent.status == 0, "\(sent.errors)")
+    #expect(sent.lines.first?.hasPrefix("Sent to #general (m") == true, "\(sent.lines)")
+    let history = try await Keel.run(["chat", "history", "general", "--json"] + options)
+    #expect(history.status == 0, "\(history.errors)")
+    let messages = try #require(try Keel.json(history)["messages"] as? [[String: Any]])
+    #expect(messages.last?["text"] as? String == "Hello from the CLI")
+    #expect(messages.last?["sender"] as? String == "demo")
+    #expect(messages.first?["sender_id"] as? String == "user-ada", "the welcome message comes first")
+
+    let again = try await Keel.run(["chat", "history", "general"] + options)
+    #expect(again.lines.last?.hasSuffix("demo: Hello from the CLI") == true, "kept between runs: \(again.lines)")
+  }
+
+  @Test("A tail on the embedded Sandbox shows what a send from a second terminal on the same data directory sends")
+  func tailAndSendShareTheDirectory() async throws {
+    let directory = try Keel.dataDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let options = ["--data-dir", directory.path]
+    try await Self.login("demo@keel.dev", options)
+    let tail = try Self.tail(["general", "--last", "1"] + options)
+    #expect(await tail.waitForErrors(containing: "following #general"), "\(tail.errors)")
+    #expect(await Self.printed(tail, "Welcome to Keel"), "the newest message first: \(tail.errors)")
+
+    let sent = try await Keel.run(["chat", "send", "general", "Live from terminal two"] + options)
+    #expect(sent.status == 0, "\(sent.errors)")
+    #expect(sent.errors.contains("that keel chat (pid \(tail.process.processIdentifier)) runs"), "\(sent.errors)")
+    #expect(await Self.printed(tail, "demo: Live from terminal two"), "\(tail.errors)")
+
+    let other = try await Keel.run(["auth", "whoami"] + options)
+    #expect(other.status == 74, "other commands still wait: \(other.errors)")
+    #expect(other.errors.contains("keel chat commands are using the data directory"), "\(other.errors)")
+
+    kill(tail.process.processIdentifier, SIGINT)
+    #expect(await tail.finish() == 130)
+    let lines = String(decoding: tail.output, as: UTF8.self).split(separator: "\n")
+    #expect(lines.count == 2, "each message once: \(lines)")
+  }
+
+  @Test("Another user's tail on a served Sandbox shows the message live, as JSON lines; it follows across a drop")
+  func anotherUserFollows() async throws {
+    let sandbox = try await Self.servedSandbox()
+    let ada = try Keel.dataDirectory("ada")
+    let demo = try Keel.dataDirectory("demo")
+    defer {
+      try? FileManager.default.removeItem(at: ada)
+      try? FileManager.default.removeItem(at: demo)
+    }
+    let adaOptions = Keel.options(sandbox, ada)
+    let demoOptions = Keel.options(sandbox, demo)
+    try await Self.login("ada@keel.dev", adaOptions)
+    try await Self.login("demo@keel.dev", demoOptions)
+    let tail = try Self.tail(["#general", "--last", "0", "--json"] + adaOptions)
+    #expect(await tail.waitForErrors(containing: "following #general"), "\(tail.errors)")
+
+    let first = try await Keel.run(["chat", "send", "general", "One"] + demoOptions)
+    #expect(first.status == 0, "\(first.errors)")
+    #expect(await Self.printed(tail, #""text":"One""#), "\(tail.errors)")
+    try await sandbox.control.socketIOFault(drop: true)
+    let second = try await Keel.run(["chat", "send", "general", "Two"] + demoOptions)
+    #expect(second.status == 0, "\(second.errors)")
+    #expect(await Self.printed(tail, #""text":"Two""#), "after the drop: \(tail.errors)")
+
+    kill(tail.process.processIdentifier, SIGINT)
+    #expect(await tail.finish() == 130)
+    let lines = String(decoding: tail.output, as: UTF8.self).split(separator: "\n").map(String.init)
+    let texts = lines.compactMap { line in
+      (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["text"] as? String
+    }
+    #expect(texts == ["One", "Two"], "one JSON object per message, each once: \(lines)")
+    await sandbox.stop()
+  }
+
+  @Test("send refuses 6 images (65) and a missing file (66) in one sentence, before anything is sent")
+  func refusedBeforeSending() async throws {
+    let sandbox = try await Self.servedSandbox()
+    let directory = try Keel.dataDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let options = Keel.options(sandbox, directory)
+    try await Self.login("demo@keel.dev", options)
+    let image = directory.appendingPathComponent("dot.png")
+    try Data(Self.png).write(to: image)
+    let six = Array(repeating: ["--image", image.path], count: 6).flatMap { $0 }
+    let tooMany = try await Keel.run(["chat", "send", "general", "Six"] + six + options)
+    #expect(tooMany.status == 65)
+    #expect(tooMany.errors == "keel: A message carries at most 5 images, not 6; nothing was sent.\n")
+    let missing = try await Keel.run(["chat", "send", "general", "Gone", "--image", "/nonexistent/x.png"] + options)
+    #expect(missing.status == 66)
+    #expect(missing.errors == "keel: No image file at /nonexistent/x.png; nothing was sent.\n")
+    let stats = try await sandbox.control.statistics()
+    #expect(stats.requests("POST /v1/conversations/:conversation/messages") == 0)
+    #expect(stats.requests("GET /v1/workspaces") == 0, "refused before even the workspace was looked up")
+
+    let withImage = try await Keel.run(["chat", "send", "general", "A dot", "--image", image.path] + options)
+    #expect(withImage.status == 0, "\(withImage.errors)")
+    #expect(withImage.lines.first?.hasSuffix("with 1 image.") == true, "\(withImage.lines)")
+    await sandbox.stop()
+  }
+
+  /// A 1×1 PNG.
+  static let png: [UInt8] = [
+    0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00,
+    0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1F, 0x15, 0xC4, 0x89, 0x00, 0x00, 0x00, 0x0D, 0x49,
+    0x44, 0x41, 0x54, 0x78, 0x9C, 0x63, 0x60, 0x60, 0x60, 0xF8, 0x0F, 0x00, 0x01, 0x04, 0x01, 0x00, 0x5F, 0xE5, 0xC3,
+    0x4B, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82,
+  ]
+}
