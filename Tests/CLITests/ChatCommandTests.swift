@@ -51,6 +51,12 @@ struct ChatCommandTests {
     let dms = try await Keel.run(["chat", "dms"] + options)
     #expect(dms.lines.contains { $0.hasPrefix("@ada") && $0.contains("direct message") }, "\(dms.lines)")
 
+    let missing = try await Keel.run(["chat", "send", "general", "Gone", "--image", "/nonexistent/x.png"] + options)
+    #expect(missing.status == 66)
+    #expect(
+      missing.errors == "keel: No image file at /nonexistent/x.png; nothing was sent.\n",
+      "one sentence, before even the embedded Sandbox starts")
+
     let sent = try await Keel.run(["chat", "send", "#general", "Hello from the CLI"] + options)
     #expect(sent.status == 0, "\(sent.errors)")
     #expect(sent.lines.first?.hasPrefix("Sent to #general (m") == true, "\(sent.lines)")

@@ -101,9 +101,12 @@ struct ChatContext {
 
 extension GlobalOptions {
   /// Runs a `keel chat` command: signed in, on a chat backend, sharing the data directory with the other chat
-  /// commands (`stays` for one that runs until stopped); the chat's outbox and socket are shut down at the end.
-  func runChat(stays: Bool = false, _ body: (ChatContext) async throws -> Void) async throws {
-    try await run(sharing: stays ? .staying : .briefly) { context in
+  /// commands (`stays` for one that runs until stopped); the chat's outbox and socket are shut down at the end. `check`
+  /// runs before anything else.
+  func runChat(
+    stays: Bool = false, check: () throws -> Void = {}, _ body: (ChatContext) async throws -> Void
+  ) async throws {
+    try await run(sharing: stays ? .staying : .briefly, check: check) { context in
       try context.requireBackend(for: "The chat")
       guard let me = context.dependencies.sessions.currentUser else {
         throw CommandFailure(.auth, "Nobody is signed in: sign in with keel auth login --email EMAIL.")

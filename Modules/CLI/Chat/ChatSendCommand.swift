@@ -37,7 +37,7 @@ struct ChatSendCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
-    try await global.runChat { context in
+    try await global.runChat(check: { _ = try checkedImages() }) { context in
       let files = try checkedImages()
       let chosen = try await context.workspace(workspace.workspace)
       let target = try await context.conversation(conversation, in: chosen)

@@ -51,13 +51,18 @@ extension GlobalOptions {
   /// sentence on standard error (and a JSON error with `--json`) and the exit status of its kind. A command that
   /// sends nothing (`sends: false`) starts no Sandbox. A `keel chat` command shares the data directory and its
   /// embedded Sandbox with the others (`sharing`), and no other command runs beside them.
+  ///
+  /// `check` runs first, before the directory is locked or a Sandbox started: input that cannot be right fails with
+  /// nothing else said.
   func run(
-    sends: Bool = true, sharing: Target.Sharing = .none, _ body: (CommandContext) async throws -> Void
+    sends: Bool = true, sharing: Target.Sharing = .none, check: () throws -> Void = {},
+    _ body: (CommandContext) async throws -> Void
   ) async throws {
     LoggingBootstrap.once()
     let output = Output(json: json)
     var target: Target?
     do {
+      try check()
       try DataDirectoryLock.acquire(dataDirectory, mode: sharing == .none ? .exclusive : .shared)
       let resolved = try await Target.resolve(self, output: output, sends: sends, sharing: sharing)
       target = resolved
