@@ -37,7 +37,7 @@ struct ChatSendCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
-    try await global.runChat(check: { _ = try checkedImages() }) { context in
+    try await global.runChat(check: checkImages) { context in
       let files = try checkedImages()
       let chosen = try await context.workspace(workspace.workspace)
       let target = try await context.conversation(conversation, in: chosen)
@@ -70,6 +70,9 @@ struct ChatSendCommand: AsyncParsableCommand {
       }
     }
   }
+
+  /// Fails as ``checkedImages()`` does, before anything else happens.
+  private func checkImages() throws { _ = try checkedImages() }
 
   /// The image files, each present and a regular file, at most five; checked before anything is sent.
   private func checkedImages() throws -> [URL] {
