@@ -2,6 +2,7 @@ import ArgumentParser
 import Domain
 import Foundation
 import Logging
+import NIOTransports
 import Networking
 import Sandbox
 import UnixSignals
@@ -92,6 +93,8 @@ struct DemoCommand: AsyncParsableCommand {
     // A step that failed half-way may leave the chat's socket and outbox running: stopped before the server is.
     await demo.dependencies.shutDown()
     await demo.peer.shutDown()
+    // The pool's idle connections first: the server's graceful shutdown would wait for them (see Target.stop()).
+    try? await CommandTransport.http.shutdown()
     await sandbox?.stop()
 
     let failed = outcomes.filter { !$0.passed }

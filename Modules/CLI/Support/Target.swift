@@ -2,6 +2,7 @@ import Domain
 import Foundation
 import KeelBasics
 import Logging
+import NIOTransports
 import Networking
 import Sandbox
 
@@ -121,8 +122,13 @@ enum Target {
     }
   }
 
-  /// Stops an embedded Sandbox.
+  /// Stops an embedded Sandbox, after closing the process's pooled connections to it: the server's graceful
+  /// shutdown waits for an idle keep-alive connection that a client opened and never used, which would otherwise
+  /// hold the command until the pool's idle timeout (60 s). The command ends right after, so the transport is not
+  /// needed again.
   func stop() async {
-    if case .embedded(let sandbox, _) = self { await sandbox.stop() }
+    guard case .embedded(let sandbox, _) = self else { return }
+    try? await CommandTransport.http.shutdown()
+    await sandbox.stop()
   }
 }
