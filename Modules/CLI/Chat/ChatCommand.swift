@@ -37,12 +37,19 @@ struct ChatContext {
   let chat: ChatService
   let me: SessionUser
 
-  /// The workspace `requested` names (an id or a name), or the last one used, or the first by name; kept as the
-  /// last one used.
+  /// The user's workspaces from the server, by name, and the one chat commands use without `--workspace`: the last
+  /// one used if it is still there, else the first.
+  func workspaces() async throws -> (all: [ChatStore.Workspace], current: ChatStore.Workspace?) {
+    let all = try await chat.refreshWorkspaces().sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+    return (all, all.first { $0.id == chat.lastWorkspaceID } ?? all.first)
+  }
+
+  /// The workspace `requested` names (an id or a name), or else ``workspaces()``'s current one; kept as the last one
+  /// used.
   ///
   /// - Throws: ``CommandFailure`` of ``ExitStatus/notFound`` when there is no such workspace, or none at all.
   func workspace(_ requested: String?) async throws -> ChatStore.Workspace {
-    let all = try await chat.refreshWorkspaces().sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+    let (all, current) = try await workspaces()
     let chosen: ChatStore.Workspace
     if let requested {
       guard
@@ -54,10 +61,10 @@ struct ChatContext {
       }
       chosen = named
     } else {
-      guard let first = all.first(where: { $0.id == chat.lastWorkspaceID }) ?? all.first else {
+      guard let current else {
         throw CommandFailure(.notFound, "You are in no workspace yet: someone must invite \(me.email) to one.")
       }
-      chosen = first
+      chosen = current
     }
     if chosen.id != chat.lastWorkspaceID { try chat.setLastWorkspaceID(chosen.id) }
     return chosen

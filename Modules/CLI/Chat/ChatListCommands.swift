@@ -12,8 +12,7 @@ struct ChatWorkspacesCommand: AsyncParsableCommand {
 
   func run() async throws {
     try await global.runChat { context in
-      let workspaces = try await context.chat.refreshWorkspaces().sorted { ($0.name, $0.id) < ($1.name, $1.id) }
-      let current = workspaces.first { $0.id == context.chat.lastWorkspaceID } ?? workspaces.first
+      let (workspaces, current) = try await context.workspaces()
       let rows = workspaces.map { workspace in
         WorkspaceRow(
           id: workspace.id, name: workspace.name, ownerId: workspace.ownerID, isCurrent: workspace.id == current?.id)
@@ -80,16 +79,16 @@ struct ChatDirectMessagesCommand: AsyncParsableCommand {
       let chosen = try await context.workspace(workspace.workspace)
       let rooms = try await context.chat.refreshDirectMessages(in: chosen.id)
       let names = Dictionary(rooms.flatMap(\.members).map { ($0.userID, $0.nickname) }) { first, _ in first }
-      let lines = rooms.map { room in
-        let unread = room.conversation.unreadCount > 0 ? "  \(room.conversation.unreadCount) unread" : ""
-        let last = room.lastMessage.map { "  " + MessageRow($0, names: names, baseURL: context.chat.baseURL).brief }
-        return Output.printable("@" + room.conversation.name) + "  \(room.conversation.id)\(unread)\(last ?? "")"
-      }
       let rows = rooms.map { room in
         DirectMessageRow(
           id: room.conversation.id, name: room.conversation.name, unreadCount: room.conversation.unreadCount,
           members: room.members.map { MemberRow(userId: $0.userID, nickname: $0.nickname) },
           lastMessage: room.lastMessage.map { MessageRow($0, names: names, baseURL: context.chat.baseURL) })
+      }
+      let lines = rows.map { row in
+        let unread = row.unreadCount > 0 ? "  \(row.unreadCount) unread" : ""
+        return Output.printable("@" + row.name) + "  \(row.id)\(unread)"
+          + (row.lastMessage.map { "  " + $0.brief } ?? "")
       }
       try context.command.output.result(
         ["dms": rows], human: lines.isEmpty ? "You have no DMs in \(chosen.name)." : lines.joined(separator: "\n"))
