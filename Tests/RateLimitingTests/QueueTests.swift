@@ -171,7 +171,7 @@ struct QueueTests {
     #expect(limiter.queuedCount == 1)
   }
 
-  @Test("Heads that wake slightly late are counted at their due instants: a queue keeps to its schedule")
+  @Test("Heads that wake slightly late are counted when they go: no two admissions closer than the interval (L1)")
   func slightlyLateHeads() async {
     // GIVEN one per second, spent at t = 0, three waiters, and sleepers that wake 0.5 ms late
     let base = TestClock()
@@ -190,11 +190,11 @@ struct QueueTests {
     // WHEN each wakes 0.5 ms after its due instant
     for second in 1...3 {
       #expect(await base.sleeperArrived())
-      await base.advance(to: start.advanced(by: .seconds(second) + .microseconds(500)))
+      await base.advance(to: start.advanced(by: .seconds(second) + .microseconds(500 * second)))
       #expect(await eventually { admitted.count == second })
     }
-    // THEN the lateness does not add up: 1.0005, 2.0005, 3.0005 s, not 1.0005, 2.001, 3.0015 s
-    #expect(admitted.elements == (1...3).map { .seconds($0) + .microseconds(500) })
+    // THEN each is counted when it went, so the next is due a whole second later: 1.0005, 2.001, 3.0015 s
+    #expect(admitted.elements == (1...3).map { .seconds($0) + .microseconds(500 * $0) })
   }
 
   @Test("A deadline centuries away is accepted, not an overflow")

@@ -9,10 +9,12 @@ import KeelBasics
 /// - No timers and no polling. The policy's state is computed from the clock when asked.
 /// - Callers are admitted in arrival order. Only the first waiter sleeps, once, on the injected clock, to the exact
 ///   instant the policy says it is due; the others wait until it is their turn.
-/// - A waiter that wakes up to 1 ms late is counted at its due instant, so a long queue keeps to its schedule; one
-///   that wakes later (a stalled machine, a system sleep) is counted when it goes, so a stall never becomes a burst.
+/// - A waiter is counted when it really goes, so no two admissions are closer than the policy allows, measured here;
+///   a stall (a busy machine, a system sleep) never becomes a burst of the callers behind it.
 /// - At most `maxQueued` callers wait; one more is refused at once with ``RateLimitError``.
 /// - A cancelled waiter leaves at once with `CancellationError`, and the waiter behind it takes its turn.
+/// - ``reserve(cost:)`` takes a place in line without waiting, so that calls made in order are admitted in order even
+///   when each then waits in a task of its own.
 ///
 /// ```swift
 /// import Clocks
@@ -117,16 +119,115 @@ public final class QueuedRateLimiter<Policy: RateLimitPolicy, C: Clock<Duration>
   private func waitForTurn(id: UInt64, cost: Int, deadline: Int64?) async throws -> Int64? {
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
-        let resumption = locked { queue, policy in
-          queue.arrive(
-            id: id, cost: cost, now: now(), deadline: deadline, continuation: continuation, policy: &policy,
-            error: refusalError)
+        // Checked under the lock, so that a cancellation either comes first or finds this caller in the queue.
+        let arrival = locked { queue, policy -> Arrival? in
+          if Task.isCancelled { return nil }
+          return queue.arrive(
+            id: id, cost: cost, now: now(), deadline: deadline, continuation: continuation, policy: &policy)
         }
-        resumption?.perform()
+        switch arrival {
+        case nil: continuation.resume(throwing: CancellationError())
+        case .admitted: continuation.resume(returning: nil)
+        case .refused(let refusal): continuation.resume(throwing: refusalError(refusal))
+        case .head(let due): continuation.resume(returning: due)
+        case .queued: break
+        }
       }
     } onCancel: {
       queue.withLock { $0.removeQueued(id: id) }?.resume(throwing: CancellationError())
     }
+  }
+
+  /// Takes a place in line for `cost` permits now, without waiting: calls that reserve in order are admitted in
+  /// order, whenever each then waits.
+  ///
+  /// The place is held until ``RateLimitReservation/wait()`` is awaited (then as ``acquire(cost:)``) or the
+  /// reservation is cancelled or released; a head whose owner does not wait holds up the callers behind it, so wait
+  /// promptly.
+  ///
+  /// Never suspends: the place is taken before it returns.
+  ///
+  /// - Throws: ``RateLimitError`` at once, as ``acquire(cost:)`` would (a full queue, an impossible cost).
+  public func reserve(cost: Int) async throws -> any RateLimitReservation {
+    if try grantedAtOnce(cost: cost) { return Reservation(limiter: self, id: 0, arrival: .admitted) }
+    let id = queue.withLock { $0.nextID() }
+    let arrival = locked { queue, policy in
+      queue.arrive(id: id, cost: cost, now: now(), deadline: nil, continuation: nil, policy: &policy)
+    }
+    if case .refused(let refusal) = arrival { throw refusalError(refusal) }
+    return Reservation(limiter: self, id: id, arrival: arrival)
+  }
+
+  /// A place taken by ``reserve(cost:)``.
+  private final class Reservation: RateLimitReservation {
+    private let limiter: QueuedRateLimiter
+    private let id: UInt64
+    /// What happened on arrival, until the owner waits or gives the place up (then `nil`).
+    private let arrival: Locked<Arrival?>
+
+    init(limiter: QueuedRateLimiter, id: UInt64, arrival: Arrival) {
+      self.limiter = limiter
+      self.id = id
+      self.arrival = Locked(arrival)
+    }
+
+    deinit { cancel() }
+
+    func wait() async throws {
+      guard let arrival = take() else {
+        preconditionFailure("A rate-limit reservation is waited on once, and not after it was cancelled.")
+      }
+      try await limiter.waitOnReservation(id: id, arrival: arrival)
+    }
+
+    func cancel() {
+      if take() != nil { limiter.cancelReservation(id: id) }
+    }
+
+    private func take() -> Arrival? {
+      arrival.withLock { arrival in
+        defer { arrival = nil }
+        return arrival
+      }
+    }
+  }
+
+  private func waitOnReservation(id: UInt64, arrival: Arrival) async throws {
+    let due: Int64
+    switch arrival {
+    case .admitted, .refused: return
+    case .head(let headDue): due = headDue
+    case .queued:
+      let turn = try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { continuation in
+          // Checked under the lock, as in `waitForTurn`.
+          let resumptions = locked { queue, policy -> [Resumption] in
+            guard !Task.isCancelled else {
+              return queue.cancelReservation(id: id, now: now(), policy: &policy)
+                + [.fail(continuation, CancellationError())]
+            }
+            return queue.attach(id: id, continuation: continuation).map { [$0] } ?? []
+          }
+          for resumption in resumptions { resumption.perform() }
+        }
+      } onCancel: {
+        queue.withLock { $0.removeQueued(id: id) }?.resume(throwing: CancellationError())
+      }
+      guard let turn else { return }
+      due = turn
+    }
+    do {
+      try await clock.sleep(untilDue: origin.advanced(by: .nanoseconds(due)))
+    } catch {
+      finishHead(id: id, granted: false)
+      throw error
+    }
+    finishHead(id: id, granted: true)
+  }
+
+  private func cancelReservation(id: UInt64) {
+    let resumptions = locked { queue, policy in queue.cancelReservation(id: id, now: now(), policy: &policy) }
+    for resumption in resumptions { resumption.perform() }
   }
 
   private func finishHead(id: UInt64, granted: Bool) {

@@ -7,20 +7,17 @@ import DequeModule
 /// behind it wait on continuations and are promoted one at a time. Nothing is granted to anyone else while anyone
 /// waits, so the head's due instant stays valid until it wakes.
 ///
+/// A reservation (``QueuedRateLimiter/reserve(cost:)``) joins the queue without a continuation: it holds its place
+/// until its owner waits on it, and a reservation promoted before then learns of it when it does.
+///
 /// Deliberately not generic: the methods are generic over the policy instead, so that a limiter called through
 /// `any RateLimiter` (unspecialized code) instantiates no generic type metadata on its fast path.
 struct WaitQueue {
-  /// How late a head may wake and still be counted at its due instant (1 ms).
-  ///
-  /// Counting an on-time head at its due instant keeps a long queue on schedule: otherwise every wake-up's latency
-  /// (about 0.15 ms each, measured on Linux) would add up down the queue. A head that wakes later than this (a busy
-  /// machine, a system sleep) is counted when it really goes, so that the stall cannot turn into a burst of the
-  /// callers behind it, faster than the rate.
-  static let onTimeTolerance: Int64 = 1_000_000
-
   let maxQueued: Int
   private(set) var waiters: Deque<Waiter> = []
   private var lastID: UInt64 = 0
+  /// Reservations admitted while nobody was waiting on them; each learns of it when its owner waits.
+  private var admittedReservations: Set<UInt64> = []
 
   init(maxQueued: Int) {
     self.maxQueued = maxQueued
@@ -41,28 +38,59 @@ struct WaitQueue {
 
   /// Decides what happens to a caller that arrives at `now` and did not get the fast path.
   ///
-  /// - Returns: how to resume `continuation`, or `nil` when it joined the queue behind the head.
+  /// - Parameter continuation: The caller's, or `nil` for a reservation, which holds its place without one.
+  /// - Returns: whether it was admitted, refused, made the sleeping head, or queued behind the head.
   mutating func arrive<Policy: RateLimitPolicy>(
-    id: UInt64, cost: Int, now: Int64, deadline: Int64?, continuation: Waiter.Continuation, policy: inout Policy,
-    error: (Refusal) -> RateLimitError
-  ) -> Resumption? {
-    if Task.isCancelled { return .fail(continuation, CancellationError()) }
-    if grantNow(cost: cost, now: now, policy: &policy) { return .admit(continuation) }
-    guard waiters.count < maxQueued else { return .fail(continuation, error(.queueFull)) }
+    id: UInt64, cost: Int, now: Int64, deadline: Int64?, continuation: Waiter.Continuation?, policy: inout Policy
+  ) -> Arrival {
+    if grantNow(cost: cost, now: now, policy: &policy) { return .admitted }
+    guard waiters.count < maxQueued else { return .refused(.queueFull) }
 
     let bound = policy.maximumWait(cost: cost)
     if bound != nil || deadline != nil {
       let due = predictedAdmission(cost: cost, now: now, policy: policy)
-      if let bound, due - now > bound { return .fail(continuation, error(.bucketFull(wait: due - now))) }
-      if let deadline, due > deadline { return .fail(continuation, error(.deadline(wait: due - now))) }
+      if let bound, due - now > bound { return .refused(.bucketFull(wait: due - now)) }
+      if let deadline, due > deadline { return .refused(.deadline(wait: due - now)) }
     }
     if waiters.isEmpty {
       let due = policy.earliestAdmission(cost: cost, notBefore: now)
       waiters.append(Waiter(id: id, cost: cost, phase: .head(due: due)))
-      return .sleep(continuation, until: due)
+      return .head(due: due)
     }
-    waiters.append(Waiter(id: id, cost: cost, phase: .queued(continuation)))
-    return nil
+    waiters.append(Waiter(id: id, cost: cost, phase: continuation.map { .queued($0) } ?? .reserved))
+    return .queued
+  }
+
+  /// The owner of a reservation that was ``Arrival/queued`` waits on it now.
+  ///
+  /// - Returns: how to resume `continuation` at once, or `nil` when the reservation is still behind the head.
+  mutating func attach(id: UInt64, continuation: Waiter.Continuation) -> Resumption? {
+    if admittedReservations.remove(id) != nil { return .admit(continuation) }
+    guard let index = waiters.firstIndex(where: { $0.id == id }) else {
+      return .fail(continuation, CancellationError())
+    }
+    switch waiters[index].phase {
+    case .head(let due): return .sleep(continuation, until: due)
+    case .reserved, .queued:
+      waiters[index].phase = .queued(continuation)
+      return nil
+    }
+  }
+
+  /// Gives up a reservation nobody waits on (dropped or cancelled before its owner waited).
+  ///
+  /// - Returns: the callers promoted in its place.
+  mutating func cancelReservation<Policy: RateLimitPolicy>(
+    id: UInt64, now: Int64, policy: inout Policy
+  ) -> [Resumption] {
+    if admittedReservations.remove(id) != nil { return [] }  // its permit is spent, as an admitted caller's is
+    guard let index = waiters.firstIndex(where: { $0.id == id }) else { return [] }
+    switch waiters[index].phase {
+    case .head: return finishHead(id: id, granted: false, now: now, policy: &policy)
+    case .reserved, .queued:
+      waiters.remove(at: index)
+      return []
+    }
   }
 
   /// Removes a waiter that is still queued behind the head (it was cancelled).
@@ -78,27 +106,41 @@ struct WaitQueue {
 
   /// The head woke (`granted`) or was cancelled: grants it now or gives its turn back, then promotes the callers
   /// behind it.
+  ///
+  /// A head is counted when it really goes, never at its due instant: counted at the due instant, a head that woke
+  /// late would let the next one go less than the policy's spacing after it (REQUIREMENTS L1). Each wake-up's latency
+  /// (about 0.15 ms on Linux) therefore adds up down a queue, and a stall (a busy machine, a system sleep) never turns
+  /// into a burst of the callers behind it.
   mutating func finishHead<Policy: RateLimitPolicy>(
     id: UInt64, granted: Bool, now: Int64, policy: inout Policy
   ) -> [Resumption] {
     guard let head = waiters.first, head.id == id, case .head(let due) = head.phase else { return [] }
     waiters.removeFirst()
-    if granted { policy.grant(cost: head.cost, at: now - due <= Self.onTimeTolerance ? due : now) }
+    if granted { policy.grant(cost: head.cost, at: max(now, due)) }
     return promote(now: now, policy: &policy)
   }
 
   /// Admits every waiter at the front that is due by `now`, and makes the next one the sleeping head.
+  ///
+  /// A reservation nobody waits on yet is admitted or made the head all the same; its owner learns which on
+  /// ``attach(id:continuation:)``.
   private mutating func promote<Policy: RateLimitPolicy>(now: Int64, policy: inout Policy) -> [Resumption] {
     var resumptions: [Resumption] = []
-    while let next = waiters.first, case .queued(let continuation) = next.phase {
+    while let next = waiters.first {
+      let continuation: Waiter.Continuation?
+      switch next.phase {
+      case .head: return resumptions
+      case .queued(let waiting): continuation = waiting
+      case .reserved: continuation = nil
+      }
       let due = policy.earliestAdmission(cost: next.cost, notBefore: now)
       if due <= now {
         policy.grant(cost: next.cost, at: now)
         waiters.removeFirst()
-        resumptions.append(.admit(continuation))
+        if let continuation { resumptions.append(.admit(continuation)) } else { admittedReservations.insert(next.id) }
       } else {
         waiters[waiters.startIndex].phase = .head(due: due)
-        resumptions.append(.sleep(continuation, until: due))
+        if let continuation { resumptions.append(.sleep(continuation, until: due)) }
         break
       }
     }
@@ -114,7 +156,7 @@ struct WaitQueue {
     for waiter in waiters {
       switch waiter.phase {
       case .head(let due): time = max(due, time)
-      case .queued: time = policy.earliestAdmission(cost: waiter.cost, notBefore: time)
+      case .queued, .reserved: time = policy.earliestAdmission(cost: waiter.cost, notBefore: time)
       }
       policy.grant(cost: waiter.cost, at: time)
     }
@@ -122,8 +164,19 @@ struct WaitQueue {
   }
 }
 
-/// Why ``WaitQueue/arrive(id:cost:now:deadline:continuation:error:)`` refused a caller; the limiter turns it into
-/// a ``RateLimitError`` with its own description.
+/// What ``WaitQueue/arrive(id:cost:now:deadline:continuation:policy:)`` decided for a caller.
+enum Arrival {
+  /// Granted now.
+  case admitted
+  /// Refused at once.
+  case refused(Refusal)
+  /// The head of the queue: it sleeps until `due`, then is granted.
+  case head(due: Int64)
+  /// In line behind the head.
+  case queued
+}
+
+/// Why a caller was refused; the limiter turns it into a ``RateLimitError`` with its own description.
 enum Refusal {
   case queueFull
   case bucketFull(wait: Int64)
@@ -137,6 +190,8 @@ struct Waiter {
   enum Phase {
     /// Behind the head, suspended until promoted.
     case queued(Continuation)
+    /// Behind the head, a reservation whose owner has not waited yet.
+    case reserved
     /// At the head, sleeping until `due`.
     case head(due: Int64)
   }
