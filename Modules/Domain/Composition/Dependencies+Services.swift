@@ -8,7 +8,7 @@ import RateLimiting
 extension Dependencies {
   static func makeUsers(_ configuration: KeelConfiguration, _ environment: Environment) -> UserManager {
     UserManager(
-      transport: environment.transport, limiter: usersLimiter(configuration, clock: environment.clock),
+      transport: environment.transport, limiters: usersLimiters(configuration, clock: environment.clock),
       store: UserStore(
         file: environment.dataDirectory?.appendingPathComponent("users.json"), logger: environment.logger),
       baseURL: configuration.sendbirdBaseURL, clock: environment.clock,
@@ -91,9 +91,16 @@ extension Dependencies {
       clock: environment.clock, now: environment.now, logger: environment.logger)
   }
 
-  private static func usersLimiter<C: Clock<Duration>>(
-    _ configuration: KeelConfiguration, clock: C
-  ) -> any RateLimiter {
-    LeakyBucket(rate: configuration.usersRate, capacity: configuration.usersQueueCapacity, clock: clock)
+  /// The configuration's limiters; else, on the continuous clock, the ones the process shares, so that every user
+  /// manager of an application takes its turns from one limiter (L1); on any other clock (tests), a set of their own.
+  private static func usersLimiters(
+    _ configuration: KeelConfiguration, clock: any Clock<Duration>
+  ) -> UserManagerLimiters {
+    if let limiters = configuration.usersLimiters { return limiters }
+    if clock is ContinuousClock {
+      return .shared(rate: configuration.usersRate, queueCapacity: configuration.usersQueueCapacity)
+    }
+    return UserManagerLimiters(
+      rate: configuration.usersRate, queueCapacity: configuration.usersQueueCapacity, clock: clock)
   }
 }

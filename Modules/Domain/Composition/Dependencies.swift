@@ -178,3 +178,30 @@ public final class Dependencies: Sendable {
     #endif
   }
 }
+
+// The process's shared user-manager limiters run on the real clock: a concrete choice, so made here, in the composition
+// root, like every other.
+extension UserManagerLimiters {
+  /// The set this process shares for the policy `rate` and `queueCapacity`, on the continuous clock: every user
+  /// manager built with it, in any part of the app, takes its turns from the same limiter per application.
+  ///
+  /// Managers configured with a different policy get a different set: the policy is part of what they share.
+  public static func shared(
+    rate: Rate = UserManager.requestRate, queueCapacity: Int = UserManager.queueCapacity
+  ) -> UserManagerLimiters {
+    let policy = SharedPolicy(rate: rate, queueCapacity: queueCapacity)
+    return processWide.withLock { sets in
+      if let existing = sets[policy] { return existing }
+      let created = UserManagerLimiters(rate: rate, queueCapacity: queueCapacity, clock: ContinuousClock())
+      sets[policy] = created
+      return created
+    }
+  }
+
+  private struct SharedPolicy: Hashable {
+    let rate: Rate
+    let queueCapacity: Int
+  }
+
+  private static let processWide = Locked<[SharedPolicy: UserManagerLimiters]>([:])
+}

@@ -32,6 +32,12 @@ public struct KeelConfiguration: Sendable {
   /// How many user-manager requests the limiter holds, the one leaving now included; one more fails at once. By
   /// default ``UserManager/queueCapacity``, 10: eleven calls at once are sent over 9 seconds but one, which fails.
   public var usersQueueCapacity: Int
+  /// Where user managers take their turns, one limiter per application; `nil`, the default, is the set the process
+  /// shares for ``usersRate`` and ``usersQueueCapacity`` (``UserManagerLimiters/shared(rate:queueCapacity:)``), so
+  /// that every user manager of one application sends one request a second in all (REQUIREMENTS L1); on an injected
+  /// clock other than `ContinuousClock`, a set of the dependencies' own. Pass a store's limiters (PostgreSQL) to share
+  /// the limit across processes and machines (L2).
+  public var usersLimiters: UserManagerLimiters?
   /// The event ingestion API; `nil` means the backend's, ``backendBaseURL``.
   public var eventsBaseURL: URL?
   /// The token the event tracker sends in `Api-Token`; `nil` leaves event tracking off.
@@ -57,7 +63,7 @@ public struct KeelConfiguration: Sendable {
   public init(
     sendbirdBaseURL: URL? = nil, backendBaseURL: URL? = nil,
     dataDirectory: URL? = nil, usersRate: Rate = UserManager.requestRate,
-    usersQueueCapacity: Int = UserManager.queueCapacity,
+    usersQueueCapacity: Int = UserManager.queueCapacity, usersLimiters: UserManagerLimiters? = nil,
     eventsBaseURL: URL? = nil, eventsAPIToken: String? = nil, events: EventTrackerConfiguration = .init(),
     imageCache: ImageCacheLimits = ImageCacheLimits(), logLevel: Logger.Level = .info,
     transport: (any HTTPTransport)? = nil, webSocketTransport: (any WebSocketTransport)? = nil,
@@ -68,6 +74,7 @@ public struct KeelConfiguration: Sendable {
     self.dataDirectory = dataDirectory
     self.usersRate = usersRate
     self.usersQueueCapacity = usersQueueCapacity
+    self.usersLimiters = usersLimiters
     self.eventsBaseURL = eventsBaseURL
     self.eventsAPIToken = eventsAPIToken
     self.events = events

@@ -9,11 +9,20 @@ import Networking
 public final class SendbirdNetworkClient: SBNetworkClient {
   private let manager: UserManager
   private let callbacks: DispatchQueue
+  private let line: CallLine
 
   /// A client that sends through `manager`, calling back on `callbackQueue` (a serial queue).
-  public init(manager: UserManager, callbackQueue: DispatchQueue) {
+  ///
+  /// Requests take their places in line in the order they are made (L1).
+  public convenience init(manager: UserManager, callbackQueue: DispatchQueue) {
+    self.init(manager: manager, callbackQueue: callbackQueue, line: CallLine())
+  }
+
+  /// A client whose requests queue in `line`, with the facade's own calls.
+  init(manager: UserManager, callbackQueue: DispatchQueue, line: CallLine) {
     self.manager = manager
     callbacks = callbackQueue
+    self.line = line
   }
 
   /// Sends `request` and calls `completionHandler` once, on the callback queue.
@@ -28,21 +37,35 @@ public final class SendbirdNetworkClient: SBNetworkClient {
     }
     let manager = manager
     let callbacks = callbacks
-    Task {
-      let result: Result<R.Response, any Error>
+    line.submit {
+      let place: ReservedPlace?
       do {
-        let response = try await Self.send(request, through: manager)
-        if let response = response as? R.Response {
-          result = .success(response)
-        } else {
-          let mismatch = NetworkError(.decoding, "\(R.self) answered \(type(of: response)), not \(R.Response.self).")
-          result = .failure(UserManagerError.requestFailed(RequestFailure(mismatch)))
-        }
+        place = try await manager.enterLine(for: request.route)
       } catch {
-        result = .failure(error)
+        return callbacks.async { completionHandler(.failure(error)) }
       }
-      callbacks.async { completionHandler(result) }
+      Task { await Self.finish(request, through: manager, holding: place, callbacks: callbacks, completionHandler) }
     }
+  }
+
+  private static func finish<Response: Sendable>(
+    _ request: any SendbirdRequest, through manager: UserManager, holding place: ReservedPlace?,
+    callbacks: DispatchQueue, _ completionHandler: @escaping @Sendable (Result<Response, any Error>) -> Void
+  ) async {
+    let result: Result<Response, any Error>
+    do {
+      let response = try await manager.run(holding: place) { try await Self.send(request, through: manager) }
+      if let response = response as? Response {
+        result = .success(response)
+      } else {
+        let mismatch = NetworkError(
+          .decoding, "\(type(of: request)) answered \(type(of: response)), not \(Response.self).")
+        result = .failure(UserManagerError.requestFailed(RequestFailure(mismatch)))
+      }
+    } catch {
+      result = .failure(error)
+    }
+    callbacks.async { completionHandler(result) }
   }
 
   private static func send<S: SendbirdRequest>(_ request: S, through manager: UserManager) async throws -> S.Response {

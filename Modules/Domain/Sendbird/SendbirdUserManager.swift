@@ -10,9 +10,11 @@ import Logging
 /// (U9): a caller may block its own thread waiting for a callback. A `nil` handler changes nothing about the call:
 /// `createUser(params:completionHandler: nil)` still creates the user.
 ///
-/// Each call runs as a task of its own, so calls made back to back are not promised to reach the rate limiter in the
-/// order they were made: make a call that depends on another from that one's completion handler. Each instance has
-/// its own rate limiter: use one instance per application (two would together send two requests per second).
+/// Calls take their places in their application's line in the order they are made, so they are admitted in that
+/// order, and with 10 waiting the next call made is the one refused (REQUIREMENTS L1); each then runs on its own, so
+/// completion handlers may come in another order (a cached user answers at once). Every manager built by
+/// ``init(baseURL:dataDirectory:)`` shares one limiter per application with the others of the process: two managers
+/// of one application together still send one request a second.
 ///
 /// ```swift
 /// import Foundation
@@ -32,6 +34,7 @@ public final class SendbirdUserManager: SBUserManager {
   public let userStorage: any SBUserStorage
 
   private let callbacks: DispatchQueue
+  private let line = CallLine()
   private let logger: Logger
   private let initFailure = Locked<(any Error)?>(nil)
 
@@ -55,7 +58,7 @@ public final class SendbirdUserManager: SBUserManager {
     self.manager = manager
     self.logger = logger
     callbacks = DispatchQueue(label: "dev.keel.sendbird.callbacks", qos: .userInitiated)
-    networkClient = SendbirdNetworkClient(manager: manager, callbackQueue: callbacks)
+    networkClient = SendbirdNetworkClient(manager: manager, callbackQueue: callbacks, line: line)
     userStorage = SendbirdUserStorage(store: manager.store)
   }
 
@@ -78,46 +81,80 @@ public final class SendbirdUserManager: SBUserManager {
 
   /// Creates a user, then caches it; see ``UserManager/createUser(params:)``.
   public func createUser(params: UserCreationParams, completionHandler: (@Sendable (UserResult) -> Void)?) {
-    run(completionHandler) { manager in try await manager.createUser(params: params) }
+    run(completionHandler, enter: { try await $0.enterLine(for: .create(params)) }) { manager in
+      try await manager.createUser(params: params)
+    }
   }
 
   /// Creates up to 10 users, one per second; see ``UserManager/createUsers(params:)``.
+  ///
+  /// The call's place in line is its first user's; the others queue as they come.
   public func createUsers(params: [UserCreationParams], completionHandler: (@Sendable (UsersResult) -> Void)?) {
-    run(completionHandler) { manager in try await manager.createUsers(params: params) }
+    run(
+      completionHandler,
+      enter: { manager in
+        try UserValidation.batch(params)
+        guard let first = params.first else { return nil }
+        return try await manager.enterLine(for: .create(first))
+      }
+    ) { manager in try await manager.createUsers(params: params) }
   }
 
   /// Updates a user, then caches it; see ``UserManager/updateUser(params:)``.
   public func updateUser(params: UserUpdateParams, completionHandler: (@Sendable (UserResult) -> Void)?) {
-    run(completionHandler) { manager in try await manager.updateUser(params: params) }
+    run(completionHandler, enter: { try await $0.enterLine(for: .update(params)) }) { manager in
+      try await manager.updateUser(params: params)
+    }
   }
 
   /// The user `userId`, from the cache or the server; see ``UserManager/getUser(userId:)``.
   public func getUser(userId: String, completionHandler: (@Sendable (UserResult) -> Void)?) {
-    run(completionHandler) { manager in try await manager.getUser(userId: userId) }
+    run(completionHandler, enter: { try await $0.enterLine(for: .get(userId: userId), cacheAnswers: true) }) {
+      manager in
+      try await manager.getUser(userId: userId)
+    }
   }
 
   /// The users named exactly `nicknameMatches`; see ``UserManager/getUsers(nicknameMatches:)``.
   public func getUsers(nicknameMatches: String, completionHandler: (@Sendable (UsersResult) -> Void)?) {
-    run(completionHandler) { manager in try await manager.getUsers(nicknameMatches: nicknameMatches) }
+    run(
+      completionHandler,
+      enter: { manager in
+        try UserValidation.searchNickname(nicknameMatches)
+        return try await manager.enterLine(for: .list(nickname: nicknameMatches, limit: UserValidation.searchLimit))
+      }
+    ) { manager in try await manager.getUsers(nicknameMatches: nicknameMatches) }
   }
 
+  /// Queues the call in ``line``: there `enter` checks it and takes its place, in call order, and then `operation`
+  /// runs in a task of its own with that place for its first request.
   private func run<Value: Sendable>(
     _ completionHandler: (@Sendable (Result<Value, any Error>) -> Void)?,
+    enter: @escaping @Sendable (UserManager) async throws -> ReservedPlace?,
     _ operation: @escaping @Sendable (UserManager) async throws -> Value
   ) {
     let manager = manager
     let callbacks = callbacks
     let initFailure = initFailure.withLock { $0 }
-    Task {
-      let result: Result<Value, any Error>
-      do {
-        if let initFailure { throw initFailure }
-        result = .success(try await operation(manager))
-      } catch {
-        result = .failure(error)
-      }
+    let deliver: @Sendable (Result<Value, any Error>) -> Void = { result in
       guard let completionHandler else { return }
       callbacks.async { completionHandler(result) }
+    }
+    line.submit {
+      let place: ReservedPlace?
+      do {
+        if let initFailure { throw initFailure }
+        place = try await enter(manager)
+      } catch {
+        return deliver(.failure(error))
+      }
+      Task {
+        do {
+          deliver(.success(try await manager.run(holding: place) { try await operation(manager) }))
+        } catch {
+          deliver(.failure(error))
+        }
+      }
     }
   }
 }

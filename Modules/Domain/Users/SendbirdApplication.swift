@@ -36,6 +36,15 @@ public struct SendbirdApplication: Hashable, Sendable, CustomStringConvertible {
     URL(string: "https://api-\(applicationId).sendbird.com")
   }
 
+  /// The application as its rate limit knows it: the API's host, its port when there is one, and the id, such as
+  /// `api-5A3F….sendbird.com/5A3F…` or `127.0.0.1:8080/5A3F…`. Never the token.
+  ///
+  /// Managers with the same key share one limit (REQUIREMENTS L1), whatever their token or scheme.
+  public var rateLimitKey: String {
+    let host = baseURL.host?.lowercased() ?? ""
+    return "\(host)\(baseURL.port.map { ":\($0)" } ?? "")/\(applicationId)"
+  }
+
   /// The id and the base URL, its password masked; never the token.
   public var description: String { "\(applicationId) at \(LogRedaction.standard.render(url: baseURL))" }
 }

@@ -9,10 +9,11 @@ import RateLimiting
 ///
 /// - Every input is checked before anything is sent (U13): a bad one is a ``UserManagerError`` of kind
 ///   ``UserManagerError/Kind/validation``.
-/// - Every request, retries included, passes the client-side rate limiter first (U8). With the user-manager
+/// - Every request, retries included, passes its application's rate limiter first (U8). With the user-manager
 ///   policy, `LeakyBucket.userManager`, at most one request per second leaves, at most 10 wait in line, and the next
 ///   one fails at once, never sent, with a ``UserManagerError`` whose ``UserManagerError/requestFailure`` has the
-///   reason ``RequestFailure/Reason/rateLimited``.
+///   reason ``RequestFailure/Reason/rateLimited``. Managers given the same ``UserManagerLimiters`` share one limiter
+///   per application (L1).
 /// - A user is cached only after the server accepted it (U3, U5), and the cache is read first by ``getUser(userId:)``
 ///   (U6).
 ///
@@ -21,10 +22,9 @@ import RateLimiting
 /// import Networking
 /// import RateLimiting
 ///
-/// let clock = ContinuousClock()
 /// let manager = UserManager(
-///   transport: URLSessionTransport(), limiter: LeakyBucket.userManager(clock: clock),
-///   store: UserStore(file: URL(fileURLWithPath: "myapp-data/users.json")), clock: clock)
+///   transport: URLSessionTransport(), limiters: .shared(),
+///   store: UserStore(file: URL(fileURLWithPath: "myapp-data/users.json")), clock: ContinuousClock())
 /// try manager.initApplication(applicationId: "A1B2C3D4-E5F6-7890", apiToken: "your-api-token")
 /// let alice = try await manager.createUser(params: UserCreationParams(userId: "alice", nickname: "Alice"))
 /// ```
@@ -32,16 +32,20 @@ public final class UserManager: Sendable {
   /// The user cache.
   public let store: UserStore
 
+  /// The limiters every request passes, one per application.
+  public let limiters: UserManagerLimiters
+
   private let client: HTTPClient
   private let baseURL: URL?
   private let logger: Logger
   private let current = Locked<SendbirdApplication?>(nil)
 
-  /// A user manager.
+  /// A user manager whose requests take their turns from `limiters`, one limiter per application.
   ///
   /// - Parameters:
   ///   - transport: How requests travel.
-  ///   - limiter: What every request passes first (U8): `LeakyBucket.userManager(clock:)` for Sendbird's policy.
+  ///   - limiters: What every request passes first (U8, L1): ``UserManagerLimiters/shared(rate:queueCapacity:)``
+  ///     shares Sendbird's policy with every other manager of the process.
   ///   - store: The user cache; it remembers which application its users belong to, across restarts when it is
   ///     kept in a file (U2).
   ///   - baseURL: The Platform API for every application; `nil` means Sendbird's, `https://api-{applicationId}.sendbird.com`.
@@ -49,16 +53,36 @@ public final class UserManager: Sendable {
   ///   - clock: The clock retry delays are measured on.
   ///   - logger: Where requests and responses are logged, at `debug`, with secrets redacted (U11).
   public init(
+    transport: any HTTPTransport, limiters: UserManagerLimiters, store: UserStore, baseURL: URL? = nil,
+    retryPolicy: RetryPolicy? = RetryPolicy(), clock: any Clock<Duration>,
+    logger: Logger = Logger(label: "keel.users", factory: { _ in SwiftLogNoOpLogHandler() })
+  ) {
+    let interceptors: [any RequestInterceptor] =
+      [UsersRateLimit(limiters: limiters)] + (retryPolicy.map { [$0] } ?? [])
+    client = HTTPClient(
+      transport: transport, interceptors: interceptors, serverErrorDecoders: [.sendbird], clock: clock, logger: logger)
+    self.limiters = limiters
+    self.store = store
+    self.baseURL = baseURL
+    self.logger = logger
+  }
+
+  /// A user manager whose requests, for every application, pass `limiter`.
+  ///
+  /// - Parameters:
+  ///   - limiter: What every request passes first (U8): `LeakyBucket.userManager(clock:)` for Sendbird's policy.
+  ///     Sharing it with other managers is up to the caller; ``init(transport:limiters:store:baseURL:retryPolicy:clock:logger:)``
+  ///     shares one per application.
+  ///   - transport, store, baseURL, retryPolicy, clock, logger: As in
+  ///     ``init(transport:limiters:store:baseURL:retryPolicy:clock:logger:)``.
+  public convenience init(
     transport: any HTTPTransport, limiter: any RateLimiter, store: UserStore, baseURL: URL? = nil,
     retryPolicy: RetryPolicy? = RetryPolicy(), clock: any Clock<Duration>,
     logger: Logger = Logger(label: "keel.users", factory: { _ in SwiftLogNoOpLogHandler() })
   ) {
-    let interceptors: [any RequestInterceptor] = [RateLimitInterceptor(limiter)] + (retryPolicy.map { [$0] } ?? [])
-    client = HTTPClient(
-      transport: transport, interceptors: interceptors, serverErrorDecoders: [.sendbird], clock: clock, logger: logger)
-    self.store = store
-    self.baseURL = baseURL
-    self.logger = logger
+    self.init(
+      transport: transport, limiters: UserManagerLimiters { _ in limiter }, store: store, baseURL: baseURL,
+      retryPolicy: retryPolicy, clock: clock, logger: logger)
   }
 
   /// The application the manager talks to, once ``initApplication(applicationId:apiToken:)`` has been called.
@@ -196,6 +220,34 @@ public final class UserManager: Sendable {
       try await client.send(APIRequest(endpoint, decode: decode))
     }
     return (response, application)
+  }
+
+  /// Takes the place in line of a call whose first request is `route`, now, so that calls are admitted in the order
+  /// this is called (L1). Checks `route` first, as sending would.
+  ///
+  /// - Parameter cacheAnswers: Whether a `get` of a cached user is answered from the cache; then no place is taken.
+  /// - Throws: as the call would before sending: validation, not initialized, or rate limited (the line is full).
+  func enterLine(for route: UsersRouter.Route, cacheAnswers: Bool = false) async throws -> ReservedPlace? {
+    try route.validate()
+    let application = try requireApplication()
+    if cacheAnswers, case .get(let userId) = route, store.user(id: userId) != nil { return nil }
+    let router = UsersRouter(route, application: application)
+    return try await RequestFailure.wrapping(UserManagerError.requestFailed) {
+      do {
+        return ReservedPlace(try await limiters.limiter(for: application).reserve(cost: 1))
+      } catch let refusal as RateLimitError {
+        throw RateLimitInterceptor.error(refusing: router, because: refusal)
+      }
+    }
+  }
+
+  /// Runs `operation` with `place` as its first request's place in line, then gives the place up if no request
+  /// took it.
+  func run<Value: Sendable>(
+    holding place: ReservedPlace?, _ operation: () async throws -> Value
+  ) async throws -> Value {
+    defer { place?.release() }
+    return try await UsersRateLimit.$reserved.withValue(place) { try await operation() }
   }
 
   private func requireApplication() throws -> SendbirdApplication {

@@ -74,15 +74,16 @@ public struct RateLimitInterceptor: RequestInterceptor {
         try await limiter.acquire(cost: 1)
       }
     } catch let refusal as RateLimitError {
-      var error = NetworkError(
-        .rateLimited,
-        "Rate limited: \(context.endpoint.method) \(context.endpoint.path) was not sent (\(refusal.description.clause))."
-      )
-      error.underlying = refusal
-      throw error
-    } catch {
-      // A limiter's wait ends otherwise only when the task is cancelled.
-      throw CancellationError()
+      throw Self.error(refusing: context.endpoint, because: refusal)
     }
+  }
+
+  /// The error a request refused by a limiter fails with: ``NetworkError/Kind/rateLimited``, naming the endpoint, with
+  /// the limiter's `refusal` as its ``NetworkError/underlying`` error. For interceptors that admit in their own way.
+  public static func error(refusing endpoint: any Endpoint, because refusal: RateLimitError) -> NetworkError {
+    var error = NetworkError(
+      .rateLimited, "Rate limited: \(endpoint.method) \(endpoint.path) was not sent (\(refusal.description.clause)).")
+    error.underlying = refusal
+    return error
   }
 }

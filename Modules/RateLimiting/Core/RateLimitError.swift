@@ -1,3 +1,5 @@
+import KeelBasics
+
 /// Why a rate limiter refused a request instead of admitting it.
 ///
 /// A struct rather than an enum so that new reasons can be added without breaking anyone's `switch`. Compare
@@ -25,6 +27,8 @@ public struct RateLimitError: Error, Sendable, Hashable, CustomStringConvertible
     public static let costExceedsCapacity = Kind("costExceedsCapacity")
     /// The request asked for a cost below one.
     public static let invalidCost = Kind("invalidCost")
+    /// The limit is kept in a shared store (a database) that could not be used, so nothing was admitted.
+    public static let storeUnavailable = Kind("storeUnavailable")
 
     /// The kind's name, for example `queueFull`.
     public var description: String { name }
@@ -37,7 +41,9 @@ public struct RateLimitError: Error, Sendable, Hashable, CustomStringConvertible
   /// A complete sentence saying what was refused and why.
   public let description: String
 
-  static func queueFull(policy: String, maxQueued: Int) -> RateLimitError {
+  /// Every one of the `maxQueued` waiting places of `policy` is taken: for limiters outside this module that keep
+  /// the same bound.
+  public static func queueFull(policy: String, maxQueued: Int) -> RateLimitError {
     RateLimitError(
       kind: .queueFull, policy: policy,
       description: "Rate limit (\(policy)): the queue of \(maxQueued) waiting requests is full; request refused."
@@ -69,6 +75,14 @@ public struct RateLimitError: Error, Sendable, Hashable, CustomStringConvertible
     RateLimitError(
       kind: .invalidCost, policy: policy,
       description: "Rate limit (\(policy)): cost must be at least 1, got \(cost)."
+    )
+  }
+
+  /// The shared store that keeps the limit of `policy` could not be used; `reason` says why, in a sentence.
+  public static func storeUnavailable(policy: String, reason: String) -> RateLimitError {
+    RateLimitError(
+      kind: .storeUnavailable, policy: policy,
+      description: "Rate limit (\(policy)): its shared store could not be used (\(reason.clause)); request refused."
     )
   }
 }
