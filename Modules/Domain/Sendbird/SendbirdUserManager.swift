@@ -81,9 +81,9 @@ public final class SendbirdUserManager: SBUserManager {
 
   /// Creates a user, then caches it; see ``UserManager/createUser(params:)``.
   public func createUser(params: UserCreationParams, completionHandler: (@Sendable (UserResult) -> Void)?) {
-    run(completionHandler, enter: { try await $0.enterLine(for: .create(params)) }) { manager in
-      try await manager.createUser(params: params)
-    }
+    run(
+      completionHandler, enter: { try await $0.enterLine(for: .create(params)) },
+      operation: { try await $0.createUser(params: params) })
   }
 
   /// Creates up to 10 users, one per second; see ``UserManager/createUsers(params:)``.
@@ -96,23 +96,22 @@ public final class SendbirdUserManager: SBUserManager {
         try UserValidation.batch(params)
         guard let first = params.first else { return nil }
         return try await manager.enterLine(for: .create(first))
-      }
-    ) { manager in try await manager.createUsers(params: params) }
+      },
+      operation: { try await $0.createUsers(params: params) })
   }
 
   /// Updates a user, then caches it; see ``UserManager/updateUser(params:)``.
   public func updateUser(params: UserUpdateParams, completionHandler: (@Sendable (UserResult) -> Void)?) {
-    run(completionHandler, enter: { try await $0.enterLine(for: .update(params)) }) { manager in
-      try await manager.updateUser(params: params)
-    }
+    run(
+      completionHandler, enter: { try await $0.enterLine(for: .update(params)) },
+      operation: { try await $0.updateUser(params: params) })
   }
 
   /// The user `userId`, from the cache or the server; see ``UserManager/getUser(userId:)``.
   public func getUser(userId: String, completionHandler: (@Sendable (UserResult) -> Void)?) {
-    run(completionHandler, enter: { try await $0.enterLine(for: .get(userId: userId), cacheAnswers: true) }) {
-      manager in
-      try await manager.getUser(userId: userId)
-    }
+    run(
+      completionHandler, enter: { try await $0.enterLine(for: .get(userId: userId), cacheAnswers: true) },
+      operation: { try await $0.getUser(userId: userId) })
   }
 
   /// The users named exactly `nicknameMatches`; see ``UserManager/getUsers(nicknameMatches:)``.
@@ -122,8 +121,8 @@ public final class SendbirdUserManager: SBUserManager {
       enter: { manager in
         try UserValidation.searchNickname(nicknameMatches)
         return try await manager.enterLine(for: .list(nickname: nicknameMatches, limit: UserValidation.searchLimit))
-      }
-    ) { manager in try await manager.getUsers(nicknameMatches: nicknameMatches) }
+      },
+      operation: { try await $0.getUsers(nicknameMatches: nicknameMatches) })
   }
 
   /// Queues the call in ``line``: there `enter` checks it and takes its place, in call order, and then `operation`
@@ -131,7 +130,7 @@ public final class SendbirdUserManager: SBUserManager {
   private func run<Value: Sendable>(
     _ completionHandler: (@Sendable (Result<Value, any Error>) -> Void)?,
     enter: @escaping @Sendable (UserManager) async throws -> ReservedPlace?,
-    _ operation: @escaping @Sendable (UserManager) async throws -> Value
+    operation: @escaping @Sendable (UserManager) async throws -> Value
   ) {
     let manager = manager
     let callbacks = callbacks
