@@ -82,13 +82,40 @@ public struct SandboxConfiguration: Sendable {
     public var put: Int
     /// `DELETE` requests per second.
     public var delete: Int
+    /// How early a request may arrive at a full window's end and still open the next window, at the end's nominal
+    /// instant: the jitter a client spaced at the limit meets on its way here (GCRA's delay-variation tolerance).
+    /// Windows stay anchored to their nominal instants, so the allowance never adds up: a client sending faster
+    /// than the limit is still refused. 10 ms by default.
+    public var tolerance: Duration
 
-    /// The contract's defaults: GET 10/s, POST, PUT and DELETE 5/s.
-    public init(get: Int = 10, post: Int = 5, put: Int = 5, delete: Int = 5) {
+    /// The contract's defaults: GET 10/s, POST, PUT and DELETE 5/s, 10 ms of tolerance.
+    public init(get: Int = 10, post: Int = 5, put: Int = 5, delete: Int = 5, tolerance: Duration = .milliseconds(10)) {
       self.get = get
       self.post = post
       self.put = put
       self.delete = delete
+      self.tolerance = tolerance
+    }
+
+    /// Sets the limit of one kind of route from `kind=N` (`get`, `post`, `put` or `delete`; N requests per second,
+    /// at least 1): what `keel sandbox serve --rate-limit` takes.
+    ///
+    /// - Throws: ``SandboxConfigurationError`` naming what is wrong with `setting`.
+    public mutating func apply(_ setting: String) throws {
+      let parts = setting.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+      guard parts.count == 2, let perSecond = Int(parts[1]), (1...100_000).contains(perSecond) else {
+        throw SandboxConfigurationError(
+          "A rate limit is KIND=N with N requests per second from 1 to 100000, such as post=1; got \"\(setting)\".")
+      }
+      switch parts[0].lowercased() {
+      case "get": get = perSecond
+      case "post": post = perSecond
+      case "put": put = perSecond
+      case "delete": delete = perSecond
+      default:
+        throw SandboxConfigurationError(
+          "A rate limit's kind is get, post, put or delete; got \"\(parts[0])\" in \"\(setting)\".")
+      }
     }
   }
 
@@ -124,4 +151,12 @@ public struct SandboxConfiguration: Sendable {
     self.accessKey = accessKey
     self.controlKey = controlKey
   }
+}
+
+/// A setting of ``SandboxConfiguration`` that cannot be used, with a sentence saying why.
+public struct SandboxConfigurationError: Error, CustomStringConvertible, Sendable {
+  /// What is wrong, in a sentence.
+  public let description: String
+
+  init(_ description: String) { self.description = description }
 }

@@ -44,6 +44,13 @@ struct ServeCommand: AsyncParsableCommand {
   @Flag(help: "Turn off the /v3 rate limits.")
   var noRateLimit = false
 
+  @Option(
+    name: .customLong("rate-limit"),
+    help:
+      "A /v3 limit per tenant as KIND=N requests per second, KIND get, post, put or delete (repeatable), e.g. post=1."
+  )
+  var rateLimits: [String] = []
+
   @Option(help: "Share of requests (0-1) answered with --fail-status.")
   var failRate: Double?
 
@@ -78,6 +85,10 @@ struct ServeCommand: AsyncParsableCommand {
       key.isEmpty || key.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F })
     {
       throw ValidationError("--control-key must be non-empty, without spaces or control characters.")
+    }
+    var limits = SandboxConfiguration.RateLimits()
+    for setting in rateLimits {
+      do { try limits.apply(setting) } catch { throw ValidationError("--rate-limit: \(error)") }
     }
     guard Logger.Level(rawValue: logLevel) != nil else {
       throw ValidationError("--log-level \(logLevel) is not a level")
@@ -160,6 +171,8 @@ struct ServeCommand: AsyncParsableCommand {
     // The accounts to try the chat with, and a workspace for them, unless --account says whom to serve.
     configuration.accounts = SandboxConfiguration.tryingAccounts
     configuration.seedsChat = true
+    // Checked in `validate()`.
+    for setting in rateLimits { try? configuration.rateLimits.apply(setting) }
     if !accounts.isEmpty {
       configuration.accounts = Dictionary(
         accounts.map { account in

@@ -2,10 +2,12 @@ import HTTPTypes
 import KeelBasics
 import Realtime
 
-/// The control plane (SandboxAPI §5): add and clear faults, expire every access token, read the stats, reset.
+/// The control plane (SandboxAPI §5): add and clear faults, expire every access token, read the stats and the request
+/// journal, reset.
 struct ControlPlane: Sendable {
   let faults: FaultInjector
   let stats: RecordedStatistics
+  let journal: RequestJournal
   let realtime: SocketIOHub
   let expireTokens: @Sendable () -> Void
   let reset: @Sendable () -> Void
@@ -22,6 +24,10 @@ struct ControlPlane: Sendable {
         return .json([:])
       },
       Route(.get, "/_sandbox/stats") { _ in .json(stats.json) },
+      // ?method=POST and ?path=/v3/users narrow it down.
+      Route(.get, "/_sandbox/requests") { request in
+        .json(journal.json(method: request.query["method"], pathPrefix: request.query["path"]))
+      },
       Route(.post, "/_sandbox/reset") { _ in
         reset()
         return .json([:])

@@ -20,6 +20,7 @@ struct SandboxResponder: HTTPResponder {
   let stats: RecordedStatistics
   let faults: FaultInjector
   let rateLimiter: ServerRateLimiter
+  let journal: RequestJournal
   let routes: [Route]
   /// The Socket.IO server at `/socket.io/`.
   let realtime: SocketIOHub
@@ -47,14 +48,16 @@ struct SandboxResponder: HTTPResponder {
       for user in users { realtime.push(namespace: "/", room: SocketIOHub.userRoom(user), event: event, args: [args]) }
     }
     let rateLimiter = ServerRateLimiter(limits: configuration.rateLimits, time: time)
+    let journal = RequestJournal()
     let control = ControlPlane(
-      faults: faults, stats: stats, realtime: realtime, expireTokens: { auth.expireAccessTokens() },
+      faults: faults, stats: stats, journal: journal, realtime: realtime, expireTokens: { auth.expireAccessTokens() },
       reset: {
         users.reset()
         events.reset()
         auth.reset()
         chat.reset()
         rateLimiter.reset()
+        journal.reset()
         stats.reset()
         realtime.clearFaults()
       })
@@ -63,6 +66,7 @@ struct SandboxResponder: HTTPResponder {
     self.stats = stats
     self.faults = faults
     self.rateLimiter = rateLimiter
+    self.journal = journal
     self.realtime = realtime
     self.routes =
       users.routes + auth.routes + chat.routes + events.routes
@@ -96,6 +100,7 @@ struct SandboxResponder: HTTPResponder {
   }
 
   func respond(to request: Request, context: Context) async throws -> Response {
+    let arrival = time.now()
     var request = request
     let section = Section(path: request.uri.path)
     // Before anything is read, counted or changed: a request without the key learns nothing and leaves no trace.
@@ -153,6 +158,9 @@ struct SandboxResponder: HTTPResponder {
     // The control plane is not counted: its own calls (a reset above all) would only blur what the tests look at.
     if section != .control {
       stats.record(route: resolution.statsKey, status: Int(response.status.code))
+      journal.record(
+        method: request.method.rawValue, path: request.uri.path, status: Int(response.status.code),
+        apiToken: request.headers[Self.apiToken], arrival: arrival)
       context.logger.debug(
         "\(resolution.statsKey) → \(response.status.code)", metadata: ["path": "\(request.uri.path)"])
     }

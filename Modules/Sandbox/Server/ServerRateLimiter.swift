@@ -3,7 +3,8 @@ import HTTPTypes
 import KeelBasics
 
 /// The server-side rate limits of `/v3`: per tenant and per kind of route, one-second windows opened by the first
-/// request after the previous window closed, as a free-trial Sendbird application enforces them.
+/// request after the previous window closed, as a free-trial Sendbird application enforces them, with a small
+/// tolerance for jitter at a full window's end (``SandboxConfiguration/RateLimits/tolerance``).
 struct ServerRateLimiter: Sendable {
   /// What a request is told about the limit it counted against.
   struct Decision: Sendable {
@@ -62,6 +63,12 @@ struct ServerRateLimiter: Sendable {
     return windows.withLock { windows in
       if windows.count > 10_000 { windows = windows.filter { now - $0.value.start < Self.length } }
       var window = windows[key].flatMap { now - $0.start < Self.length ? $0 : nil } ?? Window(start: now, used: 0)
+      // A full window about to end: a request within the tolerance of its end opens the next window at the end's
+      // nominal instant, so that a client spaced at the limit is not refused for its jitter, and the allowance cannot
+      // add up from window to window.
+      if window.used >= limit, Self.length - (now - window.start) <= limits.tolerance {
+        window = Window(start: window.start + Self.length, used: 0)
+      }
       let allowed = window.used < limit
       if allowed { window.used += 1 }
       windows[key] = window
