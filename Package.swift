@@ -37,6 +37,7 @@ let nioWebSocket: Target.Dependency = .product(name: "NIOWebSocket", package: "s
 let nioFoundationCompat: Target.Dependency = .product(name: "NIOFoundationCompat", package: "swift-nio")
 let nioSSL: Target.Dependency = .product(name: "NIOSSL", package: "swift-nio-ssl")
 let nioHTTPCompression: Target.Dependency = .product(name: "NIOHTTPCompression", package: "swift-nio-extras")
+let postgresNIO: Target.Dependency = .product(name: "PostgresNIO", package: "postgres-nio")
 let hummingbirdWebSocket: Target.Dependency = .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket")
 let issueReporting: Target.Dependency = .product(name: "IssueReporting", package: "xctest-dynamic-overlay")
 /// Lets IssueReporting find Swift Testing at run time, so that a TestStore failure fails the test it happens in.
@@ -56,6 +57,7 @@ let package = Package(
     .library(name: "Features", targets: ["Features"]),
     .library(name: "FeaturesTesting", targets: ["FeaturesTesting"]),
     .library(name: "NIOTransports", targets: ["NIOTransports"]),
+    .library(name: "PostgresLimits", targets: ["PostgresLimits"]),
     .library(name: "Sandbox", targets: ["Sandbox"]),
     .executable(name: "keel", targets: ["KeelCLI"]),
     .executable(name: "keel-bench", targets: ["KeelBenchmarks"]),
@@ -77,6 +79,8 @@ let package = Package(
     // Named for the error types and decompression limits the NIO transports map; both come with AsyncHTTPClient.
     .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+    // The PostgreSQL limiter store (its own product): the user-manager limit shared across processes and machines.
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
@@ -136,6 +140,22 @@ let package = Package(
       name: "TransportsTests",
       dependencies: ["NIOTransports", "Networking", "Sandbox", "TestSupport", nioCore, logging],
       path: "Tests/TransportsTests",
+      swiftSettings: swiftSettings
+    ),
+
+    // A rate limit shared by every process and machine, kept in PostgreSQL: a product of its own, so that an app links
+    // no database driver (Documentation/Decisions/0016).
+    .target(
+      name: "PostgresLimits",
+      dependencies: ["RateLimiting", postgresNIO, nioSSL, logging, basics],
+      path: "Modules/PostgresLimits",
+      swiftSettings: swiftSettings
+    ),
+    // Against a real PostgreSQL server: the one .ci/run starts (KEEL_TEST_POSTGRES), or one the tests start.
+    .testTarget(
+      name: "PostgresLimitsTests",
+      dependencies: ["PostgresLimits", "RateLimiting", "TestSupport", postgresNIO, logging],
+      path: "Tests/PostgresLimitsTests",
       swiftSettings: swiftSettings
     ),
 
@@ -271,8 +291,9 @@ let package = Package(
     .executableTarget(
       name: "KeelCLI",
       dependencies: [
-        "Domain", "Features", "Networking", "NIOTransports", "Persistence", "Realtime", "Sandbox", argumentParser,
-        basics, logging, unixSignals,
+        "Domain", "Features", "Networking", "NIOTransports", "PostgresLimits", "Persistence", "RateLimiting",
+        "Realtime",
+        "Sandbox", argumentParser, basics, logging, unixSignals,
       ],
       path: "Modules/CLI",
       swiftSettings: swiftSettings
