@@ -98,11 +98,19 @@ public struct SandboxConfiguration: Sendable {
     }
 
     /// Sets the limit of one kind of route from `kind=N` (`get`, `post`, `put` or `delete`; N requests per second,
-    /// at least 1): what `keel sandbox serve --rate-limit` takes.
+    /// at least 1), or the ``tolerance`` from `tolerance=MS`: what `keel sandbox serve --rate-limit` takes.
     ///
     /// - Throws: ``SandboxConfigurationError`` naming what is wrong with `setting`.
     public mutating func apply(_ setting: String) throws {
       let parts = setting.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+      if parts.first?.lowercased() == "tolerance" {
+        guard parts.count == 2, let milliseconds = Int(parts[1]), (0...1_000).contains(milliseconds) else {
+          throw SandboxConfigurationError(
+            "A rate-limit tolerance is tolerance=MS, 0 to 1000 milliseconds; got \"\(setting)\".")
+        }
+        tolerance = .milliseconds(milliseconds)
+        return
+      }
       guard parts.count == 2, let perSecond = Int(parts[1]), (1...100_000).contains(perSecond) else {
         throw SandboxConfigurationError(
           "A rate limit is KIND=N with N requests per second from 1 to 100000, such as post=1; got \"\(setting)\".")

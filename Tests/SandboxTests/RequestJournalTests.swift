@@ -68,8 +68,9 @@ struct RequestJournalTests {
     var limits = SandboxConfiguration.RateLimits()
     try limits.apply("post=1")
     try limits.apply(" GET = 20 ")
-    #expect(limits.post == 1 && limits.get == 20 && limits.put == 5)
-    for bad in ["post", "post=0", "post=x", "patch=2", "=3", "post=1000000"] {
+    try limits.apply("tolerance=150")
+    #expect(limits.post == 1 && limits.get == 20 && limits.put == 5 && limits.tolerance == .milliseconds(150))
+    for bad in ["post", "post=0", "post=x", "patch=2", "=3", "post=1000000", "tolerance=-1", "tolerance=2000"] {
       let error = #expect(throws: SandboxConfigurationError.self) { try limits.apply(bad) }
       #expect(error?.description.contains(bad.split(separator: "=").first.map(String.init) ?? bad) == true)
     }

@@ -3,6 +3,7 @@ import Domain
 import Foundation
 import KeelBasics
 import Logging
+import PostgresLimits
 
 /// What a command runs with: its target, Keel's services wired for it, and its output.
 struct CommandContext: Sendable {
@@ -54,24 +55,32 @@ extension GlobalOptions {
   ///
   /// `check` runs first, before the directory is locked or a Sandbox started: input that cannot be right fails with
   /// nothing else said.
+  ///
+  /// `limits` names a PostgreSQL store that the user manager's limit is kept in (`--limiter-store`), shared with every
+  /// process pointed at it.
   func run(
-    sends: Bool = true, sharing: Target.Sharing = .none, check: () throws -> Void = {},
-    _ body: (CommandContext) async throws -> Void
+    sends: Bool = true, sharing: Target.Sharing = .none, limits: LimiterStoreOptions? = nil,
+    check: () throws -> Void = {}, _ body: (CommandContext) async throws -> Void
   ) async throws {
     LoggingBootstrap.once()
     let output = Output(json: json)
     var target: Target?
+    var store: PostgresGCRAStore?
     do {
       try check()
       try DataDirectoryLock.acquire(dataDirectory, mode: sharing == .none ? .exclusive : .shared)
       let resolved = try await Target.resolve(self, output: output, sends: sends, sharing: sharing)
       target = resolved
+      var configuration = configuration(for: resolved)
+      store = try limits?.store()
+      if let store { configuration.usersLimiters = .shared(in: store) }
       let context = CommandContext(
-        options: self, target: resolved, dependencies: Dependencies.live(configuration: configuration(for: resolved)),
-        output: output)
+        options: self, target: resolved, dependencies: Dependencies.live(configuration: configuration), output: output)
       try await body(context)
+      await store?.shutdown()
       await resolved.stop()
     } catch {
+      await store?.shutdown()
       await target?.stop()
       let failure = CommandFailure.from(error)
       output.fail(failure)

@@ -17,6 +17,7 @@ struct UsersCreateCommand: AsyncParsableCommand {
   var users: [String]
 
   @OptionGroup var global: GlobalOptions
+  @OptionGroup var limits: LimiterStoreOptions
 
   func validate() throws {
     guard !users.isEmpty else { throw ValidationError("Give at least one user, as ID:NICKNAME.") }
@@ -26,7 +27,7 @@ struct UsersCreateCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
-    try await global.run { context in
+    try await global.run(limits: limits) { context in
       let params = try Self.checked(users.map(Self.params))
       let manager = try context.users()
       if params.count > 1 {

@@ -10,9 +10,10 @@ struct UsersGetCommand: AsyncParsableCommand {
   var userId: String
 
   @OptionGroup var global: GlobalOptions
+  @OptionGroup var limits: LimiterStoreOptions
 
   func run() async throws {
-    try await global.run { context in
+    try await global.run(limits: limits) { context in
       let user = try await context.users().getUser(userId: userId)
       try context.output.result(user, human: user.line)
     }

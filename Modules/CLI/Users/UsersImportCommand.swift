@@ -21,9 +21,10 @@ struct UsersImportCommand: AsyncParsableCommand {
   var file: String
 
   @OptionGroup var global: GlobalOptions
+  @OptionGroup var limits: LimiterStoreOptions
 
   func run() async throws {
-    try await global.run { context in
+    try await global.run(limits: limits) { context in
       let rows = try UserRows.read(file)
       let users = try context.users()
       let output = context.output

@@ -10,9 +10,10 @@ struct UsersSearchCommand: AsyncParsableCommand {
   var nickname: String
 
   @OptionGroup var global: GlobalOptions
+  @OptionGroup var limits: LimiterStoreOptions
 
   func run() async throws {
-    try await global.run { context in
+    try await global.run(limits: limits) { context in
       let users = try await context.users().getUsers(nicknameMatches: nickname)
       try context.output.result(
         UserList(users: users),

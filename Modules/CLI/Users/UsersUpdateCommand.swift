@@ -16,6 +16,7 @@ struct UsersUpdateCommand: AsyncParsableCommand {
   var profileUrl: String?
 
   @OptionGroup var global: GlobalOptions
+  @OptionGroup var limits: LimiterStoreOptions
 
   func validate() throws {
     guard nickname != nil || profileUrl != nil else {
@@ -24,7 +25,7 @@ struct UsersUpdateCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
-    try await global.run { context in
+    try await global.run(limits: limits) { context in
       if let nickname, nickname.allSatisfy(\.isWhitespace) {
         throw CommandFailure(.invalidInput, "The new nickname is empty; give one. Nothing was sent.")
       }
