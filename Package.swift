@@ -300,7 +300,7 @@ let package = Package(
     ),
     .testTarget(
       name: "CLITests",
-      dependencies: ["KeelCLI", "Sandbox", "TestSupport", logging],
+      dependencies: ["KeelCLI", "Sandbox", "TestSupport", crypto, logging],
       path: "Tests/CLITests",
       swiftSettings: swiftSettings
     ),
@@ -358,8 +358,17 @@ let package = Package(
 
     .target(
       name: "TestSupport",
-      dependencies: [clocks, basics, logging, "Networking", "FeaturesTesting"],
+      dependencies: [clocks, basics, logging, "Networking", "FeaturesTesting", "LocalPostgres"],
       path: "Tests/TestSupport",
+      swiftSettings: swiftSettings
+    ),
+
+    // A PostgreSQL server for the shared limiter's tests and keel-bench rows: the one .ci/run started, or a cluster
+    // of its own. No Swift Testing, so that keel-bench can link it.
+    .target(
+      name: "LocalPostgres",
+      dependencies: [basics],
+      path: "Tests/LocalPostgres",
       swiftSettings: swiftSettings
     ),
 
@@ -386,7 +395,7 @@ let package = Package(
       name: "KeelBenchmarks",
       dependencies: [
         "RateLimiting", "Networking", "NIOTransports", "Persistence", "Domain", "Features", "Realtime", "Sandbox",
-        hummingbird,
+        "PostgresLimits", "LocalPostgres", hummingbird,
         nioCore, nioPosix, nioHTTP1, nioWebSocket, nioFoundationCompat, nioHTTPCompression, asyncHTTPClient, wsClient,
         grdb, logging, basics,
       ],

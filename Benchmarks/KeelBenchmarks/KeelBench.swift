@@ -8,6 +8,7 @@ enum KeelBench {
       let options = try BenchmarkOptions(arguments: Array(CommandLine.arguments.dropFirst()))
       let comparisons =
         (RateLimiterBenchmarks.comparisons(quick: options.quick)
+        + SharedLimiterBenchmarks.comparisons(quick: options.quick)
         + SandboxBenchmarks.comparisons(quick: options.quick)
         + NetworkingBenchmarks.comparisons(quick: options.quick)
         + WebSocketBenchmarks.comparisons(quick: options.quick)

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Logging
 import Sandbox
@@ -10,7 +11,16 @@ import Testing
 
 /// `keel users … --limiter-store`: processes that share one PostgreSQL store share the application's limit
 /// (REQUIREMENTS L2), seen from the server's side through the Sandbox's request journal.
-@Suite("keel users through one PostgreSQL limit (L2)", .timeLimit(.minutes(5)))
+///
+/// These measure, to the millisecond, what reaches the server from processes started for the test: beside every
+/// other suite on two cores, a process's first request can stall for most of a second, which no limiter can help.
+/// So they run on their own, `make limits-proof` (a step of `make ci`, after `swift test`), and `swift test` lists
+/// them as skipped unless `KEEL_LIMIT_PROOF=1`.
+@Suite(
+  "keel users through one PostgreSQL limit (L2)", .timeLimit(.minutes(5)),
+  .enabled(
+    if: ProcessInfo.processInfo.environment["KEEL_LIMIT_PROOF"] == "1",
+    "measures what the server sees to the millisecond: run alone with `make limits-proof` (KEEL_LIMIT_PROOF=1)"))
 struct SharedLimitCommandTests {
   /// One POST's arrival at the Sandbox.
   private struct Arrival {
@@ -21,9 +31,9 @@ struct SharedLimitCommandTests {
 
   /// How much earlier than a second after the last one a POST may arrive: the jitter between the database's slots and
   /// the server, which is each process's own latency from its answer to its request's arrival. Measured on the 2-core
-  /// machine with both tests running: about 5 ms alone, up to 25 ms under load (a process's first request, on a cold
-  /// connection, is the late one); a ThreadSanitizer build is several times slower.
-  private static let jitter: Double = ProcessInfo.processInfo.environment["KEEL_TSAN"] == nil ? 100 : 400
+  /// machine, these tests alone: 5–11 ms, up to 25 ms with both at once (a process's first request, on a cold
+  /// connection, is the late one). The Sandbox allows that much at a window's end, so that no POST is refused for it.
+  private static let jitter: Double = 100
 
   /// A Sandbox whose POSTs are limited to one a second per tenant, allowing ``jitter`` at a window's end.
   private func strictSandbox() async throws -> RunningSandbox {
@@ -56,13 +66,18 @@ struct SharedLimitCommandTests {
     }
   }
 
+  /// The hex SHA-256 of `token`: the journal's tenant is its first 12 digits.
+  private static func digest(_ token: String) -> String {
+    SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+  }
+
   private func spacings(_ arrivals: [Arrival]) -> [Double] {
     zip(arrivals, arrivals.dropFirst()).map { $1.milliseconds - $0.milliseconds }
   }
 
   @Test("4 processes × 10 creations, one store, a server allowing 1 POST/s: all 40, no 429, a second apart, ≥ 39 s")
   func fourProcesses() async throws {
-    let store = try await TestPostgres.url()
+    let store = try await LocalPostgres.url()
     let sandbox = try await strictSandbox()
     let app = "app-\(UUID().uuidString.prefix(8))"
     let clock = ContinuousClock()
@@ -70,7 +85,8 @@ struct SharedLimitCommandTests {
     let runs = try await withThrowingTaskGroup(of: ChildProcess.Run.self) { group in
       for process in 0..<4 {
         let users = (0..<10).map { "p\(process)u\($0):User\($0)" }
-        let arguments = try arguments(users, sandbox: sandbox, app: app, token: "token-\(process)", store: store)
+        // One application, one token, as a fleet of instances has: the server's limit is the application's too.
+        let arguments = try arguments(users, sandbox: sandbox, app: app, token: "fleet-token", store: store)
         group.addTask { try await ChildProcess.run(Keel.binary, arguments: arguments, killAfter: .seconds(200)) }
       }
       return try await group.reduce(into: []) { $0.append($1) }
@@ -96,11 +112,13 @@ struct SharedLimitCommandTests {
 
   @Test("A process killed (SIGKILL) while it waits holds the others up by its own slot, no more")
   func killedWhileWaiting() async throws {
-    let store = try await TestPostgres.url()
+    let store = try await LocalPostgres.url()
     let sandbox = try await strictSandbox()
     let app = "app-\(UUID().uuidString.prefix(8))"
-    // The victim: ten creations, started alone so that the first POST's tenant is its own; killed once a survivor
-    // has sent too and two of its own POSTs have arrived, while it waits for its next slot.
+    // Three processes start together, each with a token of its own so that the journal tells them apart: the victim
+    // with ten creations, killed once two of its POSTs and a survivor's have arrived, while it waits for its next
+    // slot; two survivors with five each.
+    let victimTenant = String(Self.digest("victim").prefix(12))
     let victim = Process()
     victim.executableURL = Keel.binary
     victim.arguments = try arguments(
@@ -108,11 +126,6 @@ struct SharedLimitCommandTests {
     victim.standardOutput = FileHandle.nullDevice
     victim.standardError = FileHandle.nullDevice
     try victim.run()
-    var victimTenant: String?
-    for _ in 0..<600 where victimTenant == nil {
-      victimTenant = try await posts(sandbox).first?.tenant
-      if victimTenant == nil { try await Task.sleep(for: .milliseconds(50)) }
-    }
     let survivors = try (0..<2).map { index in
       try arguments(
         (0..<5).map { "s\(index)u\($0):S" }, sandbox: sandbox, app: app, token: "survivor-\(index)", store: store)
@@ -141,8 +154,9 @@ struct SharedLimitCommandTests {
     let survivorPosts = arrivals.filter { $0.tenant != victimTenant && $0.status == 200 }
     #expect(survivorPosts.count == 10, "every survivor's user was created")
     #expect(arrivals.filter { $0.status == 429 }.isEmpty, "\(arrivals)")
-    // Every slot is a second; the victim's one reserved and unused slot leaves one gap of two seconds at most.
+    // Every slot is a second; the victim's one reserved and unused slot leaves one gap of two seconds, give or take the
+    // jitter, at most.
     let largest = spacings(arrivals).max() ?? 0
-    #expect(largest < 2_500, "the largest gap was \(largest) ms")
+    #expect(largest < 2_000 + Self.jitter, "the largest gap was \(largest) ms")
   }
 }

@@ -1,13 +1,14 @@
 import Foundation
 import KeelBasics
 
-/// A real PostgreSQL server for the tests that need one (REQUIREMENTS L2): the one `.ci/run` started
-/// (`KEEL_TEST_POSTGRES`), or else a cluster this test process starts in a temporary directory on 127.0.0.1 and stops
-/// when it exits. A machine without PostgreSQL fails those tests with a sentence saying how to get it, never a pass.
+/// A real PostgreSQL server for the tests and keel-bench rows that need one (REQUIREMENTS L2): the one `.ci/run`
+/// started (`KEEL_TEST_POSTGRES`), or else a cluster this process starts in a temporary directory on 127.0.0.1 and
+/// stops when it exits. A machine without PostgreSQL fails those tests with a sentence saying how to get it, never a
+/// pass.
 ///
 /// PostgreSQL refuses to run as root, so when the tests run as root the cluster is the `postgres` user's
 /// (`runuser -u postgres`).
-public enum TestPostgres {
+public enum LocalPostgres {
   /// Why no server could be had, in a sentence.
   public struct Unavailable: Error, CustomStringConvertible {
     /// What is missing, and what to do.
@@ -106,8 +107,9 @@ public enum TestPostgres {
   private static func stopAtExit(pgCtl: String, data: String, directory: String, asRoot: Bool) {
     cleanup = (pgCtl, data, directory, asRoot)
     atexit {
-      guard let cleanup = TestPostgres.cleanup else { return }
-      try? TestPostgres.run(cleanup.pgCtl, ["-D", cleanup.data, "-m", "immediate", "stop"], asPostgres: cleanup.asRoot)
+      guard let cleanup = LocalPostgres.cleanup else { return }
+      try? LocalPostgres.run(
+        cleanup.pgCtl, ["-D", cleanup.data, "-m", "immediate", "stop"], asPostgres: cleanup.asRoot)
       try? FileManager.default.removeItem(atPath: cleanup.directory)
     }
   }
