@@ -2,8 +2,8 @@ import Logging
 import PostgresNIO
 import RateLimiting
 
-/// A ``RateLimiting/GCRAStore`` in PostgreSQL: every process and machine that points its
-/// ``RateLimiting/SharedRateLimiter``s at the same table shares their limits (REQUIREMENTS L2).
+/// A `GCRAStore` in PostgreSQL: every process and machine that points its
+/// `SharedRateLimiter`s at the same table shares their limits (REQUIREMENTS L2).
 ///
 /// One row per key holds GCRA's theoretical arrival time in microseconds on the database's clock
 /// (`clock_timestamp()`), the one clock of the fleet. Each admission is one `INSERT … ON CONFLICT DO UPDATE …

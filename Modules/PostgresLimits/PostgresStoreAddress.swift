@@ -18,7 +18,9 @@ public struct PostgresStoreAddress: Sendable, CustomStringConvertible {
 
   /// Reads `url`.
   ///
-  /// - Parameter environment: Where `PGPASSWORD` is read when the URL has no password.
+  /// - Parameters:
+  ///   - url: The database, as described above.
+  ///   - environment: Where `PGPASSWORD` is read when the URL has no password.
   /// - Throws: ``PostgresStoreError`` naming what is wrong with the URL; the message never holds the password.
   public init(_ url: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
     guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? "")

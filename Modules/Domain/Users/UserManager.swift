@@ -73,8 +73,12 @@ public final class UserManager: Sendable {
   ///   - limiter: What every request passes first (U8): `LeakyBucket.userManager(clock:)` for Sendbird's policy.
   ///     Sharing it with other managers is up to the caller; ``init(transport:limiters:store:baseURL:retryPolicy:clock:logger:)``
   ///     shares one per application.
-  ///   - transport, store, baseURL, retryPolicy, clock, logger: As in
-  ///     ``init(transport:limiters:store:baseURL:retryPolicy:clock:logger:)``.
+  ///   - transport: How requests travel.
+  ///   - store: The user cache (U2).
+  ///   - baseURL: The Platform API for every application; `nil` means Sendbird's.
+  ///   - retryPolicy: Which failed requests are retried, and when; `nil` retries none.
+  ///   - clock: The clock retry delays are measured on.
+  ///   - logger: Where requests and responses are logged, at `debug`, with secrets redacted (U11).
   public convenience init(
     transport: any HTTPTransport, limiter: any RateLimiter, store: UserStore, baseURL: URL? = nil,
     retryPolicy: RetryPolicy? = RetryPolicy(), clock: any Clock<Duration>,

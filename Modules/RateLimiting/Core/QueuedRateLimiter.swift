@@ -105,13 +105,7 @@ public final class QueuedRateLimiter<Policy: RateLimitPolicy, C: Clock<Duration>
   private func waitForAdmission(cost: Int, deadline: Int64?) async throws {
     let id = queue.withLock { $0.nextID() }
     guard let due = try await waitForTurn(id: id, cost: cost, deadline: deadline) else { return }
-    do {
-      try await clock.sleep(untilDue: origin.advanced(by: .nanoseconds(due)))
-    } catch {
-      finishHead(id: id, granted: false)
-      throw error
-    }
-    finishHead(id: id, granted: true)
+    try await sleepAsHead(id: id, until: due)
   }
 
   /// Joins the queue; returns when this caller is admitted (`nil`) or is the head and must sleep until the instant
@@ -216,6 +210,16 @@ public final class QueuedRateLimiter<Policy: RateLimitPolicy, C: Clock<Duration>
       guard let turn else { return }
       due = turn
     }
+    try await sleepAsHead(id: id, until: due)
+  }
+
+  private func cancelReservation(id: UInt64) {
+    let resumptions = locked { queue, policy in queue.cancelReservation(id: id, now: now(), policy: &policy) }
+    for resumption in resumptions { resumption.perform() }
+  }
+
+  /// Sleeps at the head of the queue until `due`, then is granted, or gives the turn back if the sleep is cancelled.
+  private func sleepAsHead(id: UInt64, until due: Int64) async throws {
     do {
       try await clock.sleep(untilDue: origin.advanced(by: .nanoseconds(due)))
     } catch {
@@ -223,11 +227,6 @@ public final class QueuedRateLimiter<Policy: RateLimitPolicy, C: Clock<Duration>
       throw error
     }
     finishHead(id: id, granted: true)
-  }
-
-  private func cancelReservation(id: UInt64) {
-    let resumptions = locked { queue, policy in queue.cancelReservation(id: id, now: now(), policy: &policy) }
-    for resumption in resumptions { resumption.perform() }
   }
 
   private func finishHead(id: UInt64, granted: Bool) {

@@ -4,8 +4,9 @@ import KeelBasics
 /// what their tests run on (a `TestClock`).
 ///
 /// ```swift
-/// let store = InMemoryGCRAStore(clock: ContinuousClock())
-/// let limiter = SharedRateLimiter(key: "app", rate: .perSecond(1), maxQueued: 9, store: store)
+/// let clock = ContinuousClock()
+/// let store = InMemoryGCRAStore(clock: clock)
+/// let limiter = SharedRateLimiter(key: "app", rate: .perSecond(1), maxQueued: 9, store: store, clock: clock)
 /// try await limiter.acquire()
 /// ```
 public final class InMemoryGCRAStore<C: Clock<Duration>>: GCRAStore {

@@ -16,8 +16,10 @@ import KeelBasics
 ///   prevents. ``Fallback/local(_:)`` chooses that anyway, for a limit that is a courtesy rather than a contract.
 ///
 /// ```swift
+/// let clock = ContinuousClock()
 /// let limiter = SharedRateLimiter(
-///   key: "api.example.com/app-1", rate: .perSecond(1), maxQueued: 9, store: InMemoryGCRAStore(clock: ContinuousClock()))
+///   key: "api.example.com/app-1", rate: .perSecond(1), maxQueued: 9, store: InMemoryGCRAStore(clock: clock),
+///   clock: clock)
 /// try await limiter.acquire()
 /// ```
 public final class SharedRateLimiter<C: Clock<Duration>>: RateLimiter {
