@@ -160,3 +160,26 @@ struct SharedLimitCommandTests {
     #expect(largest < 2_000 + Self.jitter, "the largest gap was \(largest) ms")
   }
 }
+
+/// `--limiter-store` when it cannot be used: a sentence before anything is sent, never the password.
+@Suite("keel users --limiter-store refusals", .timeLimit(.minutes(3)))
+struct LimiterStoreRefusalTests {
+  @Test("A store nobody answers at: exit 75 within its 5 s timeout, saying so, the password masked; a bad URL is 64")
+  func unreachable() async throws {
+    try await Keel.withSandbox { sandbox, directory in
+      let down = try await Keel.run(
+        ["users", "create", "a:A", "--limiter-store", "postgres://keel:hunter2@127.0.0.1:9/keel?sslmode=disable"]
+          + Keel.options(sandbox, directory))
+      #expect(down.status == 75, "\(down.errors)")
+      #expect(down.errors.contains("shared store could not be used"), "\(down.errors)")
+      #expect(down.errors.contains("127.0.0.1:9"))
+      #expect(!down.errors.contains("hunter2"))
+      let bad = try await Keel.run(
+        ["users", "create", "a:A", "--limiter-store", "mysql://keel@db/keel"] + Keel.options(sandbox, directory))
+      #expect(bad.status == 64)
+      #expect(bad.errors.contains("not a postgres:// URL"))
+      let users = try await Keel.run(["users", "get", "a"] + Keel.options(sandbox, directory))
+      #expect(users.status != 0, "nothing was created")
+    }
+  }
+}

@@ -73,7 +73,7 @@ public enum LocalPostgres {
   ///
   /// posix_spawn and waitpid rather than Foundation's Process: Process learns of an exit when a socket it hands the
   /// child closes, and `pg_ctl start` leaves that socket open in the server it starts, so Process waits for the
-  /// server to stop.
+  /// server to stop. For the same reason the child gets no descriptor but its standard ones.
   private static func run(_ executable: String, _ arguments: [String], asPostgres: Bool = false) throws {
     let argv =
       asPostgres ? ["/sbin/runuser", "-u", "postgres", "--", executable] + arguments : [executable] + arguments
@@ -85,6 +85,12 @@ public enum LocalPostgres {
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, log.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    // Nothing else of this process's: `pg_ctl start` leaves a server running, and a socket of the tests' it inherited
+    // (a stopped Sandbox's listening socket, a dropped connection) would stay open in it, so that a connection to a
+    // stopped server waited in its backlog instead of being refused.
+    // (glibc closes in the child and ignores one that is no longer open by then.)
+    let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.compactMap { Int32($0) } ?? []
+    for descriptor in open where descriptor > 2 { posix_spawn_file_actions_addclose(&actions, descriptor) }
     var cArguments = argv.map { strdup($0) } + [nil]
     defer { for argument in cArguments { free(argument) } }
     var pid = pid_t()

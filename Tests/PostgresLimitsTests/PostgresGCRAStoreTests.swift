@@ -100,8 +100,11 @@ struct PostgresGCRAStoreTests {
 
     // A waiter cancelled while it waits leaves at once (its slot given back: `giveBack` above, and the limiter's own
     // tests on the in-memory store).
-    let waiting = TaskProbe { try await limiters[0].acquire() }
-    try await Task.sleep(for: .milliseconds(20))
+    let slow = SharedRateLimiter(
+      key: freshKey(), rate: Rate(1, per: .seconds(60)), maxQueued: 9, store: store, clock: clock)
+    try await slow.acquire()
+    let place = try await slow.reserve(cost: 1)  // a minute away
+    let waiting = TaskProbe { try await place.wait() }
     waiting.cancel()
     #expect(await waiting.error() is CancellationError)
     await store.shutdown()

@@ -2,7 +2,9 @@ import ArgumentParser
 import Domain
 import Foundation
 import KeelBasics
+import Networking
 import Persistence
+import RateLimiting
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -78,7 +80,14 @@ struct CommandFailure: Error, CustomStringConvertible {
       CommandFailure(
         .network, "Cannot reach the server: \(transportReason(error)). Check the server's address and the connection.")
     case .rateLimited:
-      CommandFailure(.rateLimited, "The client-side rate limit refused the request, which was not sent; try again.")
+      // A shared limit whose store (PostgreSQL, --limiter-store) could not be used says why: that is what to fix.
+      if let refusal = (error.underlying as? NetworkError)?.underlying as? RateLimitError,
+        refusal.kind == .storeUnavailable
+      {
+        CommandFailure(.rateLimited, "\(refusal.description.clause). Nothing was sent; try again once it answers.")
+      } else {
+        CommandFailure(.rateLimited, "The client-side rate limit refused the request, which was not sent; try again.")
+      }
     case .sessionExpired:
       CommandFailure(.auth, "Not signed in, or the session expired: sign in with `keel auth login`.")
     case .invalidRequest: CommandFailure(.invalidInput, "\(error.description.clause). Nothing was sent.")
