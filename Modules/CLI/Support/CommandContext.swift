@@ -73,7 +73,7 @@ extension GlobalOptions {
       target = resolved
       var configuration = configuration(for: resolved)
       store = try limits?.store()
-      if let store { configuration.usersLimiters = .shared(in: store) }
+      if let store { configuration.usersLimiters = UserManagerLimiters(store: store, clock: ContinuousClock()) }
       let context = CommandContext(
         options: self, target: resolved, dependencies: Dependencies.live(configuration: configuration), output: output)
       try await body(context)

@@ -1,8 +1,6 @@
 import ArgumentParser
-import Domain
 import Foundation
 import PostgresLimits
-import RateLimiting
 
 /// `--limiter-store URL` (or `KEEL_LIMITER_STORE`): the `keel users` commands share the application's limit with every
 /// other process pointed at the same PostgreSQL database (REQUIREMENTS L2).
@@ -33,20 +31,5 @@ struct LimiterStoreOptions: ParsableArguments {
   func store() throws -> PostgresGCRAStore? {
     guard let url = resolvedURL else { return nil }
     return try PostgresGCRAStore(address: PostgresStoreAddress(url))
-  }
-}
-
-extension UserManagerLimiters {
-  /// The user managers' limiters kept in `store`: the user-manager policy for each application (one a second, ten in
-  /// the bucket), shared with every process that uses the same store.
-  static func shared(
-    in store: PostgresGCRAStore, rate: Rate = UserManager.requestRate,
-    queueCapacity: Int = UserManager.queueCapacity
-  ) -> UserManagerLimiters {
-    UserManagerLimiters { applicationKey in
-      SharedRateLimiter(
-        key: "users/\(applicationKey)", rate: rate, burst: 1, maxQueued: queueCapacity - 1, store: store,
-        clock: ContinuousClock())
-    }
   }
 }

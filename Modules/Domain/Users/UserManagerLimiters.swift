@@ -46,6 +46,26 @@ public final class UserManagerLimiters: Sendable {
     self.init { _ in LeakyBucket(rate: rate, capacity: queueCapacity, clock: clock) }
   }
 
+  /// Limiters kept in `store`, shared with every process that uses it: the user-manager policy, GCRA with a burst of
+  /// 1 and `queueCapacity − 1` waiting behind the one going now, under the key `users/` and the application's
+  /// ``SendbirdApplication/rateLimitKey`` (REQUIREMENTS L2).
+  ///
+  /// - Parameters:
+  ///   - store: Where the limits live, such as the `PostgresLimits` product's PostgreSQL store.
+  ///   - rate: The pace of each application's requests.
+  ///   - queueCapacity: How many requests each application's limiter holds, the one leaving now included.
+  ///   - clock: What each caller sleeps its wait on; the store's own clock decides the slots.
+  public convenience init<C: Clock<Duration>>(
+    store: any GCRAStore, rate: Rate = UserManager.requestRate, queueCapacity: Int = UserManager.queueCapacity,
+    clock: C
+  ) {
+    self.init { applicationKey in
+      SharedRateLimiter(
+        key: "users/\(applicationKey)", rate: rate, burst: 1, maxQueued: queueCapacity - 1, store: store,
+        clock: clock)
+    }
+  }
+
   /// The limiter of `application`, made now if this is its first use.
   public func limiter(for application: SendbirdApplication) -> any RateLimiter {
     keyed.limiter(for: application.rateLimitKey)

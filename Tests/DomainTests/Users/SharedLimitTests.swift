@@ -107,6 +107,21 @@ struct SharedLimitTests {
     #expect(one.users.limiters !== slower.users.limiters)
   }
 
+  @Test("Two sets on one store (two processes) share each application's limit: ten places, the 11th refused (L2)")
+  func setsOnOneStoreShare() async throws {
+    let store = InMemoryGCRAStore(clock: clock)
+    let sets = [UserManagerLimiters(store: store, clock: clock), UserManagerLimiters(store: store, clock: clock)]
+    let application = try SendbirdApplication(applicationId: "app-1", apiToken: "t", baseURL: baseURL)
+    var places: [any RateLimitReservation] = []
+    for index in 0..<10 { places.append(try await sets[index % 2].limiter(for: application).reserve(cost: 1)) }
+    let refusal = await #expect(throws: RateLimitError.self) {
+      try await sets[0].limiter(for: application).reserve(cost: 1)
+    }
+    #expect(refusal?.kind == .queueFull)
+    #expect(store.theoreticalArrival(of: "users/sendbird.test/app-1") == 10_000_000)
+    for place in places { place.cancel() }
+  }
+
   @Test("A get the cache answers takes no place in line")
   func cachedGetTakesNoPlace() async throws {
     let server = FakeSendbird(clock: clock)
