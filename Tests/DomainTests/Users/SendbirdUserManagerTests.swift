@@ -42,7 +42,10 @@ import Testing
             done.signal()
           }
         }
-        let arrived = (0..<20).allSatisfy { _ in done.wait(timeout: .now() + 10) == .success }
+        // A generous deadline: a deadlock never ends, while a loaded machine (TSan, tests in parallel) may take its
+        // time to schedule the calls; CI once needed more than 10 s.
+        let deadline = DispatchTime.now() + 120
+        let arrived = (0..<20).allSatisfy { _ in done.wait(timeout: deadline) == .success }
         continuation.resume(returning: (arrived, overlap.withLock { ($0.most, $0.onCaller) }))
       }
     }
