@@ -143,10 +143,11 @@ struct PythonSocketIOTests {
 
   @Test("A silent network: ping timeout, then a reconnection once it answers again")
   func silentNetwork() async throws {
-    // The server waits 10 s for a pong: on a loaded CI machine (every suite at once on two cores) a pong was late
-    // by seconds, the server dropped the client (`transport close`) before the pause, and the ping timeout under
-    // test never came. The client gives up 12 s (interval + timeout) after the last ping.
-    let server = try await PythonSocketIOServer(pingInterval: 2, pingTimeout: 10)
+    // The server waits 25 s for a pong: on a loaded CI machine (every suite at once on two cores, under
+    // ThreadSanitizer) a pong was late by more than 10 s, the server dropped the client (`transport close`) before
+    // the pause, and the ping timeout under test never came. The client gives up 27 s (interval + timeout) after the
+    // last ping, within the 60 s the test waits.
+    let server = try await PythonSocketIOServer(pingInterval: 2, pingTimeout: 25)
     // Attempts of 10 s: while the server is stopped each one times out, so the second comes within the wait; once it
     // answers, a slow handshake under ThreadSanitizer still fits.
     let client = try Self.client(server, connectTimeout: .seconds(10))
