@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KeelBasics
 
 /// `keel`: Keel's command line.
 @main
@@ -15,16 +16,12 @@ struct Keel: AsyncParsableCommand {
       Exit codes:
       \(ExitStatus.table)
       """,
-    version: Keel.version,
+    version: KeelVersion.current,
     subcommands: [
       DemoCommand.self, UsersCommand.self, AuthCommand.self, ChatCommand.self, EventsCommand.self, ImagesCommand.self,
       SocketIOCommand.self, SandboxCommand.self,
     ]
   )
-
-  /// What `keel --version` prints: the release this binary was built from (no release is tagged yet, so the
-  /// development line's).
-  static let version = "0.1.0-dev"
 
   /// Runs the command the arguments name, with the global options accepted before the subcommand too. With
   /// `--json`, a usage error is a JSON error document on standard output as every other failure is.

@@ -66,20 +66,25 @@ if arguments.first == "chat" {
     exit(1)
   }
 }
-guard arguments.count == 5, let baseURL = URL(string: arguments[1]), let first = Int(arguments[3]),
-  let end = Int(arguments[4])
+let durabilities = ["survivesCrash": Durability.survivesCrash, "survivesPowerLoss": .survivesPowerLoss]
+guard (5...6).contains(arguments.count), let baseURL = URL(string: arguments[1]), let first = Int(arguments[3]),
+  let end = Int(arguments[4]), let durability = durabilities[arguments.count == 6 ? arguments[5] : "survivesCrash"]
 else {
   FileHandle.standardError.write(
-    Data("usage: DomainCrashHelper <queue file> <base URL> <api token> <first> <end>\n".utf8))
+    Data(
+      "usage: DomainCrashHelper <queue file> <base URL> <api token> <first> <end> [survivesCrash|survivesPowerLoss]\n"
+        .utf8))
   exit(64)
 }
 do {
   // The same short delays as the in-process tests: a killed upload is retried within milliseconds of the restart.
   let tracker = try EventTracker(
     baseURL: baseURL, apiToken: arguments[2], queueURL: URL(fileURLWithPath: arguments[0]),
+    settings: InMemoryKeyValueStore(),
     transport: URLSessionTransport(), monitor: ManualNetworkMonitor(.online),
     configuration: EventTrackerConfiguration(
-      flushInterval: .milliseconds(100), baseRetryDelay: .milliseconds(20), maxRetryDelay: .milliseconds(200)),
+      flushInterval: .milliseconds(100), baseRetryDelay: .milliseconds(20), maxRetryDelay: .milliseconds(200),
+      durability: durability),
     clock: ContinuousClock())
   report("ready")
   for number in first..<end {

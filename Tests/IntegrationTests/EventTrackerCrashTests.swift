@@ -7,10 +7,11 @@ import Sandbox
 import TestSupport
 import Testing
 
-/// REQUIREMENTS E2, E3, E9 across processes: a child tracks and uploads events and is killed with SIGKILL at random
-/// moments, again and again on the same queue file; then a tracker that only delivers starts on that file, and the
-/// server holds every event whose `track` returned, each once.
-@Suite("EventTracker survives SIGKILL", .timeLimit(.minutes(2)))
+/// REQUIREMENTS E2, E3, E9, E14 across processes: a child tracks and uploads events and is killed with SIGKILL at
+/// random moments, again and again on the same queue file; then a tracker that only delivers starts on that file, and
+/// the server holds every event whose `track` returned, each once. In both durability levels: neither may lose an
+/// event to a killed process.
+@Suite("EventTracker survives SIGKILL", .serialized, .timeLimit(.minutes(2)))
 struct EventTrackerCrashTests {
   static let total = 2_000
   /// A child is started for at most this many events, so that a kill landing late costs one round, not the run.
@@ -18,8 +19,9 @@ struct EventTrackerCrashTests {
   static let maxRounds = 40
 
   @Test(
-    "Every event whose track returned before a SIGKILL is delivered after the restart; none lost, none counted twice")
-  func killedWhileTrackingAndUploading() async throws {
+    "Every event whose track returned before a SIGKILL is delivered after the restart; none lost, none counted twice",
+    arguments: ["survivesCrash", "survivesPowerLoss"])
+  func killedWhileTrackingAndUploading(durability: String) async throws {
     // A new seed each run, or the one in a failure's message: KEEL_EVENTS_CRASH_SEED=<seed>.
     let seed =
       ProcessInfo.processInfo.environment["KEEL_EVENTS_CRASH_SEED"].flatMap { UInt64($0) }
@@ -29,7 +31,8 @@ struct EventTrackerCrashTests {
     let directory = eventsTemporaryDirectory("events-crash")
     defer { try? FileManager.default.removeItem(at: directory) }
     let queueURL = directory.appendingPathComponent("events.sqlite")
-    let child = EventsCrashChild(queue: queueURL, baseURL: sandbox.baseURL, apiToken: EventsSandbox.apiToken)
+    let child = EventsCrashChild(
+      queue: queueURL, baseURL: sandbox.baseURL, apiToken: EventsSandbox.apiToken, durability: durability)
 
     // GIVEN a child that tracks from the first number it has not reported, WHEN it is killed at a random moment:
     // mostly after a random number of tracked events, inside a later track or an upload; every third round while it
@@ -57,7 +60,8 @@ struct EventTrackerCrashTests {
 
     // WHEN a tracker starts on the file and only delivers
     let tracker = try EventTracker(
-      baseURL: sandbox.baseURL, apiToken: EventsSandbox.apiToken, queueURL: queueURL, transport: URLSessionTransport(),
+      baseURL: sandbox.baseURL, apiToken: EventsSandbox.apiToken, queueURL: queueURL, settings: InMemoryKeyValueStore(),
+      transport: URLSessionTransport(),
       monitor: ManualNetworkMonitor(.online), configuration: EventsSandbox.fastDelivery, clock: ContinuousClock())
     let drained = try await eventsPoll(timeout: .seconds(30)) {
       await tracker.flush()

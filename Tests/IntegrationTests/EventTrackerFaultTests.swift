@@ -27,7 +27,8 @@ struct EventTrackerFaultTests {
     defer { try? FileManager.default.removeItem(at: directory) }
     let tracker = try EventTracker(
       baseURL: sandbox.baseURL, apiToken: EventsSandbox.apiToken,
-      queueURL: directory.appendingPathComponent("events.sqlite"), transport: kind.transport,
+      queueURL: directory.appendingPathComponent("events.sqlite"), settings: InMemoryKeyValueStore(),
+      transport: kind.transport,
       monitor: ManualNetworkMonitor(.online), configuration: EventsSandbox.fastDelivery, clock: ContinuousClock())
 
     // WHEN 5,000 events are tracked from 8 tasks while the tracker uploads, and then it is left to deliver

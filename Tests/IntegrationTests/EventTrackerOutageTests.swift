@@ -23,7 +23,8 @@ struct EventTrackerOutageTests {
     defer { try? FileManager.default.removeItem(at: directory) }
     let tracker = try EventTracker(
       baseURL: sandbox.baseURL, apiToken: EventsSandbox.apiToken,
-      queueURL: directory.appendingPathComponent("events.sqlite"), transport: kind.transport,
+      queueURL: directory.appendingPathComponent("events.sqlite"), settings: InMemoryKeyValueStore(),
+      transport: kind.transport,
       monitor: ManualNetworkMonitor(.online), configuration: EventsSandbox.fastDelivery, clock: ContinuousClock())
 
     // WHEN events are tracked before and after the first refusals

@@ -28,6 +28,7 @@ struct EventTrackerRestartCountTests {
       }
       let tracker = try EventTracker(
         baseURL: URL(string: "http://127.0.0.1:9")!, apiToken: EventsSandbox.apiToken, queueURL: queueURL,
+        settings: InMemoryKeyValueStore(),
         transport: URLSessionTransport(), monitor: ManualNetworkMonitor(.offline),
         configuration: EventsSandbox.fastDelivery, clock: ContinuousClock())
 

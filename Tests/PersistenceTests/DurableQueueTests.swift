@@ -199,12 +199,18 @@ struct DurableQueueTests {
     #expect(read?.kind == .corrupted)
   }
 
-  @Test("The database is in WAL mode with synchronous FULL")
+  @Test("The database is in WAL mode; synchronous is FULL by default, NORMAL when surviving a crash is enough")
   func journalSettings() async throws {
     defer { try? FileManager.default.removeItem(at: directory) }
     let settings = try await open().journalSettings()
     #expect(settings.journalMode == "wal")
     #expect(settings.synchronous == 2, "FULL")
+    let crashSafe = try await DurableQueue<Event>(
+      url: directory.appendingPathComponent("crash-safe.sqlite"), capacity: 10, overflow: .rejectNew,
+      durability: .survivesCrash
+    ).journalSettings()
+    #expect(crashSafe.journalMode == "wal")
+    #expect(crashSafe.synchronous == 1, "NORMAL")
   }
 
   @Test("Concurrent enqueues from many tasks are all present exactly once")

@@ -47,7 +47,7 @@ enum EventTrackerBenchFixture {
   /// during a round. The transport would accept every batch without sending; the round fails if it was asked to send
   /// anything.
   static func withPrefilledTracker<T: Sendable>(
-    _ body: @Sendable (EventTracker) async throws -> T
+    _ durability: Durability, _ body: @Sendable (EventTracker) async throws -> T
   ) async throws -> T {
     let directory = try scratchDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
@@ -57,9 +57,11 @@ enum EventTrackerBenchFixture {
     try await prefill(url, count: pendingBefore, notBefore: Date().addingTimeInterval(1_800))
     let transport = EventTrackerAcceptingTransport()
     let tracker = try EventTracker(
-      baseURL: URL(string: "http://events.invalid")!, apiToken: "bench", queueURL: url, transport: transport,
+      baseURL: URL(string: "http://events.invalid")!, apiToken: "bench", queueURL: url,
+      settings: InMemoryKeyValueStore(), transport: transport,
       monitor: ManualNetworkMonitor(.online),
-      configuration: EventTrackerConfiguration(flushCount: .max, flushInterval: .seconds(3_600)),
+      configuration: EventTrackerConfiguration(
+        flushCount: .max, flushInterval: .seconds(3_600), durability: durability),
       clock: ContinuousClock())
     // The uploader's first round (it delivers what an earlier run left) finds nothing due and waits for the retry
     // date; only then may tracking start, or the round would take the new events. A flush would send everything:

@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import Networking
+import Persistence
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -23,7 +24,7 @@ enum EventTrackerDelivery {
     let clock = ContinuousClock()
     let start = clock.now
     let tracker = try EventTracker(
-      baseURL: running.baseURL, apiToken: token, queueURL: url,
+      baseURL: running.baseURL, apiToken: token, queueURL: url, settings: InMemoryKeyValueStore(),
       transport: URLSessionTransport(session: running.keelSession), monitor: ManualNetworkMonitor(.online),
       configuration: EventTrackerConfiguration(flushInterval: .seconds(3_600)), clock: ContinuousClock())
     var failure: String?

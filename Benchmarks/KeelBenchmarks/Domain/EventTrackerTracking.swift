@@ -1,12 +1,13 @@
 import Domain
 import Foundation
+import Persistence
 
 /// The tracking measurements: `EventTracker.track` on a tracker holding ``EventTrackerBenchFixture/pendingBefore``
 /// events, and ``EventTrackerNaivePeer/track(_:)`` on a file holding as many.
 enum EventTrackerTracking {
   /// The microseconds each of `samples` sequential `track` calls took, in call order.
-  static func keelLatencies(samples: Int) async throws -> [Double] {
-    try await EventTrackerBenchFixture.withPrefilledTracker { tracker in
+  static func keelLatencies(samples: Int, _ durability: Durability) async throws -> [Double] {
+    try await EventTrackerBenchFixture.withPrefilledTracker(durability) { tracker in
       let clock = ContinuousClock()
       var latencies: [Double] = []
       latencies.reserveCapacity(samples)
@@ -35,8 +36,8 @@ enum EventTrackerTracking {
   }
 
   /// Events per second that `tasks` tasks tracking `events` events between them, each one event at a time, store.
-  static func keelThroughput(events: Int, tasks: Int) async throws -> Double {
-    try await EventTrackerBenchFixture.withPrefilledTracker { tracker in
+  static func keelThroughput(events: Int, tasks: Int, _ durability: Durability) async throws -> Double {
+    try await EventTrackerBenchFixture.withPrefilledTracker(durability) { tracker in
       let elapsed = try await secondsTracking(events: events, tasks: tasks) { try await tracker.track($0) }
       try check(tracker, tracked: events)
       return Double(events) / elapsed

@@ -12,7 +12,9 @@ struct EventsCommand: AsyncParsableCommand {
       A tracked event is on disk (--data-dir) before `track` returns, and stays there until the server has \
       acknowledged it. Only `flush` uploads; `track` and `status` never do.
       """,
-    subcommands: [EventsTrackCommand.self, EventsFlushCommand.self, EventsStatusCommand.self]
+    subcommands: [
+      EventsTrackCommand.self, EventsFlushCommand.self, EventsStatusCommand.self, EventsRequeueCommand.self,
+    ]
   )
 }
 
@@ -20,7 +22,13 @@ struct EventsCommand: AsyncParsableCommand {
 struct QueueStatus: Encodable {
   let pending: Int
   /// Delivered by this command (always 0 for `status`, which delivers nothing).
-  let delivered: Int
+  var delivered: Int
+  /// Set aside by this command (`flush` only): events the server refused on their own.
+  var setAside: Int?
+  /// Why they were set aside, the most frequent reason first (`flush` only).
+  var setAsideReasons: [SetAsideReason]?
+  /// The dead letters (`status --dead-letters` only).
+  var deadLetters: [DeadLetterLine]?
   let duplicates: Int
   let deadLettered: Int
   /// The last failure to deliver, in words: this command's, or else the one an earlier `flush` left on record.
@@ -44,10 +52,11 @@ struct QueueStatus: Encodable {
     return line
   }
 
-  /// The line `flush` prints: what it delivered and what still waits.
+  /// The line `flush` prints: what it delivered, set aside and what still waits.
   var flushLine: String {
     var line = "\(delivered) delivered, \(pending) pending"
-    if deadLettered > 0 { line += ", \(deadLettered) refused by the server (set aside)" }
+    if let setAside, setAside > 0 { line += ", \(setAside) refused by the server and set aside now" }
+    if deadLettered > 0 { line += "; \(deadLettered) set aside in all" }
     return line
   }
 
@@ -60,6 +69,28 @@ struct QueueStatus: Encodable {
         + (failure.serverCode.map { ", code \($0)" } ?? "") + (failure.serverMessage.map { ": \($0.clause)" } ?? "")
     default: failure.description.clause
     }
+  }
+}
+
+/// One dead letter as `status --dead-letters` shows it.
+struct DeadLetterLine: Encodable {
+  let id: Int64
+  let name: String?
+  let eventId: String?
+  let reason: String
+  let setAsideAt: String
+
+  init(_ event: SetAsideEvent) {
+    id = event.id
+    name = event.event?.name
+    eventId = event.event?.eventId.uuidString.lowercased()
+    reason = event.reason
+    setAsideAt = event.setAsideAt.formatted(Date.ISO8601FormatStyle())
+  }
+
+  /// `#12 checkout (6f1c…) at 2026-11-26T06:43:23Z: HTTP 400: …`.
+  var line: String {
+    "#\(id) \(name ?? "(unreadable)")\(eventId.map { " (\($0))" } ?? "") at \(setAsideAt): \(reason)"
   }
 }
 

@@ -13,11 +13,14 @@ struct EventsFlushCommand: AsyncParsableCommand {
   func run() async throws {
     try await global.run { context in
       // An explicit flush sends every stored event now, whatever retry date an earlier failure set.
-      let (status, reason) = try await context.withEvents { tracker in
+      let (status, reason, setAside) = try await context.withEvents { tracker in
         _ = await tracker.loadedStatus
-        await tracker.flush()
-        let delivery = await tracker.loadedStatus
-        return (QueueStatus(delivery), delivery.lastFailure?.reason)
+        let report = await tracker.flush()
+        var status = QueueStatus(report.status)
+        status.delivered = report.delivered
+        status.setAside = report.setAsideCount
+        status.setAsideReasons = SetAsideReason.tally(report.setAside)
+        return (status, report.status.lastFailure?.reason, report.setAsideCount)
       }
       RecordedDeliveryFailure.record(status.pending == 0 ? nil : status.lastError, in: context.options.dataDirectory)
       try context.output.result(status, human: status.flushLine)
@@ -28,9 +31,39 @@ struct EventsFlushCommand: AsyncParsableCommand {
         throw CommandFailure(
           kind,
           "\(status.pending) event\(status.pending == 1 ? "" : "s") could not be delivered now\(status.lastError.map { " (\($0.clause))" } ?? ""); "
-            + "they stay stored for the next flush.",
+            + "they stay stored for the next flush."
+            + (setAside > 0 ? " " + SetAsideReason.sentence(setAside, status.setAsideReasons ?? []) : ""),
           followsResult: true)
       }
+      guard setAside == 0 else {
+        throw CommandFailure(
+          .server, SetAsideReason.sentence(setAside, status.setAsideReasons ?? []), followsResult: true)
+      }
     }
+  }
+}
+
+/// How many events a flush set aside for one reason.
+struct SetAsideReason: Encodable, Equatable {
+  let reason: String
+  let count: Int
+
+  /// The reasons of `events`, the most frequent first.
+  static func tally(_ events: [SetAsideEvent]) -> [SetAsideReason] {
+    var counts: [String: Int] = [:]
+    var order: [String] = []
+    for event in events {
+      if counts[event.reason] == nil { order.append(event.reason) }
+      counts[event.reason, default: 0] += 1
+    }
+    return order.map { SetAsideReason(reason: $0, count: counts[$0]!) }.sorted { $0.count > $1.count }
+  }
+
+  /// What a flush says of the `count` events it set aside.
+  static func sentence(_ count: Int, _ reasons: [SetAsideReason]) -> String {
+    let why = reasons.prefix(3).map { "\($0.count) × \($0.reason.clause)" }.joined(separator: "; ")
+    return "\(count) event\(count == 1 ? " was" : "s were") refused by the server and set aside"
+      + (why.isEmpty ? "" : " (\(why))")
+      + "; `keel events status --dead-letters` lists them, `keel events requeue` puts them back."
   }
 }

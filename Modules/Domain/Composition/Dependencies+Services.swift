@@ -67,8 +67,9 @@ extension Dependencies {
     }
     return try EventTracker(
       baseURL: baseURL, apiToken: apiToken, queueURL: queueURL,
-      transport: environment.transport, monitor: environment.monitor, configuration: configuration.events,
-      clock: environment.clock, now: environment.now, logger: environment.logger)
+      settings: eventsSettings(environment, besides: queueURL), transport: environment.transport,
+      monitor: environment.monitor, configuration: configuration.events, clock: environment.clock,
+      now: environment.now, logger: environment.logger, plugins: configuration.eventPlugins)
   }
 
   static func makeChat(

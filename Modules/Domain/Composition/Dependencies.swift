@@ -51,6 +51,21 @@ public final class Dependencies: Sendable {
     eventsService = Lazy { try Self.makeEvents(configuration, environment, scratch: scratch) }
     let sessions = sessionsService
     chatService = Lazy { try Self.makeChat(configuration, environment, sessions: sessions.value(), scratch: scratch) }
+    startEventsAtLaunch()
+  }
+
+  /// Builds the event tracker now, in the background, when events are configured to deliver on their own: what an
+  /// earlier run left is delivered at launch, before the app tracks anything (REQUIREMENTS E3).
+  private func startEventsAtLaunch() {
+    guard configuration.eventsAPIToken != nil, configuration.events.deliversOnItsOwn else { return }
+    let (events, logger) = (eventsService, environment.logger)
+    Task {
+      do {
+        _ = try events.value()
+      } catch {
+        logger.error("The event tracker could not start at launch; it is tried again on first use: \(error)")
+      }
+    }
   }
 
   /// The user manager (U1–U13).
@@ -65,7 +80,8 @@ public final class Dependencies: Sendable {
   public var images: ImageLoader {
     get throws { try imagesService.value() }
   }
-  /// The event tracker (E1–E9): built on first use, when its uploader starts and delivers what an earlier run left.
+  /// The event tracker (E1–E14): built at launch when ``KeelConfiguration/eventsAPIToken`` is set and it delivers on
+  /// its own (its uploader then delivers what an earlier run left at once), otherwise on first use.
   ///
   /// - Throws: ``EventTrackerError`` of kind ``EventTrackerError/Kind/invalidConfiguration`` when the configuration
   ///   has no ``KeelConfiguration/eventsAPIToken`` or invalid limits, or ``EventTrackerError/Kind/storage`` when no
@@ -151,6 +167,19 @@ public final class Dependencies: Sendable {
     } catch {
       logger.error("The settings file cannot be read; the chat's settings are not kept this run: \(error)")
       return nil
+    }
+  }
+
+  /// Where the event tracker keeps its anonymous id, user and consent: the environment's settings, else a file beside
+  /// its queue, else memory for this run (logged).
+  static func eventsSettings(_ environment: Environment, besides queueURL: URL) -> any KeyValueStore {
+    if let settings = environment.settings { return settings }
+    do {
+      return try FileKeyValueStore(
+        url: queueURL.deletingLastPathComponent().appendingPathComponent("events-settings.json"))
+    } catch {
+      environment.logger.error("The events' settings cannot be kept; a new anonymous id each run: \(error)")
+      return InMemoryKeyValueStore()
     }
   }
 

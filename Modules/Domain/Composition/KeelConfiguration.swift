@@ -44,6 +44,8 @@ public struct KeelConfiguration: Sendable {
   public var eventsAPIToken: String?
   /// The event tracker's batching, retries and limits.
   public var events: EventTrackerConfiguration
+  /// The app's event plugins, run in order on every event after the built-in enrichment (REQUIREMENTS E10).
+  public var eventPlugins: [any EventPlugin] = []
   /// The image cache's limits and the freshness of images whose server does not say.
   public var imageCache: ImageCacheLimits
   /// The least severe log level Keel's loggers pass on.

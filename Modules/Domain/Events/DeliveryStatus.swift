@@ -23,11 +23,18 @@ public struct DeliveryStatus: Sendable, Hashable {
   public var isOnline: Bool
   /// When the next retry is due after a failure, or `nil` when none is waiting.
   public var nextRetry: Date?
+  /// Whether the user opted out of collection (REQUIREMENTS E11).
+  public var isOptedOut: Bool
+  /// Events not stored because the user had opted out, since the tracker started.
+  public var refusedByConsent: Int
+  /// Events a plugin dropped on purpose, since the tracker started.
+  public var droppedByPlugins: Int
 
   /// A status with the given counts, for tests and for a tracker's own reports.
   public init(
     pending: Int = 0, delivered: Int = 0, duplicates: Int = 0, deadLettered: Int = 0, dropped: Int = 0,
-    lastError: String? = nil, lastFailure: RequestFailure? = nil, isOnline: Bool = true, nextRetry: Date? = nil
+    lastError: String? = nil, lastFailure: RequestFailure? = nil, isOnline: Bool = true, nextRetry: Date? = nil,
+    isOptedOut: Bool = false, refusedByConsent: Int = 0, droppedByPlugins: Int = 0
   ) {
     self.pending = pending
     self.delivered = delivered
@@ -38,5 +45,8 @@ public struct DeliveryStatus: Sendable, Hashable {
     self.lastFailure = lastFailure
     self.isOnline = isOnline
     self.nextRetry = nextRetry
+    self.isOptedOut = isOptedOut
+    self.refusedByConsent = refusedByConsent
+    self.droppedByPlugins = droppedByPlugins
   }
 }

@@ -109,8 +109,8 @@ extension EventTracker {
     var bytes = EventsRouter.envelopeBytes(events: items.count)
     for item in items {
       // An event encodes: its properties were checked when it was tracked.
-      let json = (try? EventsRouter.encode(item.element)) ?? Data("{}".utf8)
-      if !batch.isEmpty && bytes + json.count > configuration.maxBatchBytes { break }
+      let json = (try? EventsRouter.encode(item.element, format: configuration.wireFormat)) ?? Data("{}".utf8)
+      if !batch.isEmpty && bytes + json.count > configuration.batchBytes { break }
       bytes += json.count
       batch.append((item, json))
     }
@@ -130,9 +130,10 @@ extension EventTracker {
   /// One batch as the uploader keeps it: each queued event with its encoded form.
   typealias Batch = [(item: QueuedItem<AnalyticsEvent>, json: Data)]
 
-  /// Uploads `batch`. A batch refused as too large or malformed is split until the culprits are alone; they are
-  /// dead-lettered when another part of the same batch was accepted (so the refusal is about them), and retried
-  /// later otherwise: a proxy or a bad deploy that refuses everything must not dead-letter the queue.
+  /// Uploads `batch`. A batch refused as too large or malformed is split until the culprits are alone (REQUIREMENTS
+  /// E12). A culprit the server refused with a reason of its own (an error body it wrote) is dead-lettered with it:
+  /// it would be refused again forever. One refused without a reason the tracker can read (a proxy's page, a body
+  /// from no API) is retried later instead: whatever refused it is not the ingestion API speaking.
   private func upload(_ batch: Batch) async -> RoundOutcome {
     switch await send(batch) {
     case .accepted:
@@ -140,38 +141,48 @@ extension EventTracker {
     case .ended(let outcome):
       return outcome
     case .refused(let status, let error):
-      var culprits: [(entry: Batch.Element, reason: String)] = []
-      var accepted = false
-      let outcome = await isolate(batch, status: status, error: error, culprits: &culprits, accepted: &accepted)
-      guard !culprits.isEmpty else { return outcome }
-      guard accepted else { return await failed(culprits.map(\.entry), error: error) }
-      for (entry, reason) in culprits {
-        if let stop = await deadLetter(entry, reason: reason) { return stop }
+      var culprits: [Culprit] = []
+      let outcome = await isolate(batch, status: status, error: error, culprits: &culprits)
+      var unexplained: Batch = []
+      var lastUnexplained: NetworkError?
+      for culprit in culprits {
+        guard let serverError = culprit.error.serverError else {
+          unexplained.append(culprit.entry)
+          lastUnexplained = culprit.error
+          continue
+        }
+        let reason = "HTTP \(culprit.status): \(serverError.message.isEmpty ? serverError.code : serverError.message)"
+        if let stop = await deadLetter(culprit.entry, reason: reason) { return stop }
       }
+      if let lastUnexplained { return await failed(unexplained, error: lastUnexplained) }
       return outcome
     }
   }
 
+  /// An event refused alone, with the refusal.
+  private struct Culprit {
+    let entry: Batch.Element
+    let status: Int
+    let error: NetworkError
+  }
+
   /// Sends the halves of a refused `batch` on their own, recursively; collects the events still refused alone.
   private func isolate(
-    _ batch: Batch, status: Int, error: NetworkError, culprits: inout [(entry: Batch.Element, reason: String)],
-    accepted: inout Bool
+    _ batch: Batch, status: Int, error: NetworkError, culprits: inout [Culprit]
   ) async -> RoundOutcome {
     guard batch.count > 1 else {
-      if let only = batch.first {
-        culprits.append((only, "HTTP \(status): \(error.serverError?.message ?? error.description)"))
-      }
+      if let only = batch.first { culprits.append(Culprit(entry: only, status: status, error: error)) }
       return .drained
     }
     let middle = batch.count / 2
     for half in [Array(batch[..<middle]), Array(batch[middle...])] {
       switch await send(half) {
       case .accepted:
-        accepted = true
+        break
       case .ended(let outcome):
         return outcome
       case .refused(let status, let error):
-        let outcome = await isolate(half, status: status, error: error, culprits: &culprits, accepted: &accepted)
+        let outcome = await isolate(half, status: status, error: error, culprits: &culprits)
         guard case .drained = outcome else { return outcome }
       }
     }
@@ -181,12 +192,14 @@ extension EventTracker {
   /// One upload of `batch`, acknowledged and counted when the server took it.
   private func send(_ batch: Batch) async -> Sent {
     let ids = batch.map(\.item.id)
+    let format = configuration.wireFormat
     let endpoint = EventsRouter(
-      baseURL: baseURL, apiToken: apiToken, batch: EventsRouter.batchBody(batch.map(\.json), sentAt: now()),
-      timeout: configuration.uploadTimeout)
+      baseURL: baseURL, apiToken: apiToken,
+      batch: EventsRouter.batchBody(batch.map(\.json), sentAt: now(), format: format),
+      timeout: configuration.uploadTimeout, format: format)
     do {
       let receipt = try await client.send(
-        APIRequest(endpoint) { try JSONDecoder().decode(EventsRouter.Receipt.self, from: $0.body) })
+        APIRequest(endpoint) { try EventsRouter.Receipt(of: $0, events: ids.count, format: format) })
       // Only the ingestion API's own receipt for every event counts: a 200 from a captive portal or a catch-all page
       // must not delete events that never reached it (E2).
       guard receipt.accepted + receipt.duplicates == ids.count else {
@@ -231,6 +244,8 @@ extension EventTracker {
       return storageFailure(error)
     }
     logger.error("Event \(entry.item.element.name) (\(entry.item.element.eventId)) was dead-lettered: \(reason)")
+    let setAside = SetAsideEvent(id: entry.item.id, event: entry.item.element, reason: reason, setAsideAt: now())
+    control.withLock { $0.setAside.append(setAside) }
     broadcast.update {
       $0.pending -= moved
       $0.deadLettered += moved

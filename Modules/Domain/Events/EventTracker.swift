@@ -6,9 +6,14 @@ import Persistence
 
 /// Delivers analytics events so that none is lost: through crashes, outages and bad networks (REQUIREMENTS E1–E9).
 ///
-/// - **Durable first (E2):** ``track(_:)`` returns once the event is committed to a SQLite queue on disk (WAL,
-///   `synchronous = FULL`); it never waits for the network. An event is deleted only after the server acknowledged
-///   it.
+/// - **Durable first (E2, E14):** ``track(_:)`` returns once the event is committed to a SQLite queue on disk (WAL);
+///   it never waits for the network. ``EventTrackerConfiguration/durability`` says what that survives: the app being
+///   killed (the default, microseconds per event), or a power loss too (an `fsync` per event). An event is deleted
+///   only after the server acknowledged it.
+/// - **Who and where (E10):** every event carries the installation's anonymous id and the identified user
+///   (``identify(userId:traits:)``, ``reset()``), and a context (app, OS, device, locale, time zone, library, session)
+///   added before the app's own ``EventPlugin``s run. **Consent (E11):** ``optOut(purgingQueued:)`` stops collection
+///   until ``optIn()``, across restarts.
 /// - **Automatic (E3, E7):** one uploader runs from the moment the tracker exists. Events left by an earlier run, even
 ///   one that was killed, are delivered at start; the host app adds no code and need not wait before exiting.
 /// - **Batched and bounded (E5):** events leave oldest first, up to ``EventTrackerConfiguration/maxBatchCount`` and
@@ -18,20 +23,26 @@ import Persistence
 /// - **Retried (E4):** a 408, 429, 5xx, other non-2xx or transport failure is retried after an exponential delay with
 ///   full jitter (or the server's `Retry-After`), and the delay is stored with the events, so a restart neither
 ///   forgets nor hammers. A batch refused as too large (413) or malformed (400) is split to isolate the culprit; a
-///   single event still refused is dead-lettered with the reason, never silently gone.
+///   single event the server still refuses, with its reason, is dead-lettered, never silently gone and never retried
+///   without end (E12): ``deadLetters(limit:)`` shows them, ``requeueDeadLetters(_:)`` puts them back.
 /// - **Connectivity-aware (E6):** no upload is tried while the `NetworkMonitor` says offline; delivery
 ///   resumes as soon as it says online.
-/// - **Observable (E8):** ``status`` and ``deliveryStatus``. **Idempotent (E9):** every event carries its
-///   ``AnalyticsEvent/eventId``, so a redelivery is counted once by the server.
+/// - **Observable (E8):** ``status`` and ``deliveryStatus``; ``flush()`` reports what it delivered and set aside, and
+///   ``drain(timeout:)`` waits until everything is delivered or the time is up. **Idempotent (E9):** every event
+///   carries its ``AnalyticsEvent/eventId``, so a redelivery is counted once by the server.
+/// - **Two wire formats (E13):** Keel's ingestion API, or the Segment HTTP Tracking API
+///   (``EventTrackerConfiguration/wireFormat``).
 ///
 /// ```swift
 /// import Foundation
 /// import Networking
+/// import Persistence
 ///
 /// let dataDirectory = URL(fileURLWithPath: "myapp-data", isDirectory: true)
 /// let tracker = try EventTracker(
 ///   baseURL: URL(string: "https://chat.example.com")!, apiToken: "your-events-token",
-///   queueURL: dataDirectory.appending(path: "events.sqlite"), transport: URLSessionTransport(),
+///   queueURL: dataDirectory.appending(path: "events.sqlite"),
+///   settings: try FileKeyValueStore(url: dataDirectory.appending(path: "settings.json")), transport: URLSessionTransport(),
 ///   monitor: ManualNetworkMonitor(),  // PathNetworkMonitor() on Apple platforms
 ///   clock: ContinuousClock())
 /// try await tracker.track(AnalyticsEvent(name: "app_open"))
@@ -51,6 +62,16 @@ public final class EventTracker: Sendable {
   let now: @Sendable () -> Date
   let random: @Sendable () -> Double
   let logger: Logger
+  /// Where the identity and the consent are kept.
+  let settings: any KeyValueStore
+  /// The identity and the consent, as last stored.
+  let identity: Locked<AnalyticsIdentity>
+  /// The session the built-in enrichment names.
+  let session = Locked(AnalyticsSession())
+  /// The built-in enrichment's context, read once.
+  let baseContext: [String: JSONValue]
+  /// The app's plugins, in order, after the built-in enrichment.
+  let plugins: [any EventPlugin]
   let broadcast: Broadcast<DeliveryStatus>
   let control = Locked(Control())
   /// Wakes the uploader: an event crossed the flush count, a flush was asked for, connectivity changed.
@@ -58,6 +79,8 @@ public final class EventTracker: Sendable {
   /// The furthest a retry date this tracker sets can be: anything later was set by a clock that moved since.
   var longestWait: Duration { max(configuration.maxRetryDelay, DeliveryBackoff.longestRetryAfter) + .seconds(60) }
   private let tasks = Locked<[Task<Void, Never>]>([])
+  /// The observer of the app going to the background, on Apple platforms with UIKit.
+  let backgroundObserver = Locked<ObserverToken?>(nil)
   /// Commits tracked events, many per transaction when many are tracked at once.
   let committer: TrackCommitter
   /// Reads the counts kept on disk into the status, once, before any `track` changes them; answers how many events
@@ -70,6 +93,8 @@ public final class EventTracker: Sendable {
     var flushRequested = false
     var flushWaiters: [CheckedContinuation<Void, Never>] = []
     var isShutDown = false
+    /// The events dead-lettered by this tracker, newest last, at most ``SetAsideLog/capacity``: what a flush reports.
+    var setAside = SetAsideLog()
   }
 
   /// A tracker that delivers to `baseURL`, keeping its queue in the SQLite file `queueURL`. Its uploader starts at
@@ -79,6 +104,8 @@ public final class EventTracker: Sendable {
   ///   - baseURL: The ingestion API (`/v1/events/batch` below it).
   ///   - apiToken: The token sent in the `Api-Token` header; not empty, no spaces or control characters.
   ///   - queueURL: The queue's database file; one tracker per file.
+  ///   - settings: Where the anonymous id, the identified user and the consent are kept across restarts, such as the
+  ///     app's settings (`Dependencies` passes its own).
   ///   - transport: How uploads travel.
   ///   - monitor: Whether the device is online; uploads wait while it says offline.
   ///   - configuration: Batching, retries and limits.
@@ -86,14 +113,18 @@ public final class EventTracker: Sendable {
   ///   - now: This device's time: event retry dates are stored in it.
   ///   - random: A number in `0..<1` for the jitter.
   ///   - logger: Where failures and dead letters are reported; never the token.
+  ///   - context: What the built-in enrichment adds to every event; by default this app and device.
+  ///   - plugins: The app's plugins, run in order on every event after the built-in enrichment.
   /// - Throws: ``EventTrackerError`` for a configuration out of range or an empty token, or of kind
-  ///   ``EventTrackerError/Kind/storage`` when the queue's file cannot be opened.
+  ///   ``EventTrackerError/Kind/storage`` when the queue's file or the settings cannot be opened.
   public init(
-    baseURL: URL, apiToken: String, queueURL: URL, transport: any HTTPTransport, monitor: any NetworkMonitor,
+    baseURL: URL, apiToken: String, queueURL: URL, settings: any KeyValueStore, transport: any HTTPTransport,
+    monitor: any NetworkMonitor,
     configuration: EventTrackerConfiguration = EventTrackerConfiguration(), clock: any Clock<Duration>,
     now: @escaping @Sendable () -> Date = { Date() },
     random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-    logger: Logger = Logger(label: "keel.events", factory: { _ in SwiftLogNoOpLogHandler() })
+    logger: Logger = Logger(label: "keel.events", factory: { _ in SwiftLogNoOpLogHandler() }),
+    context: EventContext = .current, plugins: [any EventPlugin] = []
   ) throws {
     try configuration.validate()
     guard !apiToken.isEmpty else { throw EventTrackerError(.invalidConfiguration, "The API token is empty.") }
@@ -105,10 +136,20 @@ public final class EventTracker: Sendable {
     do {
       queue = try DurableQueue(
         url: queueURL, capacity: configuration.capacity, overflow: configuration.overflow,
-        deadLetterCapacity: configuration.deadLetterCapacity, now: now)
+        deadLetterCapacity: configuration.deadLetterCapacity, durability: configuration.durability, now: now)
     } catch {
       throw EventTrackerError(.storage, "Cannot open the event queue at \(queueURL.path): \(error)", underlying: error)
     }
+    do {
+      let (identity, unreadable) = try AnalyticsIdentity.load(from: settings)
+      if let unreadable { logger.error("The analytics identity could not be read; a new one starts: \(unreadable)") }
+      self.settings = settings
+      self.identity = Locked(identity)
+    } catch {
+      throw EventTrackerError(.storage, "Cannot keep the analytics identity: \(error)", underlying: error)
+    }
+    baseContext = context.json
+    self.plugins = plugins
     self.configuration = configuration
     self.baseURL = baseURL
     self.apiToken = apiToken
@@ -119,11 +160,16 @@ public final class EventTracker: Sendable {
     // The ingestion API answers its own errors in the chat backends' shape, and a bad `Api-Token` in the Platform
     // API's.
     client = HTTPClient(
-      transport: transport, serverErrorDecoders: [.chatBackend, .sendbird], clock: clock, logger: logger)
+      transport: transport, serverErrorDecoders: [.chatBackend, .sendbird, .segment], clock: clock, logger: logger)
     (elapsed, sleep) = Self.timekeeping(clock)
-    let broadcast = Broadcast(DeliveryStatus(isOnline: monitor.status == .online), buffering: .bufferingNewest(1))
+    let broadcast = Broadcast(
+      DeliveryStatus(isOnline: monitor.status == .online, isOptedOut: identity.withLock { $0.optedOut }),
+      buffering: .bufferingNewest(1))
     self.broadcast = broadcast
-    committer = TrackCommitter(queue: queue, coalesces: configuration.overflow == .dropOldest) { stored, dropped in
+    committer = TrackCommitter(
+      queue: queue, coalesces: configuration.overflow == .dropOldest,
+      writesInline: configuration.durability == .survivesCrash
+    ) { stored, dropped in
       broadcast.update {
         $0.pending += stored - dropped
         $0.dropped += dropped
@@ -150,21 +196,31 @@ public final class EventTracker: Sendable {
 
   /// Stores `event` for delivery and returns once it is on disk; never waits for the network.
   ///
-  /// The event is stored even if the calling task is cancelled meanwhile: a tracked event is not taken back. Events
-  /// tracked at the same time from several tasks share one transaction (one `fsync`), in the order they arrived.
+  /// The tracker stamps the event with the anonymous id and the identified user (unless it has its own), adds the
+  /// context, runs the plugins, and commits it. The event is stored even if the calling task is cancelled meanwhile:
+  /// a tracked event is not taken back. Events tracked at the same time from several tasks share one transaction,
+  /// in the order they arrived.
   ///
+  /// - Returns: Whether it was stored, refused because the user opted out, or dropped by a plugin.
   /// - Throws: ``EventTrackerError``: ``EventTrackerError/Kind/invalidEvent`` (an empty or overlong name, properties
   ///   past the size cap or holding a non-finite number) with nothing stored; ``EventTrackerError/Kind/queueFull``
   ///   under the reject-new policy; ``EventTrackerError/Kind/storage``; ``EventTrackerError/Kind/shutDown``.
-  public func track(_ event: AnalyticsEvent) async throws {
+  @discardableResult
+  public func track(_ event: AnalyticsEvent) async throws -> TrackOutcome {
     try validate(event)
     guard !control.withLock({ $0.isShutDown }) else {
       throw EventTrackerError(.shutDown, "The tracker was shut down; \(event.name) was not stored.")
     }
+    let prepared: AnalyticsEvent
+    switch prepare(event) {
+    case .refused: return .refusedByConsent
+    case .dropped(let plugin): return .droppedByPlugin(plugin)
+    case .ready(let event): prepared = event
+    }
     // The status counts what the file held at start first, then each change.
     _ = await startup.value
     do {
-      try await committer.commit(event)
+      try await committer.commit(prepared)
     } catch let error as PersistenceError where error.kind == .capacityExceeded {
       throw EventTrackerError(.queueFull, "The event queue is full; \(event.name) was not stored.", underlying: error)
     } catch {
@@ -175,12 +231,18 @@ public final class EventTracker: Sendable {
       return control.trackedSinceUpload == configuration.flushCount
     }
     if reachedFlushCount { wake() }
+    return .stored
   }
 
   /// Uploads every pending event now, those waiting for the retry date of an earlier failure too (the app asked), and
   /// returns when they have been delivered, or when delivery cannot go on for now (offline, or an upload failing:
   /// ``status`` says why and when the tracker tries again by itself).
-  public func flush() async {
+  ///
+  /// - Returns: What the flush delivered, what the server refused on its own and was set aside (with its reasons),
+  ///   and where delivery stands.
+  @discardableResult
+  public func flush() async -> FlushReport {
+    let (mark, deliveredBefore) = control.withLock { ($0.setAside.total, broadcast.current.delivered) }
     await withCheckedContinuation { continuation in
       let accepted = control.withLock { control in
         guard !control.isShutDown else { return false }
@@ -190,6 +252,10 @@ public final class EventTracker: Sendable {
       }
       if accepted { wake() } else { continuation.resume() }
     }
+    let status = await loadedStatus
+    let (count, setAside) = control.withLock { ($0.setAside.total - mark, $0.setAside.since(mark)) }
+    return FlushReport(
+      delivered: status.delivered - deliveredBefore, setAsideCount: count, setAside: setAside, status: status)
   }
 
   /// Stops the uploader and waits for it (the tracker runs until then); an upload in flight is abandoned and its events stay pending, to be
@@ -226,9 +292,13 @@ public final class EventTracker: Sendable {
       }
     }
     tasks.withLock { $0 = [delivery, connectivity] }
+    #if canImport(UIKit) && !os(watchOS)
+      if configuration.deliversOnItsOwn { observeBackground() }
+    #endif
   }
 
-  private func validate(_ event: AnalyticsEvent) throws {
+  /// Throws unless `event` keeps every rule; `enriched` allows its context the built-in enrichment's share too.
+  func validate(_ event: AnalyticsEvent, enriched: Bool = false) throws {
     let name = event.name.trimmingCharacters(in: .whitespacesAndNewlines)
     guard !name.isEmpty else { throw EventTrackerError(.invalidEvent, "An event name cannot be empty or blank.") }
     guard event.name.count <= configuration.maxNameLength else {
@@ -242,14 +312,25 @@ public final class EventTracker: Sendable {
     guard seconds.isFinite, (-62_135_596_800...253_402_300_799).contains(seconds) else {
       throw EventTrackerError(.invalidEvent, "The timestamp of \(event.name) is not a date between years 1 and 9999.")
     }
-    guard event.properties.values.allSatisfy(\.isFinite) else {
-      throw EventTrackerError(.invalidEvent, "The properties of \(event.name) hold a number JSON cannot carry.")
+    try check(event.properties, "properties", of: event)
+    try check(event.traits, "traits", of: event)
+    try check(event.context, "context", of: event, allowance: enriched ? EventTrackerConfiguration.contextAllowance : 0)
+  }
+
+  /// Throws unless `object` has a JSON form within the size cap.
+  private func check(
+    _ object: [String: JSONValue], _ label: String, of event: AnalyticsEvent, allowance: Int = 0
+  ) throws {
+    guard !object.isEmpty else { return }
+    guard object.values.allSatisfy(\.isFinite) else {
+      throw EventTrackerError(.invalidEvent, "The \(label) of \(event.name) hold a number JSON cannot carry.")
     }
-    let size = (try? JSONEncoder().encode(event.properties).count) ?? .max
-    guard size <= configuration.maxPropertiesBytes else {
+    let size = JSONValue.encodedSizeBound(of: object)
+    guard size <= configuration.maxPropertiesBytes + allowance else {
       throw EventTrackerError(
         .invalidEvent,
-        "The properties of \(event.name) take \(size) bytes; at most \(configuration.maxPropertiesBytes).")
+        "The \(label) of \(event.name) take up to \(size) bytes; at most "
+          + "\(configuration.maxPropertiesBytes + allowance).")
     }
   }
 

@@ -1,10 +1,12 @@
 import Persistence
 
-/// How an ``EventTracker`` batches, retries and bounds its work (REQUIREMENTS E4, E5).
+/// How an ``EventTracker`` stores, batches, retries and bounds its work, and in which format it delivers (REQUIREMENTS
+/// E4, E5, E13, E14).
 public struct EventTrackerConfiguration: Sendable, Hashable {
   /// The most events in one upload: 1–500 (the server's limit). Default 100.
   public var maxBatchCount: Int
-  /// The most bytes in one upload's body, under the server's 1 MiB. Default 1,000,000.
+  /// The most bytes in one upload's body, under the server's 1 MiB (Segment's API: 500 KB, whatever this says).
+  /// Default 1,000,000.
   public var maxBatchBytes: Int
   /// Upload as soon as this many events were tracked since the last upload. Default 20.
   public var flushCount: Int
@@ -33,6 +35,16 @@ public struct EventTrackerConfiguration: Sendable, Hashable {
   /// reconnection), or only when `flush()` asks, and for the retries that follow. Default `true`; a command-line tool
   /// that stores in one run and delivers in another sets `false`.
   public var deliversOnItsOwn: Bool
+  /// What a tracked event survives once `track` returned. Default ``Durability/survivesCrash``: the app being killed
+  /// or crashing loses nothing, a power loss may lose the last events, and `track` costs microseconds instead of an
+  /// `fsync` (Decision 0017). ``Durability/survivesPowerLoss`` for events worth an `fsync` each.
+  public var durability: Durability
+  /// The time without events after which the next one starts a new session (`context.sessionId`). Default 30
+  /// minutes.
+  public var sessionTimeout: Duration
+  /// The API the tracker delivers to: Keel's ingestion API, or any endpoint that speaks the Segment HTTP Tracking
+  /// API. Default ``EventWireFormat/keel``.
+  public var wireFormat: EventWireFormat
 
   /// A configuration; each default is the property's.
   public init(
@@ -41,7 +53,8 @@ public struct EventTrackerConfiguration: Sendable, Hashable {
     maxRetryDelay: Duration = .seconds(300), uploadTimeout: Duration = .seconds(30), capacity: Int = 100_000,
     overflow: OverflowPolicy = .dropOldest,
     deadLetterCapacity: Int = 1_000, maxNameLength: Int = 256, maxPropertiesBytes: Int = 32 * 1_024,
-    deliversOnItsOwn: Bool = true
+    deliversOnItsOwn: Bool = true, durability: Durability = .survivesCrash, sessionTimeout: Duration = .seconds(1_800),
+    wireFormat: EventWireFormat = .keel
   ) {
     self.maxBatchCount = maxBatchCount
     self.maxBatchBytes = maxBatchBytes
@@ -56,7 +69,20 @@ public struct EventTrackerConfiguration: Sendable, Hashable {
     self.maxNameLength = maxNameLength
     self.maxPropertiesBytes = maxPropertiesBytes
     self.deliversOnItsOwn = deliversOnItsOwn
+    self.durability = durability
+    self.sessionTimeout = sessionTimeout
+    self.wireFormat = wireFormat
   }
+
+  /// The most bytes an upload takes: ``maxBatchBytes``, or less where the API takes less (Segment's 500 KB).
+  var batchBytes: Int { Swift.min(maxBatchBytes, wireFormat.maxBatchBytes) }
+
+  /// What the built-in enrichment and the plugins may add to an event's context beyond ``maxPropertiesBytes``.
+  static let contextAllowance = 4_096
+
+  /// The most bytes one event can take on the wire: its properties, traits and context at their caps, its name, ids
+  /// and the field names.
+  var largestEventBytes: Int { maxPropertiesBytes * 3 + Self.contextAllowance + maxNameLength * 4 + 1_024 }
 
   /// Throws unless every value is in range.
   func validate() throws {
@@ -65,8 +91,10 @@ public struct EventTrackerConfiguration: Sendable, Hashable {
     }
     try require((1...500).contains(maxBatchCount), "maxBatchCount must be 1–500, not \(maxBatchCount).")
     try require(
-      maxBatchBytes >= maxPropertiesBytes + maxNameLength * 4 + 1_024 && maxBatchBytes <= 1_048_576,
-      "maxBatchBytes must hold one largest event and stay within 1 MiB, not \(maxBatchBytes).")
+      batchBytes >= largestEventBytes && maxBatchBytes <= 1_048_576,
+      "maxBatchBytes must hold one largest event (\(largestEventBytes) bytes) within the API's "
+        + "\(wireFormat.maxBatchBytes), and stay within 1 MiB, not \(maxBatchBytes).")
+    try require(sessionTimeout > .zero, "sessionTimeout must be positive.")
     try require(flushCount >= 1, "flushCount must be at least 1, not \(flushCount).")
     try require(flushInterval > .zero, "flushInterval must be positive.")
     try require(

@@ -13,3 +13,37 @@ extension JSONValue {
     }
   }
 }
+
+extension JSONValue {
+  /// The most bytes the value takes as compact JSON, counted without encoding it: each string's escapes included
+  /// (a `/` counted as escaped, a control character as `\uXXXX`), each number in its longest form.
+  var encodedSizeBound: Int {
+    switch self {
+    case .null: 4
+    case .bool(let value): value ? 4 : 5
+    case .number(let value): Int64(exactly: value).map { String($0).utf8.count } ?? 24
+    case .string(let value): Self.encodedSizeBound(of: value)
+    case .array(let values): 2 + Swift.max(values.count - 1, 0) + values.reduce(0) { $0 + $1.encodedSizeBound }
+    case .object(let values): Self.encodedSizeBound(of: values)
+    }
+  }
+
+  /// The most bytes `object` takes as a compact JSON object.
+  static func encodedSizeBound(of object: [String: JSONValue]) -> Int {
+    2 + Swift.max(object.count - 1, 0)
+      + object.reduce(0) { $0 + encodedSizeBound(of: $1.key) + 1 + $1.value.encodedSizeBound }
+  }
+
+  /// The most bytes `string` takes as a JSON string, quotes included.
+  static func encodedSizeBound(of string: String) -> Int {
+    var size = 2
+    for byte in string.utf8 {
+      switch byte {
+      case 0x22, 0x2F, 0x5C: size += 2
+      case 0..<0x20: size += 6
+      default: size += 1
+      }
+    }
+    return size
+  }
+}

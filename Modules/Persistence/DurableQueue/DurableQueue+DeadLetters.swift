@@ -84,4 +84,53 @@ extension DurableQueue {
       }
     }
   }
+
+  /// Puts the dead letters with these ids back into delivery, at the back of the queue, as new elements (new ids, no
+  /// attempts, due at once): for events set aside by a server that has since been fixed. Unknown ids are ignored. A
+  /// dead letter whose payload no longer decodes goes back too; the next ``peek(limit:now:)`` sets it aside again.
+  ///
+  /// - Returns: How many went back.
+  /// - Throws: ``PersistenceError`` of kind ``PersistenceError/Kind/capacityExceeded`` when they would take the queue
+  ///   past ``capacity`` (nothing moved), or a storage failure.
+  @discardableResult
+  public func requeueDeadLetters(_ ids: [Int64]) async throws -> Int {
+    guard !ids.isEmpty else { return 0 }
+    let enqueuedAt = now().timeIntervalSince1970
+    let (capacity, url) = (capacity, url)
+    return try await write("re-queue dead letters") { db in
+      var moved = 0
+      for start in stride(from: 0, to: ids.count, by: 500) {
+        let chunk = Array(ids[start..<min(start + 500, ids.count)])
+        let list = Self.placeholders(chunk.count)
+        let found = try Int.fetchOne(
+          db, sql: "SELECT COUNT(*) FROM deadLetter WHERE id IN (\(list))", arguments: StatementArguments(chunk))!
+        let pending = try DurableQueueSchema.value(of: .pending, db)
+        guard pending + found <= capacity else {
+          throw PersistenceError(
+            .capacityExceeded,
+            "The durable queue at \(url.path) holds \(pending) of its \(capacity) elements; \(found) dead letters do "
+              + "not fit back, so none went back.", path: url.path)
+        }
+        try db.execute(
+          sql: """
+            INSERT INTO queue (payload, enqueuedAt) SELECT payload, ? FROM deadLetter WHERE id IN (\(list)) ORDER BY id
+            """,
+          arguments: StatementArguments([enqueuedAt]) + StatementArguments(chunk))
+        try db.execute(sql: "DELETE FROM deadLetter WHERE id IN (\(list))", arguments: StatementArguments(chunk))
+        moved += db.changesCount
+      }
+      return moved
+    }
+  }
+
+  /// Puts every dead letter back into delivery, oldest first; see ``requeueDeadLetters(_:)``.
+  ///
+  /// - Returns: How many went back.
+  @discardableResult
+  public func requeueAllDeadLetters() async throws -> Int {
+    let ids = try await read("list dead letters") { db in
+      try Int64.fetchAll(db, sql: "SELECT id FROM deadLetter ORDER BY id")
+    }
+    return try await requeueDeadLetters(ids)
+  }
 }

@@ -86,6 +86,17 @@ extension DurableQueue {
     }
   }
 
+  /// Deletes every pending element, delivered or not (the user withdrew consent, say); dead letters stay.
+  ///
+  /// - Returns: How many were deleted.
+  @discardableResult
+  public func removeAllPending() async throws -> Int {
+    try await write("remove every pending element") { db in
+      try db.execute(sql: "DELETE FROM queue")
+      return db.changesCount
+    }
+  }
+
   // MARK: - Helpers
 
   /// SQLite limits the number of `?` in one statement; ids go in chunks well below it.

@@ -20,16 +20,19 @@ import KeelBasics
 /// ```
 ///
 /// ## Durability
-/// The database is in WAL mode with `synchronous = FULL`: every write transaction appends to the write-ahead log and
-/// `fsync`s it before the call returns. So an element whose `enqueue` returned is in the file, and:
-/// - it survives the process being killed at any instant (SIGKILL, a crash, the OS ending a suspended app): SQLite
+/// The database is in WAL mode; ``Durability`` chooses what a returned `enqueue` survives. With
+/// ``Durability/survivesPowerLoss`` (`synchronous = FULL`, the default here) every write transaction appends to the
+/// write-ahead log and `fsync`s it before the call returns; with ``Durability/survivesCrash`` (`NORMAL`) the
+/// transaction is in the log, in the operating system's hands, when the call returns, and is `fsync`ed at the next
+/// checkpoint. Either way an element whose `enqueue` returned:
+/// - survives the process being killed at any instant (SIGKILL, a crash, the OS ending a suspended app): SQLite
 ///   ignores a transaction whose commit record is not in the log, and rolls nothing back that was committed;
-/// - it survives power loss or an OS crash too, as far as the storage honours `fsync`. (With `synchronous = NORMAL`
-///   a process kill loses nothing either, but power loss may lose the last transactions committed before the next
-///   checkpoint; Keel does not make that trade.) On Apple platforms `fsync` does not flush the drive's own write
-///   cache; `F_FULLFSYNC` is not requested.
-/// The price is one `fsync` per write transaction: enqueue events in batches where you can (`keel-bench --filter
-/// durableQueue` measures both).
+/// - under ``Durability/survivesPowerLoss``, survives power loss or an OS crash too, as far as the storage honours
+///   `fsync`; under ``Durability/survivesCrash`` the last transactions before a power loss may be lost, and the file
+///   stays whole. On Apple platforms `fsync` does not flush the drive's own write cache; `F_FULLFSYNC` is not
+///   requested.
+/// The price of ``Durability/survivesPowerLoss`` is one `fsync` per write transaction: enqueue in batches where you
+/// can (`keel-bench --filter durableQueue` measures both).
 ///
 /// ## Capacity
 /// At most `capacity` elements are pending; an enqueue that would exceed it follows ``OverflowPolicy``, and the
@@ -58,6 +61,8 @@ public final class DurableQueue<Element: Codable & Sendable>: SQLiteStore {
   /// The most dead letters kept; past it the oldest are deleted and counted in
   /// ``DurableQueueStatistics/deadLettersDropped``.
   public let deadLetterCapacity: Int
+  /// What a committed write survives.
+  public let durability: Durability
 
   let pool: DatabasePool
   let now: @Sendable () -> Date
@@ -69,13 +74,14 @@ public final class DurableQueue<Element: Codable & Sendable>: SQLiteStore {
   ///   - capacity: The most elements pending at once, at least 1.
   ///   - overflow: What an enqueue beyond `capacity` does.
   ///   - deadLetterCapacity: The most dead letters kept, at least 1.
+  ///   - durability: What a committed write survives; by default a power loss too (one `fsync` per transaction).
   ///   - now: The clock for enqueue times, dead-letter times and the default of ``peek(limit:now:)``.
   /// - Throws: ``PersistenceError``: ``PersistenceError/Kind/invalidInput`` for a capacity below 1 or a URL that is
   ///   not a file, ``PersistenceError/Kind/corrupted`` when the file exists but is not a healthy queue database,
   ///   ``PersistenceError/Kind/permissionDenied``, ``PersistenceError/Kind/diskFull`` or ``PersistenceError/Kind/io``.
   public init(
     url: URL, capacity: Int, overflow: OverflowPolicy, deadLetterCapacity: Int = 1_000,
-    now: @escaping @Sendable () -> Date = { Date() }
+    durability: Durability = .survivesPowerLoss, now: @escaping @Sendable () -> Date = { Date() }
   ) throws {
     guard capacity >= 1, deadLetterCapacity >= 1 else {
       throw PersistenceError(
@@ -88,11 +94,12 @@ public final class DurableQueue<Element: Codable & Sendable>: SQLiteStore {
     self.capacity = capacity
     self.overflow = overflow
     self.deadLetterCapacity = deadLetterCapacity
+    self.durability = durability
     self.now = now
-    pool = try Self.open(url)
+    pool = try Self.open(url, durability: durability)
   }
 
-  private static func open(_ url: URL) throws -> DatabasePool {
+  private static func open(_ url: URL, durability: Durability) throws -> DatabasePool {
     try OwnerOnlyFile.makeDirectory(url.deletingLastPathComponent(), ownedByKeel: false)
     try OwnerOnlyFile.prepare(url)
     var configuration = Configuration()
@@ -104,7 +111,7 @@ public final class DurableQueue<Element: Codable & Sendable>: SQLiteStore {
     do {
       let pool = try DatabasePool(path: url.path, configuration: configuration)
       // After the pool is open: DatabasePool sets `synchronous = NORMAL` on its writer when it enables WAL.
-      try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+      try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = \(durability.synchronous)") }
       try DurableQueueSchema.migrator.migrate(pool)
       return pool
     } catch let error as DatabaseError {
@@ -136,10 +143,35 @@ public final class DurableQueue<Element: Codable & Sendable>: SQLiteStore {
   @discardableResult
   public func enqueue(contentsOf elements: [Element]) async throws -> EnqueueResult {
     guard !elements.isEmpty else { return EnqueueResult(ids: [], dropped: 0) }
-    let payloads = try encode(elements)
+    let transaction = enqueueTransaction(try encode(elements))
+    return try outcome(try await write("enqueue", transaction), of: elements.count)
+  }
+
+  /// Appends `elements` as ``enqueue(contentsOf:)`` does, on the calling thread: it blocks for the transaction
+  /// instead of suspending. For a caller whose transactions take microseconds (``Durability/survivesCrash``), where
+  /// a hop to the writer's queue and back would cost more than the write; prefer the async one otherwise.
+  ///
+  /// - Throws: As ``enqueue(contentsOf:)``.
+  @discardableResult
+  public func enqueueNow(contentsOf elements: [Element]) throws -> EnqueueResult {
+    guard !elements.isEmpty else { return EnqueueResult(ids: [], dropped: 0) }
+    let transaction = enqueueTransaction(try encode(elements))
+    do {
+      return try outcome(try pool.write(transaction), of: elements.count)
+    } catch let error as DatabaseError {
+      throw PersistenceError.sqlite(error, while: "enqueue", path: url.path, in: Self.storeName)
+    } catch let error as PersistenceError {
+      throw error
+    } catch {
+      throw PersistenceError.wrapping(error, while: "enqueue", path: url.path)
+    }
+  }
+
+  /// The transaction that appends `payloads`, dropping or refusing by the overflow policy.
+  private func enqueueTransaction(_ payloads: [Data]) -> @Sendable (Database) throws -> EnqueueOutcome {
     let enqueuedAt = now().timeIntervalSince1970
     let (capacity, overflow) = (capacity, overflow)
-    let outcome = try await write("enqueue") { db -> EnqueueOutcome in
+    return { db in
       let pending = try DurableQueueSchema.value(of: .pending, db)
       let excess = pending + payloads.count - capacity
       var kept = payloads[...]
@@ -165,13 +197,17 @@ public final class DurableQueue<Element: Codable & Sendable>: SQLiteStore {
       }
       return .enqueued(EnqueueResult(ids: ids, dropped: max(excess, 0)))
     }
+  }
+
+  /// The result of an enqueue of `count` elements, or the refusal it was.
+  private func outcome(_ outcome: EnqueueOutcome, of count: Int) throws -> EnqueueResult {
     switch outcome {
     case .enqueued(let result):
       return result
     case .rejected(let pending):
       throw PersistenceError(
         .capacityExceeded,
-        "The durable queue at \(url.path) holds \(pending) of its \(capacity) elements; \(elements.count) more "
+        "The durable queue at \(url.path) holds \(pending) of its \(capacity) elements; \(count) more "
           + "were refused and counted (policy rejectNew).", path: url.path)
     }
   }

@@ -34,9 +34,15 @@ struct EventIngestion: Sendable {
   func reset() { tenants.withLock { $0 = [:] } }
 
   private func ingest(_ request: SandboxRequest) throws -> SandboxResponse {
-    let events = try Self.validatedEvents(request.body)
+    let (accepted, duplicates) = store(try Self.validatedEvents(request.body), tenant: request.tenant)
+    return .json(["accepted": .number(Double(accepted)), "duplicates": .number(Double(duplicates))])
+  }
+
+  /// Keeps the events of one batch that `tenant` has not sent before, by id, and counts them; answers how many were
+  /// new and how many duplicates.
+  func store(_ events: [(id: String, event: JSONValue)], tenant tenantKey: String) -> (accepted: Int, duplicates: Int) {
     let (accepted, duplicates) = tenants.withLock { tenants in
-      var tenant = tenants[request.tenant] ?? Tenant()
+      var tenant = tenants[tenantKey] ?? Tenant()
       var accepted = 0
       tenant.requests += 1
       for (id, event) in events {
@@ -46,12 +52,12 @@ struct EventIngestion: Sendable {
         }
       }
       tenant.duplicates += events.count - accepted
-      tenants[request.tenant] = tenant
+      tenants[tenantKey] = tenant
       return (accepted, events.count - accepted)
     }
     if accepted > 0 { stats.count("eventUniques", by: accepted) }
     if duplicates > 0 { stats.count("eventDuplicates", by: duplicates) }
-    return .json(["accepted": .number(Double(accepted)), "duplicates": .number(Double(duplicates))])
+    return (accepted, duplicates)
   }
 
   /// `?limit=` (1–1,000, default 100) events stored after position `?after=` (default 0), oldest first.

@@ -68,8 +68,11 @@ struct SandboxResponder: HTTPResponder {
     self.rateLimiter = rateLimiter
     self.journal = journal
     self.realtime = realtime
+    let segment = SegmentIngestion(events: events) { writeKey in
+      configuration.apiTokens.isEmpty || configuration.apiTokens.contains(writeKey) ? Secrets.digest(writeKey) : nil
+    }
     self.routes =
-      users.routes + auth.routes + chat.routes + events.routes
+      users.routes + auth.routes + chat.routes + events.routes + segment.routes
       + ImageServer(stats: stats, renderer: ImageRenderer(stats: stats)).routes
       + control.routes
     persistence = stateFile.map { file in

@@ -15,6 +15,10 @@ import TestSupport
 /// clock the queue's retry dates are stored in.
 struct EventsHarness {
   static let epoch = Date(timeIntervalSince1970: 1_800_000_000)
+  /// A fixed app and device, so that the tests do not depend on the machine.
+  static let context = EventContext(
+    app: ["name": "Demo", "version": "1.2.0", "build": "45"], osName: "Linux", osVersion: "6.1.0",
+    deviceModel: "x86_64", locale: "en-US", timeZone: "Europe/Paris")
 
   let clock: TestClock<Duration>
   let server: FakeIngestion
@@ -27,7 +31,7 @@ struct EventsHarness {
     configuration: EventTrackerConfiguration = EventTrackerConfiguration(), queueURL: URL? = nil,
     clock: TestClock<Duration> = TestClock(), server: FakeIngestion = FakeIngestion(),
     monitor: ManualNetworkMonitor = ManualNetworkMonitor(.online), random: Double = 0.5,
-    origin: TestClock<Duration>.Instant? = nil
+    origin: TestClock<Duration>.Instant? = nil, settings: (any KeyValueStore)? = nil, plugins: [any EventPlugin] = []
   ) throws {
     self.clock = clock
     self.server = server
@@ -37,10 +41,13 @@ struct EventsHarness {
     let start = origin ?? clock.now
     self.start = start
     tracker = try EventTracker(
-      baseURL: URL(string: "http://events.test")!, apiToken: "token", queueURL: self.queueURL, transport: server,
+      baseURL: URL(string: "http://events.test")!, apiToken: "token", queueURL: self.queueURL,
+      settings: try settings
+        ?? FileKeyValueStore(url: self.queueURL.deletingLastPathComponent().appendingPathComponent("settings.json")),
+      transport: server,
       monitor: monitor, configuration: configuration, clock: clock,
       now: { Self.epoch.addingTimeInterval(DeliveryBackoff.seconds(start.duration(to: clock.now))) },
-      random: { random })
+      random: { random }, context: Self.context, plugins: plugins)
   }
 
   /// The harness's wall-clock time now.
@@ -62,6 +69,8 @@ final class FakeIngestion: HTTPTransport {
     case cancelled
     /// A 200 with an HTML page, as a captive portal answers.
     case html200
+    /// A status with an HTML page, as a proxy answers: no reason of the API's own.
+    case proxy(Int)
     /// 413 when the batch has more than `n` events, 200 otherwise.
     case tooLargeAbove(Int)
     /// 400 when the batch holds an event named `name`, 200 otherwise.
@@ -75,6 +84,7 @@ final class FakeIngestion: HTTPTransport {
     var standing: Answer?
     var uploads: [[String]] = []
     var sizes: [Int] = []
+    var targets: [(path: String, headers: [String: String])] = []
   }
 
   private let state = Locked(State())
@@ -90,6 +100,9 @@ final class FakeIngestion: HTTPTransport {
   /// The names in each upload, in order.
   var uploads: [[String]] { state.withLock { $0.uploads } }
 
+  /// The path and headers of each upload.
+  var targets: [(path: String, headers: [String: String])] { state.withLock { $0.targets } }
+
   /// The byte size of each upload's body.
   var sizes: [Int] { state.withLock { $0.sizes } }
 
@@ -99,11 +112,14 @@ final class FakeIngestion: HTTPTransport {
   func send(_ request: URLRequest) async throws -> RawResponse {
     let body = request.httpBody ?? Data()
     let json = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
-    let names = (json?["events"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
+    // Keel's `events` with their `name`s, or Segment's `batch` with their `event`s, `name`s or `identify`.
+    let events = (json?["events"] ?? json?["batch"]) as? [[String: Any]]
+    let names = events?.compactMap { ($0["event"] ?? $0["name"]) as? String ?? ($0["type"] as? String) } ?? []
     await gate.pass()
     let answer = state.withLock { state -> Answer in
       state.uploads.append(names)
       state.sizes.append(body.count)
+      state.targets.append((request.url?.path ?? "", request.allHTTPHeaderFields ?? [:]))
       return state.script.isEmpty ? (state.standing ?? .status(200)) : state.script.removeFirst()
     }
     switch answer {
@@ -113,6 +129,9 @@ final class FakeIngestion: HTTPTransport {
       throw URLError(.cancelled)
     case .html200:
       return RawResponse(status: 200, headers: ["Content-Type": "text/html"], body: Data("<html>Hi</html>".utf8))
+    case .proxy(let status):
+      return RawResponse(
+        status: status, headers: ["Content-Type": "text/html"], body: Data("<html>Bad request</html>".utf8))
     case .status(let status, let headers, let message):
       return Self.response(status, names.count, headers: headers, message: message)
     case .tooLargeAbove(let limit):

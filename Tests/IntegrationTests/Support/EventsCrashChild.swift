@@ -28,11 +28,14 @@ struct EventsCrashChild {
   let queue: URL
   let baseURL: URL
   let apiToken: String
+  /// The durability level the child's tracker stores at: `survivesCrash` or `survivesPowerLoss`.
+  var durability = "survivesCrash"
 
   /// Starts the child to track `numbers`, kills it as `killing` says, and returns once it is gone and its output read.
   func run(_ numbers: Range<Int>, killing: Kill) async throws -> Outcome {
     let arguments = [
       queue.path, baseURL.absoluteString, apiToken, String(numbers.lowerBound), String(numbers.upperBound),
+      durability,
     ]
     let executable = ChildProcess.builtExecutable("DomainCrashHelper")
     let run: ChildProcess.Run

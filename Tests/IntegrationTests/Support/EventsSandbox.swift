@@ -69,6 +69,16 @@ enum EventsSandbox {
     }
   }
 
+  /// Every event the tenant's store holds, oldest first, as the Sandbox keeps it.
+  static func storedEvents(on sandbox: RunningSandbox) async throws -> [[String: Any]] {
+    let page = try await HTTPClient().send(
+      .data(
+        route(
+          sandbox, "/v1/events", headers: ["Api-Token": apiToken], query: [QueryItem("limit", "1000")])))
+    let object = try JSONSerialization.jsonObject(with: page) as? [String: Any]
+    return object?["events"] as? [[String: Any]] ?? []
+  }
+
   /// `POST /_sandbox/faults` on `/v1/events/batch`: `status` for a share `rate` of the uploads.
   static func refuseUploads(status: Int, rate: Double, on sandbox: RunningSandbox) async throws {
     struct Fault: Encodable, Sendable {

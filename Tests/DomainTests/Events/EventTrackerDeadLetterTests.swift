@@ -1,0 +1,111 @@
+import Clocks
+import Foundation
+import KeelBasics
+import Persistence
+import TestSupport
+import Testing
+
+@testable import Domain
+
+/// REQUIREMENTS E12: events the server refuses on their own are set aside with its reason, reported, and can go back;
+/// `drain(timeout:)`.
+@Suite("EventTracker dead letters, flush reports and drain", .timeLimit(.minutes(1)))
+struct EventTrackerDeadLetterTests {
+  @Test("A lone event refused with the server's reason (400, or 413 alone) is set aside at once, not retried forever")
+  func loneRefusal() async throws {
+    for answer in [FakeIngestion.Answer.malformed("e0"), .tooLarge("e0")] {
+      let harness = try EventsHarness()
+      harness.server.always(answer)
+      try await harness.track(1)
+      let report = await harness.tracker.flush()
+      #expect(report.setAsideCount == 1 && report.delivered == 0 && report.status.pending == 0)
+      #expect(!report.isComplete)
+      let reason = try #require(report.setAside.first?.reason)
+      #expect(reason.hasPrefix("HTTP 400") || reason.hasPrefix("HTTP 413"))
+      #expect(reason.contains("e0"), "the server's own message: \(reason)")
+      #expect(report.setAside.first?.event?.name == "e0")
+      #expect(harness.tracker.status.nextRetry == nil)
+      #expect(harness.server.uploads.count == 1, "one upload, no retry")
+      #expect(try await harness.tracker.deadLetters().map { $0.event?.name } == ["e0"])
+      await harness.tracker.shutDown()
+    }
+  }
+
+  @Test("A flush reports what it delivered and what it set aside, with the reasons; the next flush reports its own")
+  func flushReport() async throws {
+    let harness = try EventsHarness()
+    harness.server.always(.malformed("e2"))
+    try await harness.track(4)
+    let first = await harness.tracker.flush()
+    #expect(first.delivered == 3 && first.setAsideCount == 1 && first.setAside.map(\.event?.name) == ["e2"])
+    try await harness.tracker.track(AnalyticsEvent(name: "later"))
+    let second = await harness.tracker.flush()
+    #expect(second.delivered == 1 && second.setAsideCount == 0 && second.isComplete)
+    await harness.tracker.shutDown()
+  }
+
+  @Test(
+    "Dead letters go back into delivery, all or by id, across restarts, and are delivered once the server takes them")
+  func requeue() async throws {
+    let first = try EventsHarness()
+    first.server.always(.malformed("e1"))
+    try await first.track(3)
+    await first.tracker.flush()
+    #expect(first.tracker.status.deadLettered == 1)
+    await first.tracker.shutDown()
+
+    let second = try EventsHarness(queueURL: first.queueURL)
+    let letters = try await second.tracker.deadLetters()
+    #expect(letters.count == 1)
+    #expect(try await second.tracker.requeueDeadLetters([999]) == 0)
+    #expect(try await second.tracker.requeueDeadLetters(letters.map(\.id)) == 1)
+    #expect(second.tracker.status.pending == 1 && second.tracker.status.deadLettered == 0)
+    let report = await second.tracker.flush()
+    #expect(report.delivered == 1 && report.isComplete)
+    #expect(second.server.uploaded == ["e1"])
+    #expect(try await second.tracker.requeueDeadLetters() == 0)
+    await second.tracker.shutDown()
+  }
+
+  @Test("drain(timeout:) returns true once everything is delivered, the uploader's retries included")
+  func drainDelivers() async throws {
+    let harness = try EventsHarness()
+    harness.server.script(.status(503), .status(503))
+    try await harness.track(3)
+    let finished = Locked<Bool?>(nil)
+    let drain = Task {
+      let drained = await harness.tracker.drain(timeout: .seconds(60))
+      finished.withLock { $0 = drained }
+    }
+    // The retries wait 0.5 s, then 1 s on the test clock: step it, stopping well short of the drain's minute.
+    for _ in 0..<100 where finished.withLock({ $0 }) == nil {
+      await harness.clock.advance(by: .milliseconds(250))
+      await settle(yields: 50)
+    }
+    await drain.value
+    #expect(finished.withLock { $0 } == true)
+    #expect(harness.tracker.status.pending == 0 && harness.tracker.status.delivered == 3)
+    #expect(harness.server.uploads.count == 3)
+    await harness.tracker.shutDown()
+  }
+
+  @Test("drain(timeout:) returns false when the time is up first, and the events stay stored")
+  func drainTimesOut() async throws {
+    let harness = try EventsHarness()
+    harness.server.always(.status(503))
+    try await harness.track(2)
+    let finished = Locked<Bool?>(nil)
+    let drain = Task {
+      let drained = await harness.tracker.drain(timeout: .seconds(10))
+      finished.withLock { $0 = drained }
+    }
+    for _ in 0..<40 where finished.withLock({ $0 }) == nil {
+      await harness.clock.advance(by: .milliseconds(500))
+      await settle(yields: 50)
+    }
+    await drain.value
+    #expect(finished.withLock { $0 } == false)
+    #expect(try await harness.tracker.queue.count() == 2)
+    await harness.tracker.shutDown()
+  }
+}
