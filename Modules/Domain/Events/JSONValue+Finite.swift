@@ -28,6 +28,29 @@ extension JSONValue {
     }
   }
 
+  /// Whether `object` takes at most `limit` bytes as compact JSON: first by a bound that does not read the strings
+  /// (each byte counted as escaped), then, only if that is over, by ``encodedSizeBound(of:)-(Dictionary<String,JSONValue>)``.
+  static func fits(_ object: [String: JSONValue], within limit: Int) -> (fits: Bool, size: Int) {
+    let quick = quickSizeBound(of: object)
+    if quick <= limit { return (true, quick) }
+    let size = encodedSizeBound(of: object)
+    return (size <= limit, size)
+  }
+
+  /// A looser bound than ``encodedSizeBound``: every string byte counted as an escape (6 bytes).
+  private static func quickSizeBound(of object: [String: JSONValue]) -> Int {
+    object.reduce(2 + object.count) { $0 + $1.key.utf8.count * 6 + 3 + $1.value.quickSizeBound }
+  }
+
+  private var quickSizeBound: Int {
+    switch self {
+    case .string(let value): value.utf8.count * 6 + 2
+    case .array(let values): values.reduce(2 + values.count) { $0 + $1.quickSizeBound }
+    case .object(let values): Self.quickSizeBound(of: values)
+    default: encodedSizeBound
+    }
+  }
+
   /// The most bytes `object` takes as a compact JSON object.
   static func encodedSizeBound(of object: [String: JSONValue]) -> Int {
     2 + Swift.max(object.count - 1, 0)

@@ -1,3 +1,4 @@
+import Foundation
 import KeelBasics
 import Persistence
 
@@ -13,7 +14,7 @@ import Persistence
 /// cost more than the write. Callers that arrive meanwhile wait for a writer task as before.
 final class TrackCommitter: Sendable {
   private struct State {
-    var waiting: [(event: AnalyticsEvent, caller: CheckedContinuation<Void, any Error>)] = []
+    var waiting: [(payload: Data, caller: CheckedContinuation<Void, any Error>)] = []
     var isWriting = false
   }
 
@@ -39,14 +40,15 @@ final class TrackCommitter: Sendable {
     self.onCommit = onCommit
   }
 
-  /// Returns once `event` is committed.
+  /// Returns once `event` is committed, in its stored form (encoded here, on the caller's task).
   ///
   /// - Throws: the queue's `PersistenceError` when the transaction holding `event` failed.
   func commit(_ event: AnalyticsEvent) async throws {
-    if writesInline, becomeWriter() { return try commitInline(event) }
+    let payload = event.storedJSON
+    if writesInline, becomeWriter() { return try commitInline(payload) }
     try await withCheckedThrowingContinuation { (caller: CheckedContinuation<Void, any Error>) in
       let startsWriter = state.withLock { state in
-        state.waiting.append((event, caller))
+        state.waiting.append((payload, caller))
         guard !state.isWriting else { return false }
         state.isWriting = true
         return true
@@ -64,15 +66,15 @@ final class TrackCommitter: Sendable {
     }
   }
 
-  /// Commits `event`, and those that wait, on this thread; leaves what arrives meanwhile to a writer task.
-  private func commitInline(_ event: AnalyticsEvent) throws {
+  /// Commits `payload`, and those that wait, on this thread; leaves what arrives meanwhile to a writer task.
+  private func commitInline(_ payload: Data) throws {
     let limit = coalesces ? Self.maxPerTransaction : 1
     let waiting = state.withLock { state in
       let batch = Array(state.waiting.prefix(limit - 1))
       state.waiting.removeFirst(batch.count)
       return batch
     }
-    let result = Result { try queue.enqueueNow(contentsOf: [event] + waiting.map(\.event)) }
+    let result = Result { try queue.enqueueNow(encoded: [payload] + waiting.map(\.payload)) }
     switch result {
     case .success(let enqueued):
       onCommit(waiting.count + 1, enqueued.dropped)
@@ -100,7 +102,7 @@ final class TrackCommitter: Sendable {
       }
       guard !batch.isEmpty else { return }
       do {
-        let result = try await queue.enqueue(contentsOf: batch.map(\.event))
+        let result = try await queue.enqueue(encoded: batch.map(\.payload))
         onCommit(batch.count, result.dropped)
         for (_, caller) in batch { caller.resume() }
       } catch {

@@ -49,12 +49,15 @@ enum DurableQueueSchema {
     return migrator
   }
 
+  /// Cached statements: an enqueue reads a counter in every transaction, and compiling its SQL each time cost more
+  /// than running it.
   static func value(of counter: Counter, _ db: Database) throws -> Int {
-    try Int.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [counter.rawValue]) ?? 0
+    let statement = try db.cachedStatement(sql: "SELECT value FROM meta WHERE key = ?")
+    return try Int.fetchOne(statement, arguments: [counter.rawValue]) ?? 0
   }
 
   static func add(_ amount: Int, to counter: Counter, _ db: Database) throws {
-    try db.execute(
-      sql: "UPDATE meta SET value = value + ? WHERE key = ?", arguments: [amount, counter.rawValue])
+    try db.cachedStatement(sql: "UPDATE meta SET value = value + ? WHERE key = ?")
+      .execute(arguments: [amount, counter.rawValue])
   }
 }

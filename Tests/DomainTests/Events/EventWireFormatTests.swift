@@ -75,6 +75,22 @@ struct EventWireFormatTests {
     await harness.tracker.shutDown()
   }
 
+  @Test("The stored form, written without JSONEncoder, reads back as the same event: escapes, Unicode, numbers")
+  func storedRoundTrip() throws {
+    let event = AnalyticsEvent(
+      kind: .identify, name: "quote \" back\\ slash / tab\t nl\n bell\u{7} é 🚀",
+      properties: [
+        "n": 3, "x": 0.1, "big": 1e300, "tiny": -2.5e-12, "neg": -0.0, "t": true, "f": false, "none": nil,
+        "list": [1, "two", [3.5], ["k": "v"]], "nested": ["deep": ["deeper": "\u{0}"]],
+      ],
+      traits: ["plan": "pro"], timestamp: Date(timeIntervalSince1970: 1_800_000_000.123456), eventId: Self.id,
+      anonymousId: "a\"1", userId: "ü", context: ["sessionId": 1_800_000_000_123, "os": ["name": "Linux"]])
+    let decoded = try JSONDecoder().decode(AnalyticsEvent.self, from: event.storedJSON)
+    #expect(decoded == event)
+    let track = AnalyticsEvent(name: "plain", timestamp: Date(timeIntervalSinceReferenceDate: 0), eventId: Self.id)
+    #expect(try JSONDecoder().decode(AnalyticsEvent.self, from: track.storedJSON) == track)
+  }
+
   @Test("An event stored before identity and context existed still reads, as a track")
   func olderPayload() throws {
     let stored = #"{"eventId":"00000000-0000-4000-8000-000000000007","name":"open","timestamp":0,"properties":{}}"#
