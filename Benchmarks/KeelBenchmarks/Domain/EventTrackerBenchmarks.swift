@@ -1,35 +1,33 @@
 import Persistence
 
-/// The event tracker's rows (REQUIREMENTS E2, E5): durable `track` latency and throughput against the source approach,
-/// and delivery throughput to a local Sandbox.
+/// The event tracker's rows (REQUIREMENTS E2, E5, E14): durable `track` latency and throughput in both durability
+/// levels against the source approach, and delivery throughput to a local Sandbox.
 ///
-/// Keel runs as shipped: `track` returns after its event's SQLite transaction is committed (WAL,
-/// `synchronous = FULL`), one transaction and so one `fsync` per call, in the temporary directory. The peer,
-/// ``EventTrackerNaivePeer``, rewrites the whole pending array (about 2.4 MB at 10,000 events) into one file on every
-/// event, without `fsync`.
+/// Keel runs as shipped: `track` returns after its event's SQLite transaction is committed (WAL), with
+/// `synchronous = NORMAL` in the crash-safe level (the default: no `fsync`, the caller commits on its own thread)
+/// and `synchronous = FULL` in the power-safe level (one `fsync` per transaction), in the temporary directory. The
+/// peer, ``EventTrackerNaivePeer``, rewrites the whole pending array (about 2.4 MB at 10,000 events) into one file on
+/// every event, without `fsync`.
 ///
-/// - `trackLatency.p50` / `.p99`: each round tracks 2,000 events one after another onto 10,000 pending events; the
-///   percentiles are taken by nearest rank from that round's sorted samples, and each row is the median over rounds.
-///   Both rows read the same rounds (``LatencyRounds``). The peer takes 20 samples a round, so its p99 is
-///   its slowest.
-/// - `trackThroughput`: one caller; `trackThroughput.concurrent8`: eight tasks tracking at once. Target: at least
-///   50× the peer, at 10,000 pending.
+/// - `<level>.trackLatency.p50` / `.p99`: each round tracks 2,000 events one after another onto 10,000 pending
+///   events; the percentiles are taken by nearest rank from that round's sorted samples, and each row is the median
+///   over rounds. Both rows of a level read the same rounds (``LatencyRounds``). The peer takes 20 samples a round,
+///   so its p99 is its slowest. Crash-safe target: p50 ≤ 30 µs.
+/// - `<level>.trackThroughput`: one caller (crash-safe target: 20,000 events/s); `.concurrent8`: eight tasks
+///   tracking at once. Both at least 50× the peer, at 10,000 pending.
 /// - `deliveryThroughput`: from creating a tracker on a file holding 20,000 pending events until all are delivered
 ///   to the Sandbox over loopback HTTP, in the default batches of 100, each acknowledged by a committed delete.
 ///   Target: 5,000 events/s. The peer POSTs one event per request and rewrites its file after each, on 1,000 events:
-///   its rate falls as the file grows (about 650 events/s on 200, 250 on 1,000), so the ratio flatters it.
+///   its rate falls as the file grows, so the ratio flatters it.
 ///
-/// The tracking rows' uploader is kept idle (``EventTrackerBenchFixture/withPrefilledTracker(_:)``), so they measure
-/// `track` alone; with the default ``EventTrackerConfiguration/flushCount`` of 20 an app also pays one upload and one
-/// acknowledging transaction per 20 tracks.
+/// The tracking rows' uploader is kept idle (``EventTrackerBenchFixture/withPrefilledTracker(_:_:)``), so they
+/// measure `track` alone; with the default ``EventTrackerConfiguration/flushCount`` of 20 an app also pays one upload
+/// and one acknowledging transaction per 20 tracks.
 ///
-/// On the 2-core Linux development VM, where an `fsync` after a 4 KiB append took 0.25 ms at p50 and 1.4 ms at p99,
-/// a full release run read: p50 247 µs and p99 813 µs (peer 65 and 74 ms); 3,035 events/s with one caller (203× the
-/// peer's 15) and 4,843 with eight tasks (306×); delivery 15,900 events/s (peer 247). `track` costs about one
-/// `fsync`: the 50× target holds while a synced commit takes under about 1.3 ms, and is missed on a disk as slow as
-/// the one ``DurableQueueBenchmarks`` describes (3 ms: about 300 events/s, 20×). Eight tasks gain little because
-/// each `track` is still its own transaction; committing concurrent tracks together (group commit) would divide the
-/// `fsync`s by the group's size: 100 events per transaction enqueue at about 69,000 events/s here.
+/// On the 2-core Linux development VM a release run read (2026-11-26): crash-safe p50 34 µs, p99 136 µs, 16,392
+/// events/s with one caller and 22,069 with eight; power-safe p50 269 µs, p99 444 µs, 2,927 and 11,884 events/s; the
+/// peer 77 ms and 12.6 events/s; delivery 10,843 events/s. The crash-safe targets are missed by SQLite's share:
+/// four log pages a transaction and a checkpoint every thousand pages (Decision 0017).
 enum EventTrackerBenchmarks {
   static func comparisons(quick: Bool) -> [Comparison] {
     let latencySamples = (keel: quick ? 200 : 2_000, peer: quick ? 5 : 20)

@@ -35,9 +35,9 @@ public struct EventTrackerConfiguration: Sendable, Hashable {
   /// reconnection), or only when `flush()` asks, and for the retries that follow. Default `true`; a command-line tool
   /// that stores in one run and delivers in another sets `false`.
   public var deliversOnItsOwn: Bool
-  /// What a tracked event survives once `track` returned. Default ``Durability/survivesCrash``: the app being killed
+  /// What a tracked event survives once `track` returned. Default `Durability.survivesCrash`: the app being killed
   /// or crashing loses nothing, a power loss may lose the last events, and `track` costs microseconds instead of an
-  /// `fsync` (Decision 0017). ``Durability/survivesPowerLoss`` for events worth an `fsync` each.
+  /// `fsync` (Decision 0017). `Durability.survivesPowerLoss` for events worth an `fsync` each.
   public var durability: Durability
   /// The time without events after which the next one starts a new session (`context.sessionId`). Default 30
   /// minutes.

@@ -9,7 +9,7 @@ import Persistence
 /// event is on disk. Events are committed in the order their calls arrived. The writer is a task of its own: a
 /// cancelled caller does not cancel a transaction that holds other callers' events.
 ///
-/// When a transaction costs microseconds (``Durability/survivesCrash``: no `fsync`), a caller that finds no writer
+/// When a transaction costs microseconds (`Durability.survivesCrash`: no `fsync`), a caller that finds no writer
 /// at work commits its own event, with any that wait, on its own thread: the hops to a writer task and back would
 /// cost more than the write. Callers that arrive meanwhile wait for a writer task as before.
 final class TrackCommitter: Sendable {

@@ -31,7 +31,7 @@ public struct EventContext: Sendable, Hashable {
   public var timeZone: String
   /// `library.name`: `keel`.
   public var libraryName: String
-  /// `library.version`: ``KeelVersion/current``.
+  /// `library.version`: `KeelVersion.current`.
   public var libraryVersion: String
 
   /// A context with these values.
