@@ -66,4 +66,17 @@ struct DurableQueueRequeueTests {
     try await queue.enqueue(Event(name: "e"))
     #expect(try await queue.count() == 1)
   }
+
+  @Test(
+    "Encoded payloads enqueue on the calling thread or suspending, in order, capped; one that is not JSON is set aside")
+  func encodedPayloads() async throws {
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let queue = try open(capacity: 3)
+    try queue.enqueueNow(encoded: [Data(#"{"name":"a"}"#.utf8), Data("not json".utf8)])
+    try await queue.enqueue(encoded: [Data(#"{"name":"c"}"#.utf8)])
+    let error = #expect(throws: PersistenceError.self) { try queue.enqueueNow(encoded: [Data(#"{"name":"d"}"#.utf8)]) }
+    #expect(error?.kind == .capacityExceeded)
+    #expect(try await queue.peek(limit: 10).map(\.element.name) == ["a", "c"])
+    #expect(try await queue.deadLetters(limit: 10).map(\.payload) == [Data("not json".utf8)])
+  }
 }

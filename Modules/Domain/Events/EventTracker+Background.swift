@@ -48,9 +48,9 @@ import Foundation
 #endif
 
 /// A notification observer that goes when its tracker goes.
+// @unchecked: the token is an opaque NSObjectProtocol that NotificationCenter only compares; it is written once and
+// handed back once, under the tracker's lock.
 final class ObserverToken: @unchecked Sendable {
-  // @unchecked: the token is an opaque NSObjectProtocol that NotificationCenter only compares; it is written once and
-  // handed back once, under the tracker's lock.
   private let token: any NSObjectProtocol
 
   init(_ token: any NSObjectProtocol) { self.token = token }

@@ -242,7 +242,8 @@ public final class EventTracker: Sendable {
   ///   and where delivery stands.
   @discardableResult
   public func flush() async -> FlushReport {
-    let (mark, deliveredBefore) = control.withLock { ($0.setAside.total, broadcast.current.delivered) }
+    let mark = control.withLock { $0.setAside.total }
+    let deliveredBefore = broadcast.current.delivered
     await withCheckedContinuation { continuation in
       let accepted = control.withLock { control in
         guard !control.isShutDown else { return false }

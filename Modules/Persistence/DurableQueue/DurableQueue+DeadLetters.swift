@@ -98,14 +98,13 @@ extension DurableQueue {
     let enqueuedAt = now().timeIntervalSince1970
     let (capacity, url) = (capacity, url)
     return try await write("re-queue dead letters") { db in
-      var moved = 0
-      for start in stride(from: 0, to: ids.count, by: 500) {
-        let chunk = Array(ids[start..<min(start + 500, ids.count)])
+      try Self.forEachChunk(of: ids) { chunk in
         let list = Self.placeholders(chunk.count)
         let found = try Int.fetchOne(
           db, sql: "SELECT COUNT(*) FROM deadLetter WHERE id IN (\(list))", arguments: StatementArguments(chunk))!
         let pending = try DurableQueueSchema.value(of: .pending, db)
         guard pending + found <= capacity else {
+          // Thrown inside the transaction: the chunks moved before this one go back too.
           throw PersistenceError(
             .capacityExceeded,
             "The durable queue at \(url.path) holds \(pending) of its \(capacity) elements; \(found) dead letters do "
@@ -117,9 +116,8 @@ extension DurableQueue {
             """,
           arguments: StatementArguments([enqueuedAt]) + StatementArguments(chunk))
         try db.execute(sql: "DELETE FROM deadLetter WHERE id IN (\(list))", arguments: StatementArguments(chunk))
-        moved += db.changesCount
+        return db.changesCount
       }
-      return moved
     }
   }
 

@@ -147,18 +147,10 @@ public final class DurableQueue<Element: Codable & Sendable>: SQLiteStore {
     return try outcome(try await write("enqueue", transaction), of: elements.count)
   }
 
-  /// Appends `elements` as ``enqueue(contentsOf:)`` does, on the calling thread: it blocks for the transaction
-  /// instead of suspending. For a caller whose transactions take microseconds (``Durability/survivesCrash``), where
-  /// a hop to the writer's queue and back would cost more than the write; prefer the async one otherwise.
-  ///
-  /// - Throws: As ``enqueue(contentsOf:)``.
-  @discardableResult
-  public func enqueueNow(contentsOf elements: [Element]) throws -> EnqueueResult {
-    try enqueueNow(encoded: try encode(elements))
-  }
-
-  /// Appends elements already encoded, as ``enqueueNow(contentsOf:)`` does: for a caller with a faster encoder of its
-  /// own. Each payload must be the JSON of an `Element` as `JSONDecoder` reads it; one that is not is set aside as a
+  /// Appends elements already encoded, as ``enqueue(contentsOf:)`` does, but on the calling thread: it blocks for the
+  /// transaction instead of suspending. For a caller with a faster encoder of its own whose transactions take
+  /// microseconds (``Durability/survivesCrash``), where a hop to the writer's queue and back would cost more than the
+  /// write; prefer ``enqueue(encoded:)`` otherwise. Each payload must be the JSON of an `Element` as `JSONDecoder` reads it; one that is not is set aside as a
   /// dead letter by the next ``peek(limit:now:)``, never lost and never blocking the queue.
   ///
   /// - Throws: As ``enqueue(contentsOf:)``.
