@@ -5,7 +5,10 @@ extension AnalyticsEvent {
   /// through `JSONEncoder`, which on Linux cost most of a `track` once `fsync` was gone (Decision 0017). Keys in a
   /// fixed order, strings escaped as JSON requires, numbers in their shortest round-trip form, the timestamp as
   /// `Date`'s own encoding (seconds since 2001).
-  var storedJSON: Data {
+  ///
+  /// With `builtIn`, the context stored is `builtIn`'s fields and `sessionId`, under the event's own context (whose
+  /// keys win): what the tracker's enrichment would have merged, written without merging.
+  func storedJSON(adding builtIn: BuiltInContext? = nil, sessionId: Int64 = 0) -> Data {
     var json = JSONWriter()
     json.bytes.reserveCapacity(512)
     json.raw("{\"eventId\":")
@@ -32,12 +35,56 @@ extension AnalyticsEvent {
       json.raw(",\"traits\":")
       json.object(traits)
     }
-    if !context.isEmpty {
+    if let builtIn {
+      json.raw(",\"context\":{")
+      for (key, value) in context {
+        json.string(key)
+        json.bytes.append(UInt8(ascii: ":"))
+        json.write(value)
+        json.bytes.append(UInt8(ascii: ","))
+      }
+      if context.isEmpty {
+        json.bytes.append(contentsOf: builtIn.bytes)
+      } else {
+        for (key, value) in builtIn.fields where context[key] == nil {
+          json.string(key)
+          json.bytes.append(UInt8(ascii: ":"))
+          json.write(value)
+          json.bytes.append(UInt8(ascii: ","))
+        }
+      }
+      if context["sessionId"] == nil {
+        json.raw("\"sessionId\":\(sessionId)")
+      } else if json.bytes.last == UInt8(ascii: ",") {
+        json.bytes.removeLast()
+      }
+      json.raw("}")
+    } else if !context.isEmpty {
       json.raw(",\"context\":")
       json.object(context)
     }
     json.raw("}")
     return Data(json.bytes)
+  }
+}
+
+/// The context the tracker's built-in enrichment adds to every event, with its fields already written as JSON
+/// (`"app":{…},"os":{…},…,` with a trailing comma), so that an event without plugins copies them instead of
+/// serializing them again.
+struct BuiltInContext: Sendable {
+  let fields: [String: JSONValue]
+  let bytes: [UInt8]
+
+  init(_ fields: [String: JSONValue]) {
+    self.fields = fields
+    var json = JSONWriter()
+    for (key, value) in fields {
+      json.string(key)
+      json.bytes.append(UInt8(ascii: ":"))
+      json.write(value)
+      json.bytes.append(UInt8(ascii: ","))
+    }
+    bytes = json.bytes
   }
 }
 

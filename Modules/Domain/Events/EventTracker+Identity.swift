@@ -70,7 +70,8 @@ extension EventTracker {
     try updateIdentity { $0.optedOut = false }
   }
 
-  /// What ``track(_:)`` stores for `event`: stamped, enriched and through the plugins; or why nothing is stored.
+  /// What ``track(_:)`` stores for `event`, in its stored form: stamped, enriched and through the plugins; or why
+  /// nothing is stored.
   func prepare(_ event: AnalyticsEvent) -> Prepared {
     let identity = identity.withLock { $0 }
     guard !identity.optedOut else {
@@ -81,7 +82,10 @@ extension EventTracker {
     if event.anonymousId == nil { event.anonymousId = identity.anonymousId }
     if event.userId == nil { event.userId = identity.userId }
     let sessionId = session.withLock { $0.id(at: now(), timeout: configuration.sessionTimeout) }
-    var context = baseContext
+    // Without plugins nobody reads the merged context before it is stored: the built-in part is written from its
+    // bytes, kept since the tracker started, rather than merged into a dictionary and serialized for each event.
+    guard !plugins.isEmpty else { return .ready(event.storedJSON(adding: builtInContext, sessionId: sessionId)) }
+    var context = builtInContext.fields
     context["sessionId"] = .number(Double(sessionId))
     // The app's own context wins over the built-in values.
     for (key, value) in event.context { context[key] = value }
@@ -99,17 +103,17 @@ extension EventTracker {
           "Plugin \(plugin.name) failed on \(event.name) (\(event.eventId)); it goes on without it: \(error)")
       }
     }
-    // Only a plugin can break a rule now: the built-in context is within its allowance.
-    guard plugins.isEmpty || (event.eventId == enriched.eventId && (try? validate(event, enriched: true)) != nil) else {
+    guard event.eventId == enriched.eventId, (try? validate(event, enriched: true)) != nil else {
       logger.error("The plugins made \(enriched.name) (\(enriched.eventId)) break a rule; it is stored as enriched.")
-      return .ready(enriched)
+      return .ready(enriched.storedJSON())
     }
-    return .ready(event)
+    return .ready(event.storedJSON())
   }
 
   /// What ``prepare(_:)`` decided.
   enum Prepared {
-    case ready(AnalyticsEvent)
+    /// Store this payload.
+    case ready(Data)
     case refused
     case dropped(String)
   }

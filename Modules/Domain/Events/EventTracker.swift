@@ -68,8 +68,8 @@ public final class EventTracker: Sendable {
   let identity: Locked<AnalyticsIdentity>
   /// The session the built-in enrichment names.
   let session = Locked(AnalyticsSession())
-  /// The built-in enrichment's context, read once.
-  let baseContext: [String: JSONValue]
+  /// The built-in enrichment's context, read once, with its stored form.
+  let builtInContext: BuiltInContext
   /// The app's plugins, in order, after the built-in enrichment.
   let plugins: [any EventPlugin]
   let broadcast: Broadcast<DeliveryStatus>
@@ -148,7 +148,7 @@ public final class EventTracker: Sendable {
     } catch {
       throw EventTrackerError(.storage, "Cannot keep the analytics identity: \(error)", underlying: error)
     }
-    baseContext = context.json
+    builtInContext = BuiltInContext(context.json)
     self.plugins = plugins
     self.configuration = configuration
     self.baseURL = baseURL
@@ -211,11 +211,11 @@ public final class EventTracker: Sendable {
     guard !control.withLock({ $0.isShutDown }) else {
       throw EventTrackerError(.shutDown, "The tracker was shut down; \(event.name) was not stored.")
     }
-    let prepared: AnalyticsEvent
+    let prepared: Data
     switch prepare(event) {
     case .refused: return .refusedByConsent
     case .dropped(let plugin): return .droppedByPlugin(plugin)
-    case .ready(let event): prepared = event
+    case .ready(let payload): prepared = payload
     }
     // The status counts what the file held at start first, then each change.
     _ = await startup.value

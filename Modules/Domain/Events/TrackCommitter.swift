@@ -40,11 +40,10 @@ final class TrackCommitter: Sendable {
     self.onCommit = onCommit
   }
 
-  /// Returns once `event` is committed, in its stored form (encoded here, on the caller's task).
+  /// Returns once `payload`, an event's stored form, is committed.
   ///
-  /// - Throws: the queue's `PersistenceError` when the transaction holding `event` failed.
-  func commit(_ event: AnalyticsEvent) async throws {
-    let payload = event.storedJSON
+  /// - Throws: the queue's `PersistenceError` when the transaction holding it failed.
+  func commit(_ payload: Data) async throws {
     if writesInline, becomeWriter() { return try commitInline(payload) }
     try await withCheckedThrowingContinuation { (caller: CheckedContinuation<Void, any Error>) in
       let startsWriter = state.withLock { state in

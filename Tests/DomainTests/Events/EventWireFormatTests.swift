@@ -85,10 +85,25 @@ struct EventWireFormatTests {
       ],
       traits: ["plan": "pro"], timestamp: Date(timeIntervalSince1970: 1_800_000_000.123456), eventId: Self.id,
       anonymousId: "a\"1", userId: "ü", context: ["sessionId": 1_800_000_000_123, "os": ["name": "Linux"]])
-    let decoded = try JSONDecoder().decode(AnalyticsEvent.self, from: event.storedJSON)
+    let decoded = try JSONDecoder().decode(AnalyticsEvent.self, from: event.storedJSON())
     #expect(decoded == event)
     let track = AnalyticsEvent(name: "plain", timestamp: Date(timeIntervalSinceReferenceDate: 0), eventId: Self.id)
-    #expect(try JSONDecoder().decode(AnalyticsEvent.self, from: track.storedJSON) == track)
+    #expect(try JSONDecoder().decode(AnalyticsEvent.self, from: track.storedJSON()) == track)
+  }
+
+  @Test("The built-in context written from its bytes reads back as the merge: the event's own keys win")
+  func builtInContext() throws {
+    let builtIn = BuiltInContext(["os": ["name": "Linux"], "locale": "en-US", "library": ["name": "keel"]])
+    var event = AnalyticsEvent(name: "open", eventId: Self.id)
+    let plain = try JSONDecoder().decode(AnalyticsEvent.self, from: event.storedJSON(adding: builtIn, sessionId: 42))
+    #expect(
+      plain.context == ["os": ["name": "Linux"], "locale": "en-US", "library": ["name": "keel"], "sessionId": 42])
+    event.context = ["locale": "fr-FR", "sessionId": 7, "campaign": "spring"]
+    let own = try JSONDecoder().decode(AnalyticsEvent.self, from: event.storedJSON(adding: builtIn, sessionId: 42))
+    #expect(
+      own.context == [
+        "os": ["name": "Linux"], "locale": "fr-FR", "library": ["name": "keel"], "sessionId": 7, "campaign": "spring",
+      ])
   }
 
   @Test("An event stored before identity and context existed still reads, as a track")
