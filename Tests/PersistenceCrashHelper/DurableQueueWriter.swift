@@ -7,6 +7,11 @@ import Persistence
 /// `first..<end` in order, one at a time or in batches of up to 40 (drawn from `seed`), and after each `enqueue`
 /// returns writes the numbers it committed to standard output, one per line, in a single unbuffered write. It exits
 /// 0 once `end` is reached, unless it is killed first.
+///
+/// With `<kill after> <microseconds>` it kills itself with SIGKILL that long after it has reported that many numbers,
+/// from a thread of its own while it goes on enqueueing: the kill lands inside a later enqueue however slowly the
+/// parent reads (a parent that killed it from its reading of the output ran behind on a loaded machine, and the
+/// child finished its round first).
 enum DurableQueueWriter {
   /// The element; the test decodes the same JSON shape.
   struct Record: Codable, Sendable {
@@ -15,12 +20,15 @@ enum DurableQueueWriter {
   }
 
   static func run(_ arguments: [String]) async throws {
-    guard arguments.count == 4, let first = Int(arguments[1]), let end = Int(arguments[2]),
+    guard arguments.count == 4 || arguments.count == 6, let first = Int(arguments[1]), let end = Int(arguments[2]),
       let seed = UInt64(arguments[3])
     else {
-      FileHandle.standardError.write(Data("usage: durable-queue <database> <first> <end> <seed>\n".utf8))
+      FileHandle.standardError.write(
+        Data("usage: durable-queue <database> <first> <end> <seed> [<kill after> <microseconds>]\n".utf8))
       exit(64)
     }
+    let selfKill = arguments.count == 6 ? Int(arguments[4]).flatMap { n in UInt32(arguments[5]).map { (n, $0) } } : nil
+    var armed = false
     let queue = try DurableQueue<Record>(
       url: URL(fileURLWithPath: arguments[0]), capacity: 1_000_000, overflow: .rejectNew)
     var random = seed | 1  // xorshift never leaves 0
@@ -39,6 +47,14 @@ enum DurableQueueWriter {
       let lines = records.map { "\($0.sequence)\n" }.joined()
       FileHandle.standardOutput.write(Data(lines.utf8))
       next += size
+      if let selfKill, !armed, next - first >= selfKill.0 {
+        armed = true
+        let microseconds = selfKill.1
+        Thread.detachNewThread {
+          usleep(microseconds)
+          kill(getpid(), SIGKILL)
+        }
+      }
     }
   }
 

@@ -24,9 +24,9 @@ import Persistence
 /// measure `track` alone; with the default ``EventTrackerConfiguration/flushCount`` of 20 an app also pays one upload
 /// and one acknowledging transaction per 20 tracks.
 ///
-/// On the 2-core Linux development VM a release run read (2026-11-26): crash-safe p50 34 µs, p99 136 µs, 16,392
-/// events/s with one caller and 22,069 with eight; power-safe p50 269 µs, p99 444 µs, 2,927 and 11,884 events/s; the
-/// peer 77 ms and 12.6 events/s; delivery 10,843 events/s. The crash-safe targets are missed by SQLite's share:
+/// On the 2-core Linux development VM a release run read (2026-11-26): crash-safe p50 32 µs, p99 114 µs, 16,730
+/// events/s with one caller and 17,835 with eight; power-safe p50 326 µs, p99 594 µs, 2,584 and 11,492 events/s; the
+/// peer 76 ms and 13.1 events/s; delivery 12,670 events/s. The crash-safe targets are missed by SQLite's share:
 /// four log pages a transaction and a checkpoint every thousand pages (Decision 0017).
 enum EventTrackerBenchmarks {
   static func comparisons(quick: Bool) -> [Comparison] {

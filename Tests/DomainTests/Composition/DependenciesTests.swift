@@ -59,6 +59,39 @@ import Testing
     await tracker.shutDown()
   }
 
+  @Test("What an earlier run left is delivered at launch, though the app never touches the tracker (E3)")
+  func leftoversAtLaunch() async throws {
+    let directory = try temporaryDirectory()
+    let leftover = try DurableQueue<AnalyticsEvent>(
+      url: directory.appendingPathComponent("events.sqlite"), capacity: 10, overflow: .rejectNew)
+    try await leftover.enqueue(AnalyticsEvent(name: "left by a killed run"))
+    var (environment, _) = fakes(directory: directory)
+    let ingestion = FakeIngestion()
+    environment.transport = ingestion
+    let dependencies = Dependencies.wired(
+      configuration: KeelConfiguration(backendBaseURL: URL(string: "https://chat.test")!, eventsAPIToken: "token"),
+      environment: environment)
+    #expect(await eventually { ingestion.uploaded == ["left by a killed run"] })
+    await dependencies.shutDown()
+  }
+
+  @Test("A tracker that delivers only when asked (a command-line tool) is not started at launch")
+  func noLaunchWithoutAutomaticDelivery() async throws {
+    let directory = try temporaryDirectory()
+    let leftover = try DurableQueue<AnalyticsEvent>(
+      url: directory.appendingPathComponent("events.sqlite"), capacity: 10, overflow: .rejectNew)
+    try await leftover.enqueue(AnalyticsEvent(name: "kept for a flush"))
+    var (environment, _) = fakes(directory: directory)
+    let ingestion = FakeIngestion()
+    environment.transport = ingestion
+    var configuration = KeelConfiguration(backendBaseURL: URL(string: "https://chat.test")!, eventsAPIToken: "token")
+    configuration.events.deliversOnItsOwn = false
+    let dependencies = Dependencies.wired(configuration: configuration, environment: environment)
+    await settle()
+    #expect(ingestion.uploads.isEmpty)
+    await dependencies.shutDown()
+  }
+
   @Test("No backend is configured by default: signing in fails before anything is sent, rather than reach localhost")
   func noDefaultBackend() async throws {
     let (environment, server) = fakes(directory: nil)

@@ -49,7 +49,9 @@ struct DurableQueueCrashChild {
     switch killing {
     case .after(let delay): run = try await ChildProcess.run(Self.binary, arguments: arguments, killAfter: delay)
     case .afterReporting(let count, let microseconds):
-      run = try await ChildProcess.run(Self.binary, arguments: arguments, killAfterLines: (count, microseconds))
+      // The child kills itself: it knows its own count at once, where the parent reading its output may lag.
+      run = try await ChildProcess.run(
+        Self.binary, arguments: arguments + [String(count), String(microseconds)], killAfter: .seconds(60))
     case .never: run = try await ChildProcess.run(Self.binary, arguments: arguments)
     }
     return Outcome(
