@@ -77,7 +77,7 @@ struct EventTrackerDeadLetterTests {
     }
     for _ in 0..<steps where finished.withLock({ $0 }) == nil {
       await harness.clock.advance(by: step)
-      await settle(yields: 50)
+      await settle(yields: 200)
     }
     let result = finished.withLock { $0 }
     // Not returned yet: pass its deadline so that it does, rather than hang the test.
@@ -91,8 +91,9 @@ struct EventTrackerDeadLetterTests {
     let harness = try EventsHarness()
     harness.server.script(.status(503), .status(503))
     try await harness.track(3)
-    // The retries wait 0.5 s, then 1 s on the test clock: step it, stopping well short of the drain's minute.
-    #expect(await drain(harness, timeout: .seconds(60), step: .milliseconds(250), steps: 100) == true)
+    // The retries wait 0.5 s, then 1 s on the test clock: step it until the drain returns. Its deadline is an hour
+    // away, so a loaded machine that schedules the uploader late only takes more steps.
+    #expect(await drain(harness, timeout: .seconds(3_600), step: .milliseconds(250), steps: 400) == true)
     #expect(harness.tracker.status.pending == 0 && harness.tracker.status.delivered == 3)
     #expect(harness.server.uploads.count == 3)
     await harness.tracker.shutDown()
