@@ -1,6 +1,7 @@
 import Clocks
 import Foundation
 import KeelBasics
+import Networking
 import Persistence
 import TestSupport
 import Testing
@@ -67,44 +68,29 @@ struct EventTrackerDeadLetterTests {
     await second.tracker.shutDown()
   }
 
-  /// Runs `drain(timeout:)` while stepping the test clock by `step`, at most `steps` times; what it returned, or
-  /// `nil` if it had not returned by then.
-  private func drain(_ harness: EventsHarness, timeout: Duration, step: Duration, steps: Int) async -> Bool? {
-    let finished = Locked<Bool?>(nil)
-    let drain = Task {
-      let drained = await harness.tracker.drain(timeout: timeout)
-      finished.withLock { $0 = drained }
-    }
-    for _ in 0..<steps where finished.withLock({ $0 }) == nil {
-      await harness.clock.advance(by: step)
-      await settle(yields: 200)
-    }
-    let result = finished.withLock { $0 }
-    // Not returned yet: pass its deadline so that it does, rather than hang the test.
-    if result == nil { await harness.clock.advance(by: timeout) }
-    await drain.value
-    return result
-  }
-
-  @Test("drain(timeout:) returns true once everything is delivered, the uploader's retries included")
+  @Test("drain(timeout:) returns true once everything is delivered, following the uploader back online")
   func drainDelivers() async throws {
-    let harness = try EventsHarness()
-    harness.server.script(.status(503), .status(503))
+    let monitor = ManualNetworkMonitor(.offline)
+    let harness = try EventsHarness(monitor: monitor)
     try await harness.track(3)
-    // The retries wait 0.5 s, then 1 s on the test clock: step it until the drain returns. Its deadline is an hour
-    // away, so a loaded machine that schedules the uploader late only takes more steps.
-    #expect(await drain(harness, timeout: .seconds(3_600), step: .milliseconds(250), steps: 400) == true)
+    // Offline, the drain's flush cannot deliver; the drain then follows the uploader, which sends everything once the
+    // network is back. Its deadline, an hour away on the test clock, never comes.
+    let drain = Task { await harness.tracker.drain(timeout: .seconds(3_600)) }
+    monitor.status = .online
+    #expect(await drain.value)
     #expect(harness.tracker.status.pending == 0 && harness.tracker.status.delivered == 3)
-    #expect(harness.server.uploads.count == 3)
     await harness.tracker.shutDown()
   }
 
   @Test("drain(timeout:) returns false when the time is up first, and the events stay stored")
   func drainTimesOut() async throws {
-    let harness = try EventsHarness()
-    harness.server.always(.status(503))
+    let harness = try EventsHarness(monitor: ManualNetworkMonitor(.offline))
     try await harness.track(2)
-    #expect(await drain(harness, timeout: .seconds(10), step: .milliseconds(500), steps: 40) == false)
+    let drain = Task { await harness.tracker.drain(timeout: .seconds(10)) }
+    // Offline, the uploader waits for the network, not for the clock: the drain's deadline is the only sleeper.
+    #expect(await harness.clock.sleeperArrived())
+    await harness.clock.advance(by: .seconds(10))
+    #expect(await drain.value == false)
     #expect(try await harness.tracker.queue.count() == 2)
     await harness.tracker.shutDown()
   }

@@ -10,6 +10,10 @@ import Testing
 /// REQUIREMENTS E10, E11: who the events are about, where they happen, the plugins, and consent.
 @Suite("EventTracker identity, context, plugins and consent", .timeLimit(.minutes(1)))
 struct EventTrackerIdentityTests {
+  /// Nothing is uploaded unless a test flushes: a restarted tracker would otherwise deliver, and delete, the events
+  /// the test reads back from the queue.
+  static let manual = EventTrackerConfiguration(deliversOnItsOwn: false)
+
   /// The stored events, oldest first.
   private func stored(_ harness: EventsHarness) async throws -> [AnalyticsEvent] {
     try await harness.tracker.queue.peek(limit: 100, now: .distantFuture).map(\.element)
@@ -17,14 +21,14 @@ struct EventTrackerIdentityTests {
 
   @Test("The anonymous id is made once and kept across restarts; identify names the user on later events, too")
   func identityAcrossRestarts() async throws {
-    let first = try EventsHarness()
+    let first = try EventsHarness(configuration: Self.manual)
     let anonymousId = first.tracker.anonymousId
     #expect(UUID(uuidString: anonymousId) != nil && anonymousId == anonymousId.lowercased())
     try await first.tracker.track(AnalyticsEvent(name: "before"))
     try await first.tracker.identify(userId: "u-42", traits: ["plan": "pro"])
     await first.tracker.shutDown()
 
-    let second = try EventsHarness(queueURL: first.queueURL)
+    let second = try EventsHarness(configuration: Self.manual, queueURL: first.queueURL)
     #expect(second.tracker.anonymousId == anonymousId)
     #expect(second.tracker.userId == "u-42")
     try await second.tracker.track(AnalyticsEvent(name: "after"))
@@ -39,7 +43,7 @@ struct EventTrackerIdentityTests {
 
   @Test("reset() forgets the user and starts a new anonymous id, kept across restarts; stored events keep theirs")
   func reset() async throws {
-    let first = try EventsHarness()
+    let first = try EventsHarness(configuration: Self.manual)
     let before = first.tracker.anonymousId
     try await first.tracker.identify(userId: "u-1")
     try first.tracker.reset()
@@ -47,7 +51,7 @@ struct EventTrackerIdentityTests {
     try await first.tracker.track(.screen("Sign in"))
     await first.tracker.shutDown()
 
-    let second = try EventsHarness(queueURL: first.queueURL)
+    let second = try EventsHarness(configuration: Self.manual, queueURL: first.queueURL)
     #expect(second.tracker.anonymousId == first.tracker.anonymousId && second.tracker.userId == nil)
     let events = try await stored(second)
     #expect(events.map(\.anonymousId) == [before, second.tracker.anonymousId])
@@ -58,7 +62,8 @@ struct EventTrackerIdentityTests {
 
   @Test("A bad user id or traits past the cap are typed errors, and nothing changes")
   func badIdentify() async throws {
-    let harness = try EventsHarness(configuration: EventTrackerConfiguration(maxPropertiesBytes: 64))
+    let harness = try EventsHarness(
+      configuration: EventTrackerConfiguration(maxPropertiesBytes: 64, deliversOnItsOwn: false))
     for userId in ["", "  ", "a\nb", String(repeating: "x", count: 257)] {
       let error = await #expect(throws: EventTrackerError.self) { try await harness.tracker.identify(userId: userId) }
       #expect(error?.kind == .invalidEvent)
@@ -74,7 +79,7 @@ struct EventTrackerIdentityTests {
 
   @Test("Every event gets the context: app, OS, device, locale, time zone, library; the app's own context wins")
   func context() async throws {
-    let harness = try EventsHarness()
+    let harness = try EventsHarness(configuration: Self.manual)
     var event = AnalyticsEvent(name: "open")
     event.context = ["locale": "fr-FR", "campaign": ["name": "spring"]]
     try await harness.tracker.track(event)
@@ -91,7 +96,8 @@ struct EventTrackerIdentityTests {
 
   @Test("The session id is kept while events come, and renews after 30 minutes without any")
   func session() async throws {
-    let harness = try EventsHarness(configuration: EventTrackerConfiguration(flushInterval: .seconds(86_400)))
+    let harness = try EventsHarness(
+      configuration: EventTrackerConfiguration(flushInterval: .seconds(86_400), deliversOnItsOwn: false))
     try await harness.tracker.track(AnalyticsEvent(name: "a"))
     await harness.clock.advance(by: .seconds(29 * 60))
     try await harness.tracker.track(AnalyticsEvent(name: "b"))
@@ -121,7 +127,8 @@ struct EventTrackerIdentityTests {
 
   @Test("Plugins run in order after the context; one drops on purpose (counted); one that throws loses nothing")
   func plugins() async throws {
-    let harness = try EventsHarness(plugins: [TestPlugin(name: "first"), TestPlugin(name: "second")])
+    let harness = try EventsHarness(
+      configuration: Self.manual, plugins: [TestPlugin(name: "first"), TestPlugin(name: "second")])
     #expect(try await harness.tracker.track(AnalyticsEvent(name: "kept")) == .stored)
     #expect(try await harness.tracker.track(AnalyticsEvent(name: "drop")) == .droppedByPlugin("first"))
     #expect(try await harness.tracker.track(AnalyticsEvent(name: "boom", properties: ["n": 1])) == .stored)
@@ -136,7 +143,7 @@ struct EventTrackerIdentityTests {
 
   @Test("Opted out, nothing is stored and each refusal is counted; the choice survives a restart; opting in resumes")
   func consent() async throws {
-    let first = try EventsHarness()
+    let first = try EventsHarness(configuration: Self.manual)
     try await first.tracker.track(AnalyticsEvent(name: "before"))
     try await first.tracker.optOut()
     #expect(try await first.tracker.track(AnalyticsEvent(name: "refused")) == .refusedByConsent)
@@ -144,7 +151,7 @@ struct EventTrackerIdentityTests {
     #expect(first.tracker.status.refusedByConsent == 2 && first.tracker.status.isOptedOut)
     await first.tracker.shutDown()
 
-    let second = try EventsHarness(queueURL: first.queueURL)
+    let second = try EventsHarness(configuration: Self.manual, queueURL: first.queueURL)
     #expect(second.tracker.isOptedOut && second.tracker.status.isOptedOut)
     #expect(try await second.tracker.track(AnalyticsEvent(name: "still refused")) == .refusedByConsent)
     try second.tracker.optIn()
@@ -152,14 +159,14 @@ struct EventTrackerIdentityTests {
     #expect(try await stored(second).map(\.name) == ["before", "after"], "kept unless purged")
     await second.tracker.shutDown()
 
-    let third = try EventsHarness(queueURL: first.queueURL)
+    let third = try EventsHarness(configuration: Self.manual, queueURL: first.queueURL)
     #expect(!third.tracker.isOptedOut)
     await third.tracker.shutDown()
   }
 
   @Test("Opting out with a purge deletes what waits, and nothing of it is uploaded")
   func purge() async throws {
-    let harness = try EventsHarness()
+    let harness = try EventsHarness(configuration: Self.manual)
     try await harness.track(3)
     try await harness.tracker.optOut(purgingQueued: true)
     #expect(harness.tracker.status.pending == 0)
@@ -172,7 +179,7 @@ struct EventTrackerIdentityTests {
   @Test("The identity lives in the key-value store it is given")
   func settingsStore() async throws {
     let settings = InMemoryKeyValueStore()
-    let harness = try EventsHarness(settings: settings)
+    let harness = try EventsHarness(configuration: Self.manual, settings: settings)
     try await harness.tracker.identify(userId: "u-7")
     let kept = try #require(try settings.value(AnalyticsIdentity.self, forKey: AnalyticsIdentity.key))
     #expect(kept.userId == "u-7" && kept.anonymousId == harness.tracker.anonymousId && !kept.optedOut)
