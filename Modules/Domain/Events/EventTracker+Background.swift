@@ -50,7 +50,7 @@ import Foundation
 /// A notification observer that goes when its tracker goes.
 // @unchecked: the token is an opaque NSObjectProtocol that NotificationCenter only compares; it is written once and
 // handed back once, under the tracker's lock.
-final class ObserverToken: @unchecked Sendable {
+final class ObserverToken: @unchecked Sendable {  // an opaque token, written and handed back once
   private let token: any NSObjectProtocol
 
   init(_ token: any NSObjectProtocol) { self.token = token }
