@@ -110,11 +110,15 @@ extension DurableQueue {
             "The durable queue at \(url.path) holds \(pending) of its \(capacity) elements; \(found) dead letters do "
               + "not fit back, so none went back.", path: url.path)
         }
+        // New ids from `nextId`, in the dead letters' order: back at the end of the queue.
         try db.execute(
           sql: """
-            INSERT INTO queue (payload, enqueuedAt) SELECT payload, ? FROM deadLetter WHERE id IN (\(list)) ORDER BY id
+            INSERT INTO queue (id, payload, enqueuedAt)
+              SELECT (SELECT value FROM meta WHERE key = 'nextId') - 1 + ROW_NUMBER() OVER (ORDER BY id), payload, ?
+              FROM deadLetter WHERE id IN (\(list)) ORDER BY id
             """,
           arguments: StatementArguments([enqueuedAt]) + StatementArguments(chunk))
+        try DurableQueueSchema.add(db.changesCount, to: .nextId, db)
         try db.execute(sql: "DELETE FROM deadLetter WHERE id IN (\(list))", arguments: StatementArguments(chunk))
         return db.changesCount
       }

@@ -44,7 +44,15 @@ extension DurableQueue {
   /// in the past (the epoch for elements never released) means now; `nil` means the queue is empty.
   public func nextNotBefore() async throws -> Date? {
     let earliest = try await read("find the next due time") { db in
-      try Double.fetchOne(db, sql: "SELECT MIN(notBefore) FROM queue")
+      // The index holds only released elements (notBefore ≠ 0): any element not in it is due at once (0).
+      try Double.fetchOne(
+        db,
+        sql: """
+          SELECT CASE WHEN (SELECT value FROM meta WHERE key = 'pending') = 0 THEN NULL
+            WHEN (SELECT COUNT(*) FROM queue WHERE notBefore != 0) < (SELECT value FROM meta WHERE key = 'pending')
+              THEN MIN(0, COALESCE((SELECT MIN(notBefore) FROM queue WHERE notBefore != 0), 0))
+            ELSE (SELECT MIN(notBefore) FROM queue WHERE notBefore != 0) END
+          """)
     }
     return earliest.map(Date.init(timeIntervalSince1970:))
   }

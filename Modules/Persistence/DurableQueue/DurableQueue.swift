@@ -213,13 +213,13 @@ public final class DurableQueue<Element: Codable & Sendable>: SQLiteStore {
           try DurableQueueSchema.add(excess, to: .dropped, db)
         }
       }
-      let insert = try db.cachedStatement(sql: "INSERT INTO queue (payload, enqueuedAt) VALUES (?, ?)")
-      var ids: [Int64] = []
-      ids.reserveCapacity(kept.count)
-      for payload in kept {
-        try insert.execute(arguments: [payload, enqueuedAt])
-        ids.append(db.lastInsertedRowID)
+      let insert = try db.cachedStatement(sql: "INSERT INTO queue (id, payload, enqueuedAt) VALUES (?, ?, ?)")
+      let first = Int64(try DurableQueueSchema.value(of: .nextId, db))
+      let ids = Array(first..<first + Int64(kept.count))
+      for (id, payload) in zip(ids, kept) {
+        try insert.execute(arguments: [id, payload, enqueuedAt])
       }
+      try DurableQueueSchema.set(.nextId, to: first + Int64(kept.count), db)
       return .enqueued(EnqueueResult(ids: ids, dropped: max(excess, 0)))
     }
   }
