@@ -24,10 +24,10 @@ import Persistence
 /// measure `track` alone; with the default ``EventTrackerConfiguration/flushCount`` of 20 an app also pays one upload
 /// and one acknowledging transaction per 20 tracks.
 ///
-/// On the 2-core Linux development VM a release run read (2026-11-26): crash-safe p50 32 µs, p99 114 µs, 16,730
-/// events/s with one caller and 17,835 with eight; power-safe p50 326 µs, p99 594 µs, 2,584 and 11,492 events/s; the
-/// peer 76 ms and 13.1 events/s; delivery 12,670 events/s. The crash-safe targets are missed by SQLite's share:
-/// four log pages a transaction and a checkpoint every thousand pages (Decision 0017).
+/// On the 2-core Linux development VM a release run read (2026-11-26, at `7149574`): crash-safe p50 26.5 µs, p99 73 µs,
+/// 24,301 events/s with one caller and 27,026 with eight; power-safe p50 246 µs, p99 397 µs, 3,336 and 14,809
+/// events/s; the peer 76 ms and 13.1 events/s; delivery 15,057 events/s. The crash-safe targets are met since the
+/// queue's schema v2 halved the log pages a transaction writes (Decision 0017).
 enum EventTrackerBenchmarks {
   static func comparisons(quick: Bool) -> [Comparison] {
     let latencySamples = (keel: quick ? 200 : 2_000, peer: quick ? 5 : 20)
