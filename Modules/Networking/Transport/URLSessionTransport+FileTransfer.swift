@@ -53,7 +53,7 @@ extension URLSessionTransport: FileTransferTransport {
 /// (the session is made with `delegateQueue: nil`, which creates one), and `continuation` is set before the task is
 /// resumed; so every mutable property is touched by one thread at a time.
 private final class TransferDelegate: NSObject, URLSessionDownloadDelegate, URLSessionDataDelegate,
-  @unchecked Sendable
+  @unchecked Sendable  // one serial delegate queue touches its state, one thread at a time (see above)
 {
   let destination: URL?
   var continuation: AsyncThrowingStream<TransferEvent, any Error>.Continuation?

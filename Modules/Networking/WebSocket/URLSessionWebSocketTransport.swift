@@ -146,7 +146,9 @@ final class URLSessionWebSocketConnection: WebSocketConnection {
 /// Turns a WebSocket task's delegate calls into its opening and closing.
 ///
 /// `@unchecked Sendable` (NSObject is not Sendable): its state is three `OneShot`s, each safe to use from any thread.
-final class WebSocketDelegate: NSObject, URLSessionWebSocketDelegate, @unchecked Sendable {
+final class WebSocketDelegate: NSObject, URLSessionWebSocketDelegate,
+  @unchecked Sendable  // its state is three OneShots, each safe from any thread
+{
   /// `nil` once the server accepted the upgrade, else why the connection failed.
   let opened = OneShot<(any Error)?>()
   /// How the connection ended.

@@ -22,7 +22,11 @@ final class ScriptedWebSocketTransport: WebSocketTransport {
       return (state.failingConnects > 0, state.hanging)
     }
     if hangs {
-      while true { try await Task.sleep(for: .seconds(3_600)) }
+      // Until the connecting task is cancelled: a stream nobody feeds ends only then.
+      let (never, feed) = AsyncStream<Never>.makeStream()
+      defer { feed.finish() }
+      for await _ in never {}
+      throw CancellationError()
     }
     if fails {
       var error = WebSocketError(.connectionFailed, "Refused.")
