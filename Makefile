@@ -29,16 +29,14 @@ test:
 limits-proof:
 	KEEL_LIMIT_PROOF=1 $(SWIFT) test --skip-build --filter SharedLimitCommandTests
 
-# Scripts/tsan-suppressions.txt names the reports that are not Keel's races, each with its reason.
-# At most four tests run at once (Swift Testing's SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH): on two cores, every
-# suite at once under ThreadSanitizer's 5-15x slowdown starved the tests that wait on real time (a PostgreSQL
-# statement, a Socket.IO pong, swift-clocks' background-priority yields) past their deadlines. The run takes as long
-# either way (its CPU is the limit); only the waits get shorter.
+# Scripts/tsan.sh says how: the suppressions in Scripts/tsan-suppressions.txt (each with its reason), at most
+# TSAN_WIDTH tests at once (Swift Testing's SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH: on two cores, every suite at
+# once under ThreadSanitizer's 5-15x slowdown starved the tests that wait on real time, a PostgreSQL statement, a
+# Socket.IO pong, swift-clocks' background-priority yields; the run takes as long either way), and one retry for the
+# Swift runtime's own crash under TSan, never for a race or a failed test.
 TSAN_WIDTH ?= 4
 tsan:
-	TSAN_OPTIONS="suppressions=$(CURDIR)/Scripts/tsan-suppressions.txt $$TSAN_OPTIONS" KEEL_TSAN=1 \
-	  SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TSAN_WIDTH) \
-	  $(SWIFT) test --sanitize=thread --build-path .build/tsan
+	SWIFT=$(SWIFT) TSAN_WIDTH=$(TSAN_WIDTH) bash Scripts/tsan.sh
 
 lint:
 	$(SWIFT) format lint --strict --recursive $(SOURCES)
