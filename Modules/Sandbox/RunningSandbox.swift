@@ -24,8 +24,7 @@ public final class RunningSandbox: Sendable {
     self.task = task
   }
 
-  /// Stops accepting connections, closes the idle ones (those that never sent a request too), lets requests in
-  /// flight finish for at most 5 s, and returns once the server has stopped.
+  /// Stops accepting connections, lets requests in flight finish, and returns once the server has stopped.
   public func stop() async {
     await group.triggerGracefulShutdown()
     _ = await task.result

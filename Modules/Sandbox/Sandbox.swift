@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import ServiceLifecycle
@@ -40,16 +39,11 @@ public enum Sandbox {
     let application = Application(
       responder: responder,
       // An idle timeout bounds how long a stalled client can hold a connection. The Socket.IO server (§6) and the
-      // WebSocket echo (§6a) upgrade on their own paths; every other request is plain HTTP/1.1. A connection that
-      // never sent a request is closed at stop (SandboxChildChannel).
-      server: HTTPServerBuilder { [realtime = responder.realtime, accessKey = configuration.accessKey] responder in
-        SandboxChildChannel(
-          upgradeChannel: HTTP1WebSocketUpgradeChannel(
-            responder: responder,
-            configuration: .init(
-              http1: .init(idleTimeout: .seconds(30)), ws: .init(maxFrameSize: WebSocketEcho.maxMessageSize)),
-            shouldUpgrade: WebSocketEcho.shouldUpgrade(accessKey: accessKey, realtime: realtime)))
-      },
+      // WebSocket echo (§6a) upgrade on their own paths; every other request is plain HTTP/1.1.
+      server: .http1WebSocketUpgrade(
+        configuration: .init(
+          http1: .init(idleTimeout: .seconds(30)), ws: .init(maxFrameSize: WebSocketEcho.maxMessageSize)),
+        shouldUpgrade: WebSocketEcho.shouldUpgrade(accessKey: configuration.accessKey, realtime: responder.realtime)),
       configuration: ApplicationConfiguration(
         address: .hostname(configuration.host, port: configuration.port), serverName: nil),
       onServerRunning: { channel in

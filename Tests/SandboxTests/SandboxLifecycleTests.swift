@@ -1,5 +1,4 @@
 import Foundation
-import KeelBasics
 import Logging
 import Sandbox
 import TestSupport
@@ -31,27 +30,6 @@ struct SandboxLifecycleTests {
     #expect(try await client.send("GET", "/v3/users").status == 200)
     await sandbox.stop()
     await #expect(throws: (any Error).self) { try await client.send("GET", "/v3/users") }
-  }
-
-  @Test("stop() closes a connection that never sent a request instead of waiting for the client to close it")
-  func stopClosesUnusedConnection() async throws {
-    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
-    // A pooled spare: connected, never used. A read waits for the server for up to a minute.
-    let unused = try LoopbackSocket.open(port: sandbox.port, receiveTimeout: 60).get()
-    // The server accepts in order: once a later connection is answered, the spare's connection is set up.
-    #expect(try await SandboxClient(sandbox).send("GET", "/v3/users").status == 200)
-    let stopping = Task { await sandbox.stop() }
-    // On a thread of its own: the read blocks, and the cooperative pool runs the stop.
-    let read = await withCheckedContinuation { (done: CheckedContinuation<Int, Never>) in
-      Thread {
-        var byte: UInt8 = 0
-        done.resume(returning: recv(unused, &byte, 1, 0))
-      }.start()
-    }
-    #expect(read == 0, "the server closed the connection (a read that timed out returns -1)")
-    // Closed before waiting for the stop, which would otherwise wait for it.
-    close(unused)
-    await stopping.value
   }
 
   @Test("Cancelling start returns promptly and leaves nothing bound")

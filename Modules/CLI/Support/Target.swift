@@ -122,10 +122,10 @@ enum Target {
     }
   }
 
-  /// Stops an embedded Sandbox, after closing the process's pooled connections to it: the command ends right after,
-  /// so the transport is not needed again, and its connections end cleanly on both sides. (Before the Sandbox closed
-  /// never-used connections at stop itself, this also kept an unused pooled spare from holding the stop for the
-  /// pool's idle timeout, 60 s.)
+  /// Stops an embedded Sandbox, after closing the process's pooled connections to it: the server's graceful
+  /// shutdown waits for an idle keep-alive connection that a client opened and never used, which would otherwise
+  /// hold the command until the pool's idle timeout (60 s). The command ends right after, so the transport is not
+  /// needed again.
   func stop() async {
     guard case .embedded(let sandbox, _) = self else { return }
     try? await CommandTransport.http.shutdown()
