@@ -29,11 +29,8 @@ test:
 limits-proof:
 	KEEL_LIMIT_PROOF=1 $(SWIFT) test --skip-build --filter SharedLimitCommandTests
 
-# Scripts/tsan.sh says how: the suppressions in Scripts/tsan-suppressions.txt (each with its reason), at most
-# TSAN_WIDTH tests at once (Swift Testing's SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH: on two cores, every suite at
-# once under ThreadSanitizer's 5-15x slowdown starved the tests that wait on real time, a PostgreSQL statement, a
-# Socket.IO pong, swift-clocks' background-priority yields; the run takes as long either way), and one retry for the
-# Swift runtime's own crash under TSan, never for a race or a failed test.
+# The tests under ThreadSanitizer; Scripts/tsan.sh says how (suppressions, at most TSAN_WIDTH tests at once, one retry
+# for the Swift runtime's own crash, never for a race or a failed test).
 TSAN_WIDTH ?= 4
 tsan:
 	SWIFT=$(SWIFT) TSAN_WIDTH=$(TSAN_WIDTH) bash Scripts/tsan.sh
