@@ -77,6 +77,7 @@ struct SocketIOClientTests {
     first.breaks()
     #expect(await harness.reaches(.disconnected(.transportError)))
     #expect(await harness.reaches(.reconnecting(attempt: 1, delay: .seconds(1))))
+    #expect(await harness.clock.sleeperArrived())
     await harness.clock.advance(by: .seconds(1))
     let second = try await harness.connection(1)
     #expect(await harness.accept(second, sid: "b", namespace: "/chat"))
@@ -118,7 +119,11 @@ struct SocketIOClientTests {
     #expect(await harness.accept(try await harness.connection(0), sid: "a"))
     try await harness.connection(0).serverCloses()
     #expect(await harness.reaches(.disconnected(.transportClose)))
-    #expect(harness.states.elements.filter { $0 == .reconnecting(attempt: 1, delay: .seconds(1)) }.count == 2)
+    // The next attempt's state is published just after the disconnection's.
+    #expect(
+      await eventually {
+        harness.states.elements.filter { $0 == .reconnecting(attempt: 1, delay: .seconds(1)) }.count == 2
+      })
     await harness.client.disconnect()
   }
 
@@ -141,6 +146,7 @@ struct SocketIOClientTests {
     await harness.clock.advance(by: .seconds(20))
     #expect(await harness.reaches(.reconnecting(attempt: 1, delay: .seconds(1))))
     harness.transport.hangConnects(false)
+    #expect(await harness.clock.sleeperArrived())
     await harness.clock.advance(by: .seconds(1))
     #expect(await harness.accept(try await harness.connection(0), sid: "a"))
     await harness.client.disconnect()
@@ -238,6 +244,8 @@ struct SocketIOClientTests {
     let lost = await #expect(throws: SocketIOError.self) { try await cut.value }
     #expect(lost?.kind == .disconnected)
 
+    #expect(await harness.reaches(.reconnecting(attempt: 1, delay: .seconds(1))))
+    #expect(await harness.clock.sleeperArrived())
     await harness.clock.advance(by: .seconds(1))
     let second = try await harness.connection(1)
     #expect(await harness.accept(second, sid: "b"))
@@ -271,6 +279,8 @@ struct SocketIOClientTests {
     #expect(await eventually { connection.sentTexts.last == #"437["thanks"]"# })
 
     connection.breaks()
+    #expect(await harness.reaches(.reconnecting(attempt: 1, delay: .seconds(1))))
+    #expect(await harness.clock.sleeperArrived())
     await harness.clock.advance(by: .seconds(1))
     #expect(await harness.accept(try await harness.connection(1), sid: "b"))
     let stale = await #expect(throws: SocketIOError.self) { try await harness.client.acknowledge(file) }

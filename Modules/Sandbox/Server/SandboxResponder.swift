@@ -137,13 +137,9 @@ struct SandboxResponder: HTTPResponder {
         response = PlatformError.tooManyRequests("\(limit.limit);w=1").response
       } else {
         response = await handle(sandboxRequest, in: section, resolution: resolution)
-        if decision.dropResponse {
-          try? await context.channel.close()
-          throw DroppedConnection()
-        }
+        if decision.dropResponse { try await drop(context) }
       }
     } catch let error as DroppedConnection {
-      stats.count("droppedConnections")
       throw error
     } catch let error as CancellationError {
       throw error
@@ -193,15 +189,20 @@ struct SandboxResponder: HTTPResponder {
     return nil
   }
 
+  /// Closes the request's connection without an answer. The drop is counted first, so that a client that sees the
+  /// connection close and then asks for the statistics finds it there.
+  private func drop(_ context: Context) async throws -> Never {
+    stats.count("droppedConnections")
+    try? await context.channel.close()
+    throw DroppedConnection()
+  }
+
   /// Waits the injected latency; returns the injected error response, closes the connection, or lets it through.
   private func apply(_ decision: FaultInjector.Decision, to request: SandboxRequest, context: Context) async throws
     -> SandboxResponse?
   {
     if decision.latency > .zero { try await time.sleep(decision.latency) }
-    if decision.dropConnection {
-      try? await context.channel.close()
-      throw DroppedConnection()
-    }
+    if decision.dropConnection { try await drop(context) }
     guard let status = decision.status else { return nil }
     return Section(path: request.path).injected(status: status)
   }
