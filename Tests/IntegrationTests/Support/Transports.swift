@@ -31,5 +31,10 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
   /// share its pool instead of each leaving one to close in the background. A request may wait a minute for a pooled
   /// connection: under ThreadSanitizer, with every suite at once on two cores, 50 concurrent requests over 8
   /// connections waited longer than the default 10 s and failed as `timedOut` before they were sent (CI's TSan run).
-  static let sharedNIO = NIOHTTPTransport(configuration: .init(connectTimeout: .seconds(60)))
+  ///
+  /// Idle connections close after a second, not a minute: a test's `Sandbox.stop()` waits for any connection to it
+  /// that the pool opened and never used (Hummingbird neither quiesces nor times out such a connection), and a full
+  /// `swift test` once spent 60 s in one chat test's stop that way.
+  static let sharedNIO = NIOHTTPTransport(
+    configuration: .init(connectTimeout: .seconds(60), idleConnectionTimeout: .seconds(1)))
 }
