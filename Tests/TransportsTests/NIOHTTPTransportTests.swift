@@ -74,6 +74,36 @@ import Testing
     await sandbox.stop()
   }
 
+  /// A chunked body announces no length: the limit is checked as the parts arrive.
+  @Test func aChunkedResponseOverTheLimitFailsAsItArrives() async throws {
+    let part = String(repeating: "x", count: 600)
+    let chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + "258\r\n\(part)\r\n"
+    let server = try CannedHTTPServer(answer: chunked + "258\r\n\(part)\r\n0\r\n\r\n")
+    let url = URL(string: "http://127.0.0.1:\(server.port)/")!
+    let fits = NIOHTTPTransport(configuration: .init(maxResponseBodySize: 1_200))
+    #expect(try await fits.send(URLRequest(url: url)).body == Data((part + part).utf8), "the parts are joined")
+    let small = NIOHTTPTransport(configuration: .init(maxResponseBodySize: 1_000))
+    let error = await #expect(throws: URLError.self) { try await small.send(URLRequest(url: url)) }
+    #expect(error?.code == .dataLengthExceedsMaximum)
+    try await fits.shutdown()
+    try await small.shutdown()
+    server.stop()
+  }
+
+  /// A HEAD answer carries the length of the body a GET would get, but no body: that length is not held against it.
+  @Test func aHeadAnswerIsNotRefusedForTheLengthItAnnounces() async throws {
+    let server = try CannedHTTPServer(answer: "HTTP/1.1 200 OK\r\nContent-Length: 5000\r\nX-Kind: head\r\n\r\n")
+    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/")!)
+    request.httpMethod = "HEAD"
+    let transport = NIOHTTPTransport(configuration: .init(maxResponseBodySize: 1_000))
+    let response = try await transport.send(request)
+    #expect(response.status == 200)
+    #expect(response.header("x-kind") == "head")
+    #expect(response.body.isEmpty)
+    try await transport.shutdown()
+    server.stop()
+  }
+
   /// The Sandbox closes a pooled keep-alive connection after reading the request: the request fails at once with
   /// the code the retry policy retries (URLSession on Linux waited for its timeout instead), and with the policy the
   /// caller gets its answer.

@@ -97,12 +97,21 @@ public final class NIOHTTPTransport: HTTPTransport, FileTransferTransport {
   /// - Throws: `URLError` when there is no response (codes as URLSession's), `CancellationError` when the calling
   ///   task is cancelled.
   public func send(_ request: URLRequest) async throws -> RawResponse {
-    let outbound = try Self.outbound(request)
+    let (url, method) = try Self.target(of: request)
     return try await mappingErrors(of: request) {
-      let response = try await client.execute(outbound, deadline: deadline(for: request))
-      let body = try await response.body.collect(upTo: configuration.maxResponseBodySize)
-      return RawResponse(
-        status: Int(response.status.code), headers: Self.headers(response.headers), body: Data(buffer: body))
+      // The delegate form of AsyncHTTPClient: the response is collected on the event loop and handed over once,
+      // where `execute` and `collect(upTo:)` hand over the head and then each part of the body.
+      let outbound = try AsyncHTTPClient.HTTPClient.Request(
+        url: url, method: method, headers: Self.nioHeaders(request.allHTTPHeaderFields),
+        body: request.httpBody.map { .bytes($0) })
+      let task = client.execute(
+        request: outbound, delegate: ResponseCollector(method: method, maxBodySize: configuration.maxResponseBodySize),
+        eventLoop: .indifferent, deadline: deadline(for: request))
+      return try await withTaskCancellationHandler {
+        try await task.get()
+      } onCancel: {
+        task.cancel()
+      }
     }
   }
 
@@ -125,20 +134,32 @@ public final class NIOHTTPTransport: HTTPTransport, FileTransferTransport {
     }
   }
 
-  /// AsyncHTTPClient's request for `request`: its URL (http or https), method, headers and `body`, by default the
-  /// request's own `httpBody`.
-  static func outbound(_ request: URLRequest, body: HTTPClientRequest.Body? = nil) throws -> HTTPClientRequest {
+  /// `request`'s URL, if its scheme is http or https, and its method (GET when it has none).
+  static func target(of request: URLRequest) throws -> (URL, NIOHTTP1.HTTPMethod) {
     guard let url = request.url, let scheme = url.scheme,
       scheme == "http" || scheme == "https" || ["http", "https"].contains(scheme.lowercased())
     else {
       throw URLError(.unsupportedURL)
     }
+    return (url, NIOHTTP1.HTTPMethod(rawValue: request.httpMethod ?? "GET"))
+  }
+
+  /// `fields` as NIO headers, in no particular order (a `URLRequest` keeps them in a dictionary).
+  static func nioHeaders(_ fields: [String: String]?) -> HTTPHeaders {
+    var headers = HTTPHeaders()
+    guard let fields else { return headers }
+    headers.reserveCapacity(fields.count + 2)
+    for (name, value) in fields { headers.add(name: name, value: value) }
+    return headers
+  }
+
+  /// AsyncHTTPClient's streaming request for `request`: its URL (http or https), method, headers and `body`, by
+  /// default the request's own `httpBody`.
+  static func outbound(_ request: URLRequest, body: HTTPClientRequest.Body? = nil) throws -> HTTPClientRequest {
+    let (url, method) = try target(of: request)
     var outbound = HTTPClientRequest(url: url.absoluteString)
-    outbound.method = NIOHTTP1.HTTPMethod(rawValue: request.httpMethod ?? "GET")
-    if let fields = request.allHTTPHeaderFields {
-      outbound.headers.reserveCapacity(fields.count + 2)
-      for (name, value) in fields { outbound.headers.add(name: name, value: value) }
-    }
+    outbound.method = method
+    outbound.headers = nioHeaders(request.allHTTPHeaderFields)
     outbound.body = body ?? request.httpBody.map { .bytes(ByteBuffer(data: $0)) }
     return outbound
   }
