@@ -34,9 +34,12 @@ final class CannedHTTPServer: Sendable {
     port = Int(UInt16(bigEndian: address.sin_port))
     let bytes = Array(answer.utf8)
     Thread.detachNewThread {
+      // The listener is closed here, once `accept` fails, never by `stop()`: its number could otherwise be given to
+      // another test's socket while this loop is about to accept again.
+      defer { close(listener) }
       while true {
         let connection = accept(listener, nil, nil)
-        guard connection >= 0 else { return }  // closed by `stop()`
+        guard connection >= 0 else { return }  // shut down by `stop()`
         var head = [UInt8]()
         var chunk = [UInt8](repeating: 0, count: 4_096)
         while !head.suffix(4).elementsEqual("\r\n\r\n".utf8) {
@@ -50,9 +53,8 @@ final class CannedHTTPServer: Sendable {
     }
   }
 
-  /// Stops accepting connections.
+  /// Stops accepting connections: the waiting `accept` fails, and its thread closes the listener.
   func stop() {
     shutdown(listener, Int32(SHUT_RDWR))
-    close(listener)
   }
 }
