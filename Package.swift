@@ -238,7 +238,7 @@ let package = Package(
     // The app's features, built on the runtime and Domain.
     .target(
       name: "Features",
-      dependencies: ["ReducerRuntime", "Domain", "Persistence"],
+      dependencies: ["ReducerRuntime", "Domain", "Persistence", basics],
       path: "Modules/Features",
       swiftSettings: swiftSettings
     ),

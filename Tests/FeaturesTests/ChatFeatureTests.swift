@@ -63,6 +63,22 @@ import Testing
     await store.finish()
   }
 
+  @Test("A quick background and foreground reach the chat in that order, the second once the first has finished")
+  @MainActor
+  func lifecycleInOrder() async {
+    let chat = FakeChat()
+    chat.backgroundGate.close()
+    let store = TestStore(initialState: ChatFeature.State(me: "user-demo"), reducer: ChatFeature(client: chat.client))
+    await store.send(.view(.scenePhaseChanged(.background))) { $0.isActive = false }
+    await store.send(.view(.scenePhaseChanged(.active))) { $0.isActive = true }
+    #expect(await poll(for: .seconds(5)) { @Sendable in chat.backgroundGate.waitingCount == 1 })
+    await settle()
+    #expect(chat.lifecycle.elements.isEmpty, "the foreground call waits for the background call to finish")
+    chat.backgroundGate.open()
+    #expect(await poll(for: .seconds(5)) { @Sendable in chat.lifecycle.elements == ["background", "foreground"] })
+    await store.finish()
+  }
+
   @Test("Signed in, the app shows the last workspace's channels and a conversation; expiry tears the chat down")
   @MainActor
   func appSignInChatExpire() async {

@@ -8,7 +8,8 @@ import Persistence
 /// - A channel or DM the user opens shows as the conversation (one at a time: opening another replaces it, and the
 ///   first is closed); leaving it removes it, which closes the chat's socket when nothing else is shown.
 /// - ``Action/View/scenePhaseChanged(_:)`` is how an app passes its lifecycle on (`scenePhase` on Apple platforms):
-///   in the background the socket closes; active again, it reconnects and the conversation catches up.
+///   in the background the socket closes; active again, it reconnects and the conversation catches up. The chat gets
+///   the calls in the order the phases changed, each after the one before has finished.
 /// - Children talk to it only through their delegate actions (F2).
 ///
 /// ```swift
@@ -85,6 +86,8 @@ public struct ChatFeature: Reducer {
   private let channelList: ChannelListFeature
   private let directMessageList: DirectMessageListFeature
   private let conversation: ConversationFeature
+  /// Keeps background and foreground calls in the order the scene phase changed.
+  private let lifecycleOrder = LifecycleOrder()
 
   /// A chat on `client`.
   public init(client: ChatClient) {
@@ -128,8 +131,11 @@ public struct ChatFeature: Reducer {
       let active = phase == .active
       guard active != state.isActive else { return .none }
       state.isActive = active
+      let turn = lifecycleOrder.take()
       return .run { [client] _ in
+        await turn.after?.value()
         if active { await client.appWillEnterForeground() } else { await client.appDidEnterBackground() }
+        turn.done.fulfill(())
       }
     case .channels(.delegate(.workspaceChanged(let id))):
       state.directMessages = DirectMessageListFeature.State(workspaceID: id, me: state.me)

@@ -112,6 +112,8 @@ final class FakeChat: Sendable {
   let resends = Recorder<ChatStore.Message>()
   let reads = Recorder<(conversation: String, message: String)>()
   let lifecycle = Recorder<String>()
+  /// Holds `appDidEnterBackground` until opened (open unless a test closes it).
+  let backgroundGate = Gate()
 
   /// A sent message.
   static func message(
@@ -167,7 +169,10 @@ final class FakeChat: Sendable {
         try failure("resend")
       },
       markRead: { [reads] conversation, message in reads.record((conversation, message)) },
-      appDidEnterBackground: { [lifecycle] in lifecycle.record("background") },
+      appDidEnterBackground: { [lifecycle, backgroundGate] in
+        await backgroundGate.pass()
+        lifecycle.record("background")
+      },
       appWillEnterForeground: { [lifecycle] in lifecycle.record("foreground") })
   }
 }
