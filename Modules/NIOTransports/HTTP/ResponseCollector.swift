@@ -17,6 +17,8 @@ final class ResponseCollector: HTTPClientResponseDelegate,
   @unchecked Sendable  // one event loop touches its state, one call at a time (see above)
 {
   typealias Response = RawResponse
+  /// The request this collector answers, as AsyncHTTPClient passes it to each call.
+  typealias RequestTask = AsyncHTTPClient.HTTPClient.Task<RawResponse>
 
   /// The final response's head, once received.
   private var head: HTTPResponseHead?
@@ -33,9 +35,7 @@ final class ResponseCollector: HTTPClientResponseDelegate,
     announcesNoBody = method == .HEAD
   }
 
-  func didReceiveHead(task: AsyncHTTPClient.HTTPClient.Task<Response>, _ head: HTTPResponseHead) -> EventLoopFuture<
-    Void
-  > {
+  func didReceiveHead(task: RequestTask, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
     if !announcesNoBody, let length = head.headers.first(name: "content-length").flatMap({ Int($0) }),
       length > maxBodySize
     {
@@ -45,8 +45,7 @@ final class ResponseCollector: HTTPClientResponseDelegate,
     return task.eventLoop.makeSucceededVoidFuture()
   }
 
-  func didReceiveBodyPart(task: AsyncHTTPClient.HTTPClient.Task<Response>, _ part: ByteBuffer) -> EventLoopFuture<Void>
-  {
+  func didReceiveBodyPart(task: RequestTask, _ part: ByteBuffer) -> EventLoopFuture<Void> {
     guard (body?.readableBytes ?? 0) + part.readableBytes <= maxBodySize else {
       return task.eventLoop.makeFailedFuture(NIOTooManyBytesError(maxBytes: maxBodySize))
     }
@@ -59,9 +58,9 @@ final class ResponseCollector: HTTPClientResponseDelegate,
     return task.eventLoop.makeSucceededVoidFuture()
   }
 
-  func didReceiveError(task: AsyncHTTPClient.HTTPClient.Task<Response>, _ error: any Error) {}
+  func didReceiveError(task: RequestTask, _ error: any Error) {}
 
-  func didFinishRequest(task: AsyncHTTPClient.HTTPClient.Task<Response>) throws -> Response {
+  func didFinishRequest(task: RequestTask) throws -> Response {
     // AsyncHTTPClient finishes a request only after its head; a missing one is a broken exchange, not an answer.
     guard let head else { throw HTTPClientError.remoteConnectionClosed }
     return RawResponse(

@@ -29,7 +29,11 @@ final class CannedHTTPServer: Sendable {
         bind(listener, $0, length) == 0 && listen(listener, 8) == 0 && getsockname(listener, $0, &length) == 0
       }
     }
-    guard listener >= 0, bound else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    guard listener >= 0, bound else {
+      let failure = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+      if listener >= 0 { close(listener) }
+      throw failure
+    }
     self.listener = listener
     port = Int(UInt16(bigEndian: address.sin_port))
     let bytes = Array(answer.utf8)
