@@ -12,7 +12,8 @@ import Testing
 #endif
 
 /// SandboxAPI §7's pushes: a new message reaches every member's socket as a `message` event, on Keel's Socket.IO
-/// client, and no one else's; a re-send with the same client message id is not pushed again.
+/// client, and no one else's, even a client that asks for another user's pushes by joining or emitting to a room
+/// named after them; a re-send with the same client message id is not pushed again.
 @Suite("The Sandbox pushes chat messages", .timeLimit(.minutes(2)))
 struct ChatPushTests {
   let session = URLSession(configuration: .ephemeral)
@@ -50,7 +51,9 @@ struct ChatPushTests {
     return form
   }
 
-  @Test("Members hear each new message once; a non-member hears only their own conversation; a re-send is silent")
+  @Test(
+    "Members hear each new message once; a hostile non-member who joins and emits to rooms named after the others hears only their own conversation and reaches no one; a re-send is silent"
+  )
   func pushes() async throws {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
     let ann = try await signUp(sandbox, "ann@example.com")
@@ -80,6 +83,13 @@ struct ChatPushTests {
     await eveSocket.connect()
     try #require(await SandboxSocketIOTests.connected(bobSocket))
     try #require(await SandboxSocketIOTests.connected(eveSocket))
+    // Eve, hostile, asks for ann's and bob's pushes under every name a server might give their rooms, and emits to them.
+    let bobHearsRooms = bobSocket.events(named: "room_message")
+    for room in [ann.id, bob.id].flatMap({ ["user:\($0)", $0, "/user:\($0)"] }) {
+      _ = try await eveSocket.emitWithAck("join", [.string(room)], timeout: .seconds(10))
+      _ = try await eveSocket.emitWithAck("to_room", [.string(room), "forged"], timeout: .seconds(10))
+    }
+    _ = try await eveSocket.emitWithAck("leave", [.string("user:\(eve.id)")], timeout: .seconds(10))
 
     _ = try await call(
       sandbox, "POST", "/v1/conversations/\(channel)/messages", token: ann.token,
@@ -101,7 +111,13 @@ struct ChatPushTests {
     #expect(second["text"]?.string == "again", "the re-send of a-1 was not pushed")
     // Each socket hears in order: eve's first message is the DM's, so the channel's never reached her.
     var eveIterator = eveHears.makeAsyncIterator()
-    #expect(await eveIterator.next()?.args.first?["text"]?.string == "psst")
+    #expect(await eveIterator.next()?.args.first?["text"]?.string == "psst", "eve still hears her own DM")
+    // Bob heard the channel's two messages, pushed after eve's forged room messages were handled; then a room message
+    // of his own, sent after them, is the first he hears: none of eve's reached him.
+    _ = try await bobSocket.emitWithAck("join", ["probe"], timeout: .seconds(10))
+    _ = try await bobSocket.emitWithAck("to_room", ["probe", "own"], timeout: .seconds(10))
+    var bobRooms = bobHearsRooms.makeAsyncIterator()
+    #expect(await bobRooms.next()?.args.first?.string == "own", "a forged room message reached bob")
     await bobSocket.disconnect()
     await eveSocket.disconnect()
     await sandbox.stop()

@@ -4,7 +4,11 @@ import KeelBasics
 import NIOCore
 import Networking
 
-/// One WebSocket of the Sandbox's Socket.IO server: its namespaces (with their socket ids), rooms and heartbeat.
+/// One WebSocket of the Sandbox's Socket.IO server: its namespaces (with their socket ids and the user whose access
+/// token joined each), the rooms its client joined, and its heartbeat.
+///
+/// Whose socket it is belongs to the server: the chat's pushes address a user (``isUser(_:in:)``), never a room, so a
+/// client that joins, leaves or emits to a room of any name reaches only the clients in that room.
 final class SandboxSocket: Sendable {
   let id: Int
   let channel: any Channel
@@ -14,6 +18,8 @@ final class SandboxSocket: Sendable {
 
   private struct State {
     var namespaces: [String: String] = [:]
+    /// The user whose access token joined each namespace.
+    var users: [String: String] = [:]
     var rooms: Set<String> = []
     var pings = 0
     var lastPong = 0
@@ -37,11 +43,12 @@ final class SandboxSocket: Sendable {
     }
   }
 
-  /// Joins `namespace`; returns the socket's id there.
-  func join(_ namespace: String) -> String {
+  /// Joins `namespace` as `user` (the owner of the access token that joined, if any); returns the socket's id there.
+  func join(_ namespace: String, as user: String?) -> String {
     state.withLock { state in
       let sid = state.namespaces[namespace] ?? UUID().uuidString
       state.namespaces[namespace] = sid
+      state.users[namespace] = user
       return sid
     }
   }
@@ -50,6 +57,7 @@ final class SandboxSocket: Sendable {
   func leave(_ namespace: String) {
     state.withLock { state in
       state.namespaces[namespace] = nil
+      state.users[namespace] = nil
       state.rooms = state.rooms.filter { !$0.hasPrefix(namespace + "\u{0}") }
     }
   }
@@ -69,6 +77,11 @@ final class SandboxSocket: Sendable {
     state.withLock { state in
       state.namespaces[namespace] != nil && (room.map { state.rooms.contains(namespace + "\u{0}" + $0) } ?? true)
     }
+  }
+
+  /// Whether the access token that joined `namespace` is `user`'s.
+  func isUser(_ user: String, in namespace: String) -> Bool {
+    state.withLock { $0.namespaces[namespace] != nil && $0.users[namespace] == user }
   }
 
   /// Counts a ping sent; returns its number.

@@ -17,17 +17,20 @@ import Realtime
 /// Events it answers, in every namespace: `echo ARGS…` (emits `echo` with ARGS back, acknowledges with ARGS),
 /// `join ROOM` and `leave ROOM` (acknowledged `joined`, `left`), `to_room ROOM ARGS…` (emits `room_message` with
 /// ARGS to ROOM). `POST /_sandbox/socketio/emit` pushes any event to a namespace or a room.
+///
+/// Rooms are the clients': the server's own pushes (the chat's) go to the sockets of a user (``push(toUser:event:args:)``),
+/// which no event of a client can join, leave or reach, whatever the name of the room it gives.
 final class SocketIOHub: Sendable {
   /// The path that upgrades.
   static let path = "/socket.io/"
-  /// The largest message accepted: Engine.IO's `maxPayload`.
+  /// The largest message accepted, a packet and its binary attachments together: Engine.IO's `maxPayload`.
   static let maxPayload = 1_000_000
 
   private let pingInterval: Duration
   private let pingTimeout: Duration
   /// The reason a token cannot join, `nil` when it can.
   private let refusal: @Sendable (String?) -> String?
-  /// The user id of a token that joined, whose socket then enters the room `user:<id>` (SandboxAPI §7's pushes).
+  /// The user id of a token that joined: the socket's user in that namespace, whom SandboxAPI §7's pushes address.
   private let userID: @Sendable (String?) -> String?
   private let state = Locked(State())
 
@@ -52,9 +55,6 @@ final class SocketIOHub: Sendable {
     self.refusal = refusal
     self.userID = userID
   }
-
-  /// The room every socket of the user `id` is in, in each namespace it joined.
-  static func userRoom(_ id: String) -> String { "user:\(id)" }
 
   // MARK: - Control
 
@@ -95,11 +95,21 @@ final class SocketIOHub: Sendable {
   /// Emits `event` with `args` to every socket in `namespace`, or only those in `room`; returns how many.
   @discardableResult
   func push(namespace: String, room: String?, event: String, args: [SocketValue]) -> Int {
+    push(event: event, args: args, namespace: namespace) { $0.isIn(namespace: namespace, room: room) }
+  }
+
+  /// Emits `event` with `args` to every socket in the namespace `/` that the user `id`'s access token joined; returns
+  /// how many.
+  @discardableResult
+  func push(toUser id: String, event: String, args: [SocketValue]) -> Int {
+    push(event: event, args: args, namespace: "/") { $0.isUser(id, in: "/") }
+  }
+
+  private func push(
+    event: String, args: [SocketValue], namespace: String, to target: (SandboxSocket) -> Bool
+  ) -> Int {
     let (targets, delay, duplicates, reorder) = state.withLock { state in
-      (
-        state.sockets.values.filter { $0.isIn(namespace: namespace, room: room) }, state.delay,
-        state.duplicates, state.reorder
-      )
+      (state.sockets.values.filter(target), state.delay, state.duplicates, state.reorder)
     }
     let packet = SocketPacket.event(event, args, namespace: namespace)
     for socket in targets {
@@ -145,7 +155,17 @@ final class SocketIOHub: Sendable {
     let heartbeat = Task { await self.heartbeat(socket) }
     defer { heartbeat.cancel() }
     var partial: (packet: SocketPacket, expected: Int, attachments: [Data])?
+    // The bytes of the packet being read, its attachments included: the whole is held to maxPayload, as one message
+    // is. A client past it is disconnected, as Socket.IO's server does with maxHttpBufferSize.
+    var held = 0
     for try await message in inbound.messages(maxSize: Self.maxPayload) {
+      let size: Int
+      switch message {
+      case .text(let text): size = text.utf8.count
+      case .binary(let buffer): size = buffer.readableBytes
+      }
+      held = partial == nil ? size : held + size
+      guard held <= Self.maxPayload else { return }
       guard !silenced else { continue }
       let engine: EnginePacket
       switch message {
@@ -199,8 +219,7 @@ final class SocketIOHub: Sendable {
         try await send(
           SocketPacket(.connectError, namespace: namespace, data: ["message": .string(reason)]), to: socket)
       } else {
-        let sid = socket.join(namespace)
-        if let user = userID(packet.data?["token"]?.string) { socket.enter(Self.userRoom(user), in: namespace) }
+        let sid = socket.join(namespace, as: userID(packet.data?["token"]?.string))
         try await send(SocketPacket(.connect, namespace: namespace, data: ["sid": .string(sid)]), to: socket)
       }
     case .disconnect:

@@ -45,7 +45,7 @@ struct SandboxResponder: HTTPResponder {
       seedUserIDs: seedUserIDs
     ) { event, users, payload in
       guard let args = try? SocketValue.resolving(payload, attachments: nil) else { return }
-      for user in users { realtime.push(namespace: "/", room: SocketIOHub.userRoom(user), event: event, args: [args]) }
+      for user in users { realtime.push(toUser: user, event: event, args: [args]) }
     }
     let rateLimiter = ServerRateLimiter(limits: configuration.rateLimits, time: time)
     let journal = RequestJournal()
