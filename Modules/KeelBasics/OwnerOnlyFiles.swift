@@ -41,21 +41,56 @@ package enum OwnerOnlyFiles {
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
       throw FileSystemError(ENOTDIR, while: "use the directory", path: path)
     }
-    if ownedByKeel, missing.isEmpty, chmod(path, directoryMode) != 0 {
+    guard ownedByKeel, missing.isEmpty else { return }
+    // Keel's own folder is narrowed through a descriptor that never follows a link: a link in its place, or a folder
+    // of another user's, is refused rather than chmod'ed.
+    let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    guard descriptor >= 0 else { throw linkAware(errno, while: "use the directory", path: path) }
+    defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0 else { throw FileSystemError(errno, while: "use the directory", path: path) }
+    guard status.st_uid == geteuid() else {
+      throw FileSystemError(
+        EPERM, while: "use the directory", path: path,
+        explanation: "it belongs to another user (uid \(status.st_uid)), and Keel keeps only its own user's files")
+    }
+    if fchmod(descriptor, directoryMode) != 0 {
       throw FileSystemError(errno, while: "make the directory owner-only", path: path)
     }
   }
 
+  /// The error for `code` from an `open` with `O_NOFOLLOW`, which says `ELOOP` (or, for `O_DIRECTORY` on some
+  /// systems, `ENOTDIR`) when the path is a symbolic link: then it says so.
+  private static func linkAware(_ code: Int32, while operation: String, path: String) -> FileSystemError {
+    var status = stat()
+    if code == ELOOP || code == ENOTDIR, lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK {
+      return FileSystemError(
+        code, while: operation, path: path, explanation: "it is a symbolic link, and Keel follows no link to its files")
+    }
+    return FileSystemError(code, while: operation, path: path)
+  }
+
   /// Makes sure `file` exists and is 0600, creating it empty if it is missing: for files another library creates
   /// (SQLite opens an existing file as it is, and gives its `-wal` and `-shm` files the database file's mode).
+  ///
+  /// Neither `file` nor its companions are reached through a symbolic link: a link in their place is refused.
   package static func prepareFile(_ file: URL) throws(FileSystemError) {
-    let descriptor = open(file.path, O_RDWR | O_CREAT | O_CLOEXEC, fileMode)
-    guard descriptor >= 0 else { throw FileSystemError(errno, while: "create", path: file.path) }
+    let descriptor = open(file.path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, fileMode)
+    guard descriptor >= 0 else { throw linkAware(errno, while: "create", path: file.path) }
     defer { close(descriptor) }
     guard fchmod(descriptor, fileMode) == 0 else {
       throw FileSystemError(errno, while: "make the file owner-only", path: file.path)
     }
-    for suffix in ["-wal", "-shm", "-journal"] { _ = chmod(file.path + suffix, fileMode) }
+    for suffix in ["-wal", "-shm", "-journal"] {
+      let companion = file.path + suffix
+      let opened = open(companion, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+      guard opened >= 0 else {
+        if errno == ENOENT { continue }
+        throw linkAware(errno, while: "open", path: companion)
+      }
+      _ = fchmod(opened, fileMode)
+      close(opened)
+    }
   }
 
   /// Writes `data` to a new 0600 file beside `url`, flushes it to disk when `synchronously`, and renames it over
@@ -106,16 +141,19 @@ package struct FileSystemError: Error, CustomStringConvertible, Sendable {
   package let operation: String
   /// The path it was done to.
   package let path: String
+  /// Keel's words for what is wrong, where the system's would mislead (a link refused reads `ELOOP`).
+  package let explanation: String?
 
-  /// A failure of `operation` on `path` with `errno` `code`.
-  package init(_ code: Int32, while operation: String, path: String) {
+  /// A failure of `operation` on `path` with `errno` `code`, explained in the system's words unless `explanation`.
+  package init(_ code: Int32, while operation: String, path: String, explanation: String? = nil) {
     self.code = code
     self.operation = operation
     self.path = path
+    self.explanation = explanation
   }
 
-  /// The system's words for ``code``: `No space left on device`.
-  package var reason: String { String(cString: strerror(code)) }
+  /// Why it failed: ``explanation``, or the system's words for ``code`` (`No space left on device`).
+  package var reason: String { explanation ?? String(cString: strerror(code)) }
 
   /// `Cannot write /path: No space left on device`.
   package var description: String { "Cannot \(operation) \(path): \(reason)" }

@@ -27,8 +27,8 @@ enum DataDirectoryLock {
 
   /// Creates `directory` if needed and locks it for this process.
   ///
-  /// - Throws: ``CommandFailure`` of ``ExitStatus/localStorage`` when the directory cannot be created or another
-  ///   command holds it.
+  /// - Throws: ``CommandFailure`` of ``ExitStatus/localStorage`` when the directory cannot be created, is not safe to
+  ///   use (``DataDirectoryGuard``) or another command holds it.
   static func acquire(_ directory: URL, mode: Mode = .exclusive) throws {
     do {
       // Created 0700 when new; a directory the user made is left as it is (it may be their home).
@@ -38,8 +38,10 @@ enum DataDirectoryLock {
         .localStorage,
         "Cannot use the data directory \(directory.path): \(error.reason.lowercased()). Check --data-dir.")
     }
+    try DataDirectoryGuard.check(directory)
     let path = directory.appendingPathComponent(".keel.lock").path
-    let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+    // Never through a link, even one made after the check: the pid is written to this file.
+    let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
     guard descriptor >= 0 else {
       throw CommandFailure(
         .localStorage, "Cannot lock the data directory \(directory.path): \(String(cString: strerror(errno))).")

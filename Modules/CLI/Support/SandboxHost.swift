@@ -48,7 +48,7 @@ enum SandboxHost {
   static func claim(in directory: URL, stays: Bool, patience: Duration = .seconds(60)) async throws -> Claim {
     let file = directory.appendingPathComponent("host.json")
     let path = directory.appendingPathComponent("host.lock").path
-    let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+    let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
     guard descriptor >= 0 else {
       throw CommandFailure(
         .localStorage, "Cannot lock the embedded Sandbox in \(directory.path): \(String(cString: strerror(errno))).")

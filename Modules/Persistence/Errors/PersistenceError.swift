@@ -66,8 +66,12 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible {
   ///   - code: The `errno` value.
   ///   - operation: What was being done, for example `write the entry`.
   ///   - path: The file or directory.
-  public static func posix(_ code: Int32, while operation: String, path: String) -> PersistenceError {
-    let reason = String(cString: strerror(code))
+  ///   - explanation: What went wrong, where the system's words for `code` would mislead (a symbolic link refused
+  ///     reads "Too many levels of symbolic links").
+  public static func posix(_ code: Int32, while operation: String, path: String, explanation: String? = nil)
+    -> PersistenceError
+  {
+    let reason = explanation ?? String(cString: strerror(code))
     return PersistenceError(
       kind(ofPOSIX: code), "Could not \(operation) at \(path): \(reason).", path: path,
       underlying: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO))

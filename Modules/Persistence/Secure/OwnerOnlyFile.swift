@@ -10,7 +10,8 @@ enum OwnerOnlyFile {
     do {
       try OwnerOnlyFiles.makeDirectory(directory, ownedByKeel: ownedByKeel)
     } catch {
-      throw PersistenceError.posix(error.code, while: error.operation, path: error.path)
+      throw PersistenceError.posix(
+        error.code, while: error.operation, path: error.path, explanation: error.explanation)
     }
   }
 
@@ -19,7 +20,8 @@ enum OwnerOnlyFile {
     do {
       try OwnerOnlyFiles.prepareFile(file)
     } catch {
-      throw PersistenceError.posix(error.code, while: error.operation, path: error.path)
+      throw PersistenceError.posix(
+        error.code, while: error.operation, path: error.path, explanation: error.explanation)
     }
   }
 
@@ -39,7 +41,8 @@ enum OwnerOnlyFile {
     do {
       try OwnerOnlyFiles.write(data, to: url, synchronously: synchronously)
     } catch {
-      throw PersistenceError.posix(error.code, while: error.operation, path: error.path)
+      throw PersistenceError.posix(
+        error.code, while: error.operation, path: error.path, explanation: error.explanation)
     }
   }
 }
