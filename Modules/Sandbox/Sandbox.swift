@@ -1,7 +1,9 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// A real local HTTP server that speaks every API Keel talks to, for tests, examples and the CLI
@@ -38,12 +40,20 @@ public enum Sandbox {
     let (ports, portContinuation) = AsyncStream<Int>.makeStream()
     let application = Application(
       responder: responder,
-      // An idle timeout bounds how long a stalled client can hold a connection. The Socket.IO server (§6) and the
-      // WebSocket echo (§6a) upgrade on their own paths; every other request is plain HTTP/1.1.
-      server: .http1WebSocketUpgrade(
-        configuration: .init(
-          http1: .init(idleTimeout: .seconds(30)), ws: .init(maxFrameSize: WebSocketEcho.maxMessageSize)),
-        shouldUpgrade: WebSocketEcho.shouldUpgrade(accessKey: configuration.accessKey, realtime: responder.realtime)),
+      // An idle timeout bounds how long a stalled client can hold a connection, before its first request too
+      // (GuardedHTTPChannel). The Socket.IO server (§6) and the WebSocket echo (§6a) upgrade on their own paths;
+      // every other request is plain HTTP/1.1.
+      server: HTTPServerBuilder { httpResponder in
+        GuardedHTTPChannel(
+          base: HTTP1WebSocketUpgradeChannel(
+            responder: httpResponder,
+            configuration: .init(
+              http1: .init(idleTimeout: TimeAmount(configuration.idleTimeout)),
+              ws: .init(maxFrameSize: WebSocketEcho.maxMessageSize)),
+            shouldUpgrade: WebSocketEcho.shouldUpgrade(
+              accessKey: configuration.accessKey, realtime: responder.realtime)),
+          idleTimeout: TimeAmount(configuration.idleTimeout))
+      },
       configuration: ApplicationConfiguration(
         address: .hostname(configuration.host, port: configuration.port), serverName: nil),
       onServerRunning: { channel in

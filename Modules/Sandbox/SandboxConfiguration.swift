@@ -47,6 +47,9 @@ public struct SandboxConfiguration: Sendable {
   /// reached from loopback; `nil` falls back to ``accessKey``, and with neither the control plane is open to every
   /// loopback peer. ``RunningSandbox/control`` presents it.
   public var controlKey: String?
+  /// How long a connection may go without sending a whole request, its first included, before it is closed; 30 s by
+  /// default.
+  public var idleTimeout: Duration = .seconds(30)
   /// How often the Socket.IO server (`/socket.io/`) pings each connection; 25 s by default, as Socket.IO's.
   public var socketIOPingInterval: Duration = .seconds(25)
   /// How long it waits for a pong before it drops the connection, and what clients add to the interval before they

@@ -2,6 +2,10 @@ import Foundation
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 #if canImport(FoundationNetworking)
   import FoundationNetworking
 #endif
@@ -37,6 +41,36 @@ struct SandboxServeTests {
     let exited = await eventually(maxYields: 5_000_000) { !process.isRunning }
     #expect(exited)
     #expect(process.terminationStatus == 0)
+  }
+
+  @Test("SIGTERM stops it within its 5 s even while a client holds a connection that never finished a request")
+  func sigtermWithAStalledConnection() async throws {
+    let process = Process()
+    process.executableURL = Self.keel
+    process.arguments = ["sandbox", "serve", "--port", "0", "--log-level", "critical"]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    defer { if process.isRunning { process.terminate() } }
+    let baseURL = try #require(ChildProcess.readLine(output.fileHandleForReading).flatMap(URL.init(string:)))
+    let port = try #require(baseURL.port)
+
+    // A request head that never ends: nothing answers it before the 30 s idle limit.
+    guard case .success(let stalled) = LoopbackSocket.open(port: port) else {
+      Issue.record("cannot connect to \(baseURL)")
+      return
+    }
+    defer { close(stalled) }
+    _ = "GET /v3/users HTTP/1.1\r\nHost: 127".withCString { send(stalled, $0, strlen($0), 0) }
+
+    let sent = ContinuousClock.now
+    process.terminate()
+    let (ended, end) = AsyncStream<Void>.makeStream()
+    process.terminationHandler = { _ in end.yield() }
+    if !process.isRunning { end.yield() }
+    let exited = await firstElement(of: ended, within: .seconds(20)) { true } != nil
+    #expect(exited, "still running 20 s after SIGTERM")
+    #expect(sent.duration(to: .now) < .seconds(8), "stopped in \(sent.duration(to: .now))")
   }
 
   @Test("--fail-rate and --fail-status inject a fault from the start")

@@ -71,6 +71,50 @@ struct SandboxSocketIOTests {
     await sandbox.stop()
   }
 
+  @Test(
+    "A packet is held to the 1,000,000-byte limit with its attachments together, and a single message over it too: the sender is disconnected"
+  )
+  func payloadLimit() async throws {
+    let (sandbox, token) = try await Self.sandbox()
+    let client = try Self.client(sandbox, token: token)
+    await client.connect()
+    try #require(await Self.connected(client))
+    let piece = Data(repeating: 7, count: 400_000)
+    // Two pieces fit: echoed whole.
+    #expect(
+      try await client.emitWithAck("echo", [.binary(piece), .binary(piece)]) == [.binary(piece), .binary(piece)])
+    // Three pieces pass the limit together, though each message is under it: the connection is cut, no ack.
+    let states = client.states()
+    await #expect(throws: SocketIOError.self) {
+      try await client.emitWithAck("echo", [.binary(piece), .binary(piece), .binary(piece)], timeout: .seconds(30))
+    }
+    #expect(
+      await firstElement(of: states, within: .seconds(30)) { if case .reconnecting = $0 { true } else { false } } != nil
+    )
+    await client.disconnect()
+
+    // One message over the limit, sent by a WebSocket client that does not check it (Keel's does).
+    var url = URLComponents(url: sandbox.baseURL, resolvingAgainstBaseURL: false)!
+    url.scheme = "ws"
+    url.path = "/socket.io/"
+    url.query = "EIO=4&transport=websocket"
+    let raw = try await Self.transport.connect(to: url.url!, headers: [:])
+    var messages = raw.messages.makeAsyncIterator()
+    _ = try await messages.next()  // the handshake
+    try await raw.send(.text("40" + #"{"token":"\#(token)"}"#))
+    _ = try await messages.next()  // CONNECT
+    try await raw.send(.text(#"42["echo",""# + String(repeating: "x", count: 1_000_001) + #""]"#))
+    var echoed = false
+    do {
+      while let message = try await messages.next() {
+        if case .text(let text) = message, text.hasPrefix(#"42["echo""#) { echoed = true }
+      }
+    } catch {}
+    #expect(!echoed, "the message over the limit was not handled")
+    #expect(await raw.closure().byServer)
+    await sandbox.stop()
+  }
+
   @Test("Echo with an ack and binary, rooms, and pushes from the control plane, to a room or a namespace")
   func eventsAndRooms() async throws {
     let (sandbox, token) = try await Self.sandbox()

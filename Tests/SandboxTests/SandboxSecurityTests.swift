@@ -96,6 +96,37 @@ struct SandboxSecurityTests {
     }
   }
 
+  @Test("A header value with a control character is answered 400 and closed at once, the connection left open")
+  func controlCharacterInHeader() async throws {
+    try await withSandbox(SandboxConfiguration(logLevel: .critical)) { client in
+      for request in [
+        "GET /v3/users HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Trace: a\u{01}b\r\n\r\n",
+        "GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: web\u{7F}socket\r\n\r\n",
+      ] {
+        let (answer, closed) = try await Self.rawKeepingOpen(port: client.sandbox.port, request, wait: 10)
+        #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer)")
+        #expect(closed, "the server closed the connection, not the client's wait: \(answer)")
+      }
+      // The server still answers everyone else.
+      let (fine, _) = try await Self.rawKeepingOpen(
+        port: client.sandbox.port, "GET /_sandbox/stats HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+        wait: 10)
+      #expect(fine.hasPrefix("HTTP/1.1 200"), "\(fine)")
+    }
+  }
+
+  @Test("A connection that never sends a whole first request is closed by the idle limit, whatever it sent")
+  func idleBeforeFirstRequest() async throws {
+    var configuration = SandboxConfiguration(logLevel: .critical)
+    configuration.idleTimeout = .seconds(1)
+    try await withSandbox(configuration) { client in
+      for partial in ["", "GET /v3/users HTTP/1.1\r\nHost: 127.0", "GET /socket.io/?EIO=4 HTTP/1.1\r\n"] {
+        let (answer, closed) = try await Self.rawKeepingOpen(port: client.sandbox.port, partial, wait: 20)
+        #expect(closed, "closed within the wait: \(partial.debugDescription) got \(answer.debugDescription)")
+      }
+    }
+  }
+
   @Test("Images are drawn one at a time on the renderer's own thread: a draw in progress holds up no caller's thread")
   func drawsAreSerializedOffThePool() async throws {
     let renderer = ImageRenderer(stats: RecordedStatistics())
@@ -145,6 +176,31 @@ struct SandboxSecurityTests {
   /// The permission bits of `path`.
   static func mode(of path: String) -> Int {
     ((try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int) ?? 0
+  }
+
+  /// Sends `request` over a plain socket to 127.0.0.1:`port`, keeps the sending side open, and reads until the server
+  /// closes or `wait` seconds pass without a byte; what came back, and whether the server closed.
+  static func rawKeepingOpen(port: Int, _ request: String, wait: Int) async throws -> (String, closed: Bool) {
+    try await withCheckedThrowingContinuation { continuation in
+      Thread.detachNewThread {
+        guard case .success(let descriptor) = LoopbackSocket.open(port: port, receiveTimeout: wait) else {
+          continuation.resume(throwing: POSIXError(.ECONNREFUSED))
+          return
+        }
+        defer { close(descriptor) }
+        if !request.isEmpty { _ = request.withCString { send(descriptor, $0, strlen($0), 0) } }
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        var closed = false
+        while true {
+          let count = recv(descriptor, &buffer, buffer.count, 0)
+          if count == 0 || (count < 0 && errno == ECONNRESET) { closed = true }
+          if count <= 0 { break }
+          received += buffer[0..<count]
+        }
+        continuation.resume(returning: (String(decoding: received, as: UTF8.self), closed))
+      }
+    }
   }
 
   /// Sends `request` over a plain socket to 127.0.0.1:`port`, closes the sending side, and returns what came back.

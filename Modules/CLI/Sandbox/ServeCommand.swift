@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KeelBasics
 import Logging
 import Sandbox
 import UnixSignals
@@ -128,7 +129,17 @@ struct ServeCommand: AsyncParsableCommand {
     // Written straight to the file descriptor, so that a script reading the pipe gets it at once.
     FileHandle.standardOutput.write(Data((sandbox.baseURL.absoluteString + "\n").utf8))
     for await _ in await UnixSignalsSequence(trapping: .sigint, .sigterm) { break }
-    await sandbox.stop()
+    // Requests in flight get 5 s to finish. A connection whose handler waits on something that never comes (a
+    // request the parser has not finished) would hold stop() past that, so the process ends regardless, a moment
+    // after the 5 s.
+    let (stopped, done) = AsyncStream<Void>.makeStream()
+    Task {
+      await sandbox.stop()
+      done.yield()
+    }
+    if await firstElement(of: stopped, within: .milliseconds(5_500), where: { true }) == nil {
+      Logger(label: "keel.sandbox").warning("Stopped with connections still open after 5 s.")
+    }
   }
 
   /// The control key from `--control-key` or `KEEL_SANDBOX_CONTROL_KEY`.
