@@ -130,7 +130,9 @@ struct ChatCommandTests {
     await sandbox.stop()
   }
 
-  @Test("send refuses 6 images (65) and a missing file (66) in one sentence, before anything is sent")
+  @Test(
+    "send refuses 6 images, a file that is not an image and a text over 40,000 bytes (65), and a missing file (66), in one sentence, before anything is sent"
+  )
   func refusedBeforeSending() async throws {
     let sandbox = try await Self.servedSandbox()
     let directory = try Keel.dataDirectory()
@@ -146,6 +148,16 @@ struct ChatCommandTests {
     let missing = try await Keel.run(["chat", "send", "general", "Gone", "--image", "/nonexistent/x.png"] + options)
     #expect(missing.status == 66)
     #expect(missing.errors == "keel: No image file at /nonexistent/x.png; nothing was sent.\n")
+    // A text file named .png, and a text within 10,000 characters but over 40,000 bytes: 65, naming the user's file.
+    let fake = directory.appendingPathComponent("notes.png")
+    try "not an image".write(to: fake, atomically: true, encoding: .utf8)
+    let notImage = try await Keel.run(["chat", "send", "general", "Fake", "--image", fake.path] + options)
+    #expect(notImage.status == 65, "\(notImage.errors)")
+    #expect(notImage.errors.contains("\(fake.path) is not a PNG, JPEG, GIF or WebP image"), "\(notImage.errors)")
+    let heavy = "e" + String(repeating: "\u{301}", count: 20_000)
+    let tooHeavy = try await Keel.run(["chat", "send", "general", heavy] + options)
+    #expect(tooHeavy.status == 65, "\(tooHeavy.errors)")
+    #expect(tooHeavy.errors.contains("40000 bytes of UTF-8, not 1 and 40001"), "\(tooHeavy.errors)")
     let stats = try await sandbox.control.statistics()
     #expect(stats.requests("POST /v1/conversations/:conversation/messages") == 0)
     #expect(stats.requests("GET /v1/workspaces") == 0, "refused before even the workspace was looked up")

@@ -120,7 +120,7 @@ struct ChatMessagesTests {
   }
 
   @Test(
-    "Refusals: six images E10, a file that is no image E11, an image over 8 MiB E12, nothing to send or a broken body E01, a non-member E403"
+    "Refusals: six images E10, a file that is no image E11, an image over 8 MiB E12, nothing to send, a text over 40,000 bytes, a client id over 128 bytes or a broken body E01, a non-member E403"
   )
   func refusals() async throws {
     try await withSandbox { client in
@@ -132,6 +132,11 @@ struct ChatMessagesTests {
       let huge = Self.png + Data(count: 8 << 20)
       #expect(code(try await send(room, as: room.ann, text: "x", images: [huge])) == "E12")
       #expect(code(try await send(room, as: room.ann, text: "")) == "E01")
+      // One character with 20,000 combining marks: within 10,000 characters, over 40,000 bytes.
+      let heavy = try await send(room, as: room.ann, text: "e" + String(repeating: "\u{301}", count: 20_000))
+      #expect(heavy.status == 400 && code(heavy) == "E01", "\(heavy.json)")
+      let longID = try await send(room, as: room.ann, text: "x", id: String(repeating: "\u{e9}", count: 65))
+      #expect(longID.status == 400 && code(longID) == "E01", "a client message id of 130 bytes: \(longID.json)")
       let broken = try await client.send(
         "POST", "/v1/conversations/\(room.channel)/messages", raw: Data("--b\r\nno headers".utf8),
         headers: room.ann.merging(["Content-Type": "multipart/form-data; boundary=b"]) { $1 })

@@ -66,6 +66,14 @@ public struct ChatError: ServiceError {
     return ChatError(refused ? .refused : .requestFailed, "Cannot \(what): \(failure)", requestFailure: failure)
   }
 
+  /// A server that keeps saying a conversation has more messages while its pages bring nothing new: paging stops
+  /// rather than ask forever.
+  static func pagingStalled(_ conversationID: String) -> ChatError {
+    ChatError(
+      .requestFailed,
+      "The server's pages of \(conversationID) bring nothing new although it says there are more; stopped paging.")
+  }
+
   /// A store failure as a chat error.
   static func storage(_ error: any Error, doing what: String) -> ChatError {
     ChatError(.storage, "Cannot \(what): the local chat store failed (\("\(error)".clause)).", underlying: error)

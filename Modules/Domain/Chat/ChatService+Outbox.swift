@@ -23,6 +23,9 @@ extension ChatService {
 
   /// The most characters a message's text may have.
   public static let maxTextLength = 10_000
+  /// The most bytes of UTF-8 a message's text may have: 10,000 characters of four bytes each, and no more however
+  /// many combining marks one character carries.
+  public static let maxTextBytes = 40_000
 
   /// Sends a message with `text` and up to five images: it is checked, written to the durable outbox with a new
   /// client message id, and shown in the conversation as pending at once; the outbox sends it when it can, and the
@@ -31,7 +34,8 @@ extension ChatService {
   /// The images are copied into the outbox (owner-only), so the caller may delete its files at once.
   ///
   /// - Returns: The pending message.
-  /// - Throws: ``ChatError/Kind/invalidInput`` for an empty message, a text over ``maxTextLength`` characters, more
+  /// - Throws: ``ChatError/Kind/invalidInput`` for an empty message, a text over ``maxTextLength`` characters or
+  ///   ``maxTextBytes`` bytes, more
   ///   than five images, a file that is missing or not a PNG, JPEG, GIF or WebP image, or one over 8 MiB, before
   ///   anything is written or sent; ``ChatError/Kind/notSignedIn``; ``ChatError/Kind/storage`` when the outbox cannot
   ///   keep it (full, or a disk failure), and then nothing is sent.
@@ -118,6 +122,11 @@ extension ChatService {
     guard text.count <= maxTextLength else {
       throw ChatError(
         .invalidInput, "A message's text has at most \(maxTextLength) characters, not \(text.count); nothing was sent.")
+    }
+    guard text.utf8.count <= maxTextBytes else {
+      throw ChatError(
+        .invalidInput,
+        "A message's text has at most \(maxTextBytes) bytes of UTF-8, not \(text.utf8.count); nothing was sent.")
     }
     guard !images.isEmpty || !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
       throw ChatError(.invalidInput, "A message needs a text or an image; nothing was sent.")

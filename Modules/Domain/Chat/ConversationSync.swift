@@ -115,6 +115,7 @@ actor ConversationSync {
         return try await startFromNewest()
       }
       let messages = page.messages.map(\.record)
+      if page.hasMore, !messages.isEmpty, messages.last?.id == since { throw ChatError.pagingStalled(id) }
       shown += try await store.upsert(messages).count
       if let last = messages.last?.id {
         try await store.setSyncPoint(last, in: id)
@@ -154,6 +155,8 @@ actor ConversationSync {
     while page.hasMore, let oldest = page.messages.first?.id, !stopped {
       guard messages.count < configuration.maxCatchUpMessages else { return try await startFromNewest() }
       page = try await fetch(nil, oldest, configuration.catchUpPageSize)
+      let known = Set(messages.map(\.id))
+      if page.hasMore, page.messages.allSatisfy({ known.contains($0.id) }) { throw ChatError.pagingStalled(id) }
       messages = page.messages + messages
     }
     let records = messages.map(\.record)
@@ -223,6 +226,7 @@ actor ConversationSync {
     let inserted = try await store.upsert(page.messages.map(\.record))
     shown += older.count + inserted.count
     await publish()
+    if page.hasMore, inserted.isEmpty { throw ChatError.pagingStalled(id) }
     return page.hasMore
   }
 

@@ -11,6 +11,8 @@ extension ChatBackend {
   static let maxImageSize = 8 << 20
   /// The longest text, in characters.
   static let maxTextLength = 10_000
+  /// The longest text in bytes of UTF-8: one character may carry any number of combining marks.
+  static let maxTextBytes = 40_000
   /// The most messages a page lists.
   static let maxPage = 100
 
@@ -35,12 +37,13 @@ extension ChatBackend {
     let text = form.text("text") ?? ""
     let clientMessageID = form.text("clientMessageId").flatMap { $0.isEmpty ? nil : $0 }
     let files = form.files("images")
-    guard text.count <= Self.maxTextLength else {
-      throw BackendError.malformed("a text has at most \(Self.maxTextLength) characters")
+    guard text.count <= Self.maxTextLength, text.utf8.count <= Self.maxTextBytes else {
+      throw BackendError.malformed(
+        "a text has at most \(Self.maxTextLength) characters and \(Self.maxTextBytes) bytes of UTF-8")
     }
     guard !text.isEmpty || !files.isEmpty else { throw BackendError.malformed("a message has text or images") }
-    guard (clientMessageID?.count ?? 0) <= 128 else {
-      throw BackendError.malformed("a client message id is 128 characters at most")
+    guard (clientMessageID?.utf8.count ?? 0) <= 128 else {
+      throw BackendError.malformed("a client message id is 128 bytes at most")
     }
     guard files.count <= Self.maxImages else {
       throw BackendError(

@@ -18,6 +18,8 @@ struct ConversationSyncTests {
       var messages: [ChatWire.Message] = []
       var requests: [(after: String?, before: String?)] = []
       var failures = 0
+      /// Every page answers the newest messages and says there are more, whatever was asked: a broken server.
+      var stuck = false
     }
 
     private let state = Locked(State())
@@ -32,6 +34,8 @@ struct ConversationSyncTests {
     }
 
     func failNext(_ count: Int) { state.withLock { $0.failures = count } }
+
+    func getStuck() { state.withLock { $0.stuck = true } }
 
     var requests: [(after: String?, before: String?)] { state.withLock { $0.requests } }
 
@@ -52,6 +56,7 @@ struct ConversationSyncTests {
       if failing { throw ChatError(.requestFailed, "The scripted server is down.") }
       return state.withLock { state in
         let all = state.messages
+        if state.stuck { return ChatWire.Page(messages: Array(all.suffix(limit)), hasMore: true) }
         if let after, let index = all.firstIndex(where: { $0.id == after }) {
           let rest = all[(index + 1)...]
           return ChatWire.Page(messages: Array(rest.prefix(limit)), hasMore: rest.count > limit)
@@ -165,6 +170,23 @@ struct ConversationSyncTests {
     #expect(texts(sync) == (16...48).map { "message \($0)" }, "the window grows with what the catch-up brought")
     #expect(try await sync.loadOlder(), "older pages come from the server once the store has none")
     #expect(texts(sync).first == "message 11")
+  }
+
+  @Test("A server whose pages always say there is more but bring nothing new stops the paging with an error")
+  func stuckPaging() async throws {
+    server.add(1...25)
+    let sync = sync(pageSize: 5)
+    await sync.requestCatchUp()
+    await until(sync, isLive)
+    server.getStuck()
+    // Older pages: the store's 10 are shown, and the server repeats its newest page, saying there is more.
+    let stalled = await #expect(throws: ChatError.self) { _ = try await sync.loadOlder() }
+    #expect(stalled?.description.contains("nothing new") == true, "\(String(describing: stalled))")
+    // A catch-up after the newest message: the server answers the same page again, with more to come.
+    let before = server.requests.count
+    await sync.requestCatchUp()
+    await until(sync) { if case .behind(let reason) = $0.status { reason.contains("nothing new") } else { false } }
+    #expect(server.requests.count == before + 1, "one request, not a loop: \(server.requests.count - before)")
   }
 
   @Test("A conversation empty at its first catch-up: the next one takes everything since, however it pages")
