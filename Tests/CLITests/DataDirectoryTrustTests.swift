@@ -11,11 +11,14 @@ import Testing
 
 /// What the CLI trusts in a data directory: nothing inside it through a symbolic link, and nothing another user made or
 /// can write. Each case is refused with 74 and one sentence before a file there is opened, created, locked or chmod'ed.
-@Suite("The data directory trusts no link and no other user", .timeLimit(.minutes(3)))
+///
+/// Refused runs end before any server is started; one at a time, since each is a process of its own.
+@Suite("The data directory trusts no link and no other user", .serialized, .timeLimit(.minutes(3)))
 struct DataDirectoryTrustTests {
-  /// `keel auth whoami` on `data`, which opens every kind of thing the data directory holds.
+  /// `keel auth whoami` on `data`, which opens every kind of thing the data directory holds, against a server that is
+  /// not there: the check comes first, and a run that passes it says nobody is signed in without a request.
   static func whoami(_ data: URL) async throws -> ChildProcess.Run {
-    try await Keel.run(["auth", "whoami", "--data-dir", data.path])
+    try await Keel.run(["auth", "whoami", "--data-dir", data.path, "--base-url", "http://127.0.0.1:9"])
   }
 
   static func mode(_ path: String) -> mode_t {
@@ -33,6 +36,11 @@ struct DataDirectoryTrustTests {
     // A first run makes the directory as Keel keeps it.
     let first = try await Self.whoami(data)
     #expect(first.errors.contains("Nobody is signed in"), "\(first.errors)")
+    for folder in ["sandbox", "chat"] {
+      try FileManager.default.createDirectory(
+        at: data.appendingPathComponent(folder), withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700])
+    }
 
     // The link's target: a file another user would like overwritten, a folder they would like chmod'ed, or nothing.
     let victimFile = directory.appendingPathComponent("victim.txt")
