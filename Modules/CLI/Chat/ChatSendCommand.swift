@@ -71,19 +71,10 @@ struct ChatSendCommand: AsyncParsableCommand {
     }
   }
 
-  /// Fails as ``checkedImages()`` does, or for a text longer than a message's, before anything else happens.
-  private func checkImages() throws {
-    guard text.count <= ChatService.maxTextLength, text.utf8.count <= ChatService.maxTextBytes else {
-      throw CommandFailure(
-        .invalidInput,
-        "A message's text has at most \(ChatService.maxTextLength) characters and \(ChatService.maxTextBytes) bytes "
-          + "of UTF-8, not \(text.count) and \(text.utf8.count); nothing was sent.")
-    }
-    _ = try checkedImages()
-  }
+  /// Fails as ``checkedImages()`` does, or as the chat would refuse the message, before anything else happens.
+  private func checkImages() throws { try ChatService.validate(text, images: try checkedImages()) }
 
-  /// The image files, each present, a regular file and an image by its bytes, at most five; checked before anything
-  /// is sent.
+  /// The image files, each present and a regular file, at most five; checked before anything is sent.
   private func checkedImages() throws -> [URL] {
     let most = ChatService.messageLimits.maxFiles
     guard images.count <= most else {
@@ -95,27 +86,11 @@ struct ChatSendCommand: AsyncParsableCommand {
       guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
         throw CommandFailure(.noInput, "No image file at \(path); nothing was sent.")
       }
-      guard let handle = FileHandle(forReadingAtPath: path) else {
+      guard FileManager.default.isReadableFile(atPath: path) else {
         throw CommandFailure(.noInput, "The image \(path) cannot be read; nothing was sent.")
-      }
-      let head = (try? handle.read(upToCount: 12)) ?? Data()
-      try? handle.close()
-      guard Self.isImage(head) else {
-        throw CommandFailure(
-          .invalidInput, "\(path) is not a PNG, JPEG, GIF or WebP image, whatever its name; nothing was sent.")
       }
       return URL(fileURLWithPath: path)
     }
-  }
-
-  /// Whether `head`, a file's first 12 bytes, starts a PNG, JPEG, GIF or WebP image: what the server accepts, by
-  /// the bytes, not the name.
-  static func isImage(_ head: Data) -> Bool {
-    let bytes = [UInt8](head)
-    return bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
-      || bytes.starts(with: [0xFF, 0xD8, 0xFF])
-      || bytes.starts(with: Array("GIF8".utf8))
-      || (bytes.count >= 12 && bytes.starts(with: Array("RIFF".utf8)) && Array(bytes[8..<12]) == Array("WEBP".utf8))
   }
 
   /// `pending` once the outbox has sent or failed it, or as it is after --timeout.

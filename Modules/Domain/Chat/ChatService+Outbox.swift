@@ -34,11 +34,9 @@ extension ChatService {
   /// The images are copied into the outbox (owner-only), so the caller may delete its files at once.
   ///
   /// - Returns: The pending message.
-  /// - Throws: ``ChatError/Kind/invalidInput`` for an empty message, a text over ``maxTextLength`` characters or
-  ///   ``maxTextBytes`` bytes, more
-  ///   than five images, a file that is missing or not a PNG, JPEG, GIF or WebP image, or one over 8 MiB, before
-  ///   anything is written or sent; ``ChatError/Kind/notSignedIn``; ``ChatError/Kind/storage`` when the outbox cannot
-  ///   keep it (full, or a disk failure), and then nothing is sent.
+  /// - Throws: ``ChatError/Kind/invalidInput`` as ``validate(_:images:)`` says, before anything is written or sent;
+  ///   ``ChatError/Kind/notSignedIn``; ``ChatError/Kind/storage`` when the outbox cannot keep it (full, or a disk
+  ///   failure), and then nothing is sent.
   public func send(_ text: String, images: [URL] = [], to conversationID: String) async throws -> ChatStore.Message {
     let me = try me()
     try Self.validate(text, images: images)
@@ -118,15 +116,18 @@ extension ChatService {
     try await stored("count the outbox") { try await outbox.count() }
   }
 
-  static func validate(_ text: String, images: [URL]) throws {
-    guard text.count <= maxTextLength else {
-      throw ChatError(
-        .invalidInput, "A message's text has at most \(maxTextLength) characters, not \(text.count); nothing was sent.")
-    }
-    guard text.utf8.count <= maxTextBytes else {
+  /// Checks a message as ``send(_:images:to:)`` does before anything is written or sent, for a caller that wants to
+  /// refuse it earlier still (a command-line tool, before it starts anything).
+  ///
+  /// - Throws: ``ChatError/Kind/invalidInput`` for a text over ``maxTextLength`` characters or ``maxTextBytes``
+  ///   bytes, an empty message, more than five images, or a file that is missing, over 8 MiB, or not a PNG, JPEG, GIF
+  ///   or WebP image by its bytes, whatever its name.
+  public static func validate(_ text: String, images: [URL]) throws {
+    guard text.count <= maxTextLength, text.utf8.count <= maxTextBytes else {
       throw ChatError(
         .invalidInput,
-        "A message's text has at most \(maxTextBytes) bytes of UTF-8, not \(text.utf8.count); nothing was sent.")
+        "A message's text has at most \(maxTextLength) characters and \(maxTextBytes) bytes of UTF-8, not "
+          + "\(text.count) and \(text.utf8.count); nothing was sent.")
     }
     guard !images.isEmpty || !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
       throw ChatError(.invalidInput, "A message needs a text or an image; nothing was sent.")
@@ -137,6 +138,19 @@ extension ChatService {
       try form.validate(messageLimits)
     } catch {
       throw ChatError(.invalidInput, "Cannot send these images: \(error.description.clause); nothing was sent.")
+    }
+    // The form's type falls back to the file's extension; the server goes by the bytes alone, and so does this.
+    for image in images {
+      let head = (try? FileHandle(forReadingFrom: image)).flatMap { handle in
+        defer { try? handle.close() }
+        return try? handle.read(upToCount: 16)
+      }
+      let type = MultipartFormData.contentType(sniffing: head ?? Data(), pathExtension: "")
+      guard messageLimits.allowedFileTypes?.contains(type) ?? true else {
+        throw ChatError(
+          .invalidInput,
+          "\(image.path) is not a PNG, JPEG, GIF or WebP image, whatever its name; nothing was sent.")
+      }
     }
   }
 
