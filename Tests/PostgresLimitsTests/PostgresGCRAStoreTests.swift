@@ -63,8 +63,9 @@ struct PostgresGCRAStoreTests {
   func atomicUnderContention() async throws {
     let stores = [try await store(), try await store()]
     let key = freshKey()
-    // A second each, so that all 200 stay queued: each statement must have seen the one before it.
-    let step = GCRAStep(interval: Self.second, burst: 1, cost: 1, maxWait: 3_600 * Self.second)
+    // A minute each, so that all 200 stay queued however slowly a loaded machine makes the calls (a second each
+    // drained the queue when one round took longer): each statement must have seen the one before it.
+    let step = GCRAStep(interval: Self.interval, burst: 1, cost: 1, maxWait: 1_000 * Self.interval)
     let admissions = try await withThrowingTaskGroup(of: [Int64].self) { group in
       for caller in 0..<8 {
         group.addTask {
@@ -79,7 +80,7 @@ struct PostgresGCRAStoreTests {
       return try await group.reduce(into: []) { $0 += $1 }.sorted()
     }
     #expect(admissions.count == 200)
-    #expect(zip(admissions, admissions.dropFirst()).allSatisfy { $1 - $0 == Self.second })
+    #expect(zip(admissions, admissions.dropFirst()).allSatisfy { $1 - $0 == Self.interval })
     for store in stores { await store.shutdown() }
   }
 

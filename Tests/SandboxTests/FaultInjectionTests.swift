@@ -123,7 +123,9 @@ struct FaultInjectionTests {
     let clock = TestClock()
     try await withSandbox(SandboxConfiguration(clock: clock, logLevel: .warning)) { client in
       try await addFault(client, ["route": Self.route, "latencyMs": 2_000])
-      let pending = TaskProbe { try await client.send("GET", Self.route).status }
+      // The answer waits on the test clock, which a loaded run may take more than URLSession's default 60 s to reach
+      // (the suite's time limit bounds the wait instead).
+      let pending = TaskProbe { try await client.send("GET", Self.route, timeout: 600).status }
       #expect(await clock.sleeperArrived())
       await clock.advance(by: .milliseconds(1_999))
       await settle()

@@ -103,14 +103,14 @@ struct SandboxSecurityTests {
         "GET /v3/users HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Trace: a\u{01}b\r\n\r\n",
         "GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: web\u{7F}socket\r\n\r\n",
       ] {
-        let (answer, closed) = try await Self.rawKeepingOpen(port: client.sandbox.port, request, wait: 10)
+        let (answer, closed) = try await Self.rawKeepingOpen(port: client.sandbox.port, request, wait: 30)
         #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer)")
         #expect(closed, "the server closed the connection, not the client's wait: \(answer)")
       }
       // The server still answers everyone else.
       let (fine, _) = try await Self.rawKeepingOpen(
         port: client.sandbox.port, "GET /_sandbox/stats HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
-        wait: 10)
+        wait: 30)
       #expect(fine.hasPrefix("HTTP/1.1 200"), "\(fine)")
     }
   }

@@ -36,12 +36,14 @@ struct SandboxClient {
     self.apiToken = apiToken
   }
 
-  /// Sends `method path` with an optional JSON (or raw) body.
+  /// Sends `method path` with an optional JSON (or raw) body, giving up after `timeout` seconds without an answer.
   func send(
-    _ method: String, _ path: String, json: Any? = nil, raw: Data? = nil, headers: [String: String] = [:]
+    _ method: String, _ path: String, json: Any? = nil, raw: Data? = nil, headers: [String: String] = [:],
+    timeout: TimeInterval = 60
   ) async throws -> HTTPExchange {
     var request = URLRequest(url: URL(string: sandbox.baseURL.absoluteString + path)!)
     request.httpMethod = method
+    request.timeoutInterval = timeout
     if let apiToken { request.setValue(apiToken, forHTTPHeaderField: "Api-Token") }
     for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
     if let json {
