@@ -55,7 +55,7 @@ struct SandboxServeTests {
     let baseURL = try #require(ChildProcess.readLine(output.fileHandleForReading).flatMap(URL.init(string:)))
     let port = try #require(baseURL.port)
 
-    // A request head that never ends: nothing answers it before the 30 s idle limit.
+    // A request head that never ends: nothing answers or closes it.
     guard case .success(let stalled) = LoopbackSocket.open(port: port) else {
       Issue.record("cannot connect to \(baseURL)")
       return
@@ -70,8 +70,8 @@ struct SandboxServeTests {
     if !process.isRunning { end.yield() }
     let exited = await firstElement(of: ended, within: .seconds(20)) { true } != nil
     #expect(exited, "still running 20 s after SIGTERM")
-    // 5 s of grace, then the process ends; the stalled connection alone would have held it to the 30 s idle limit.
-    // A loaded run has taken 8.5 s to exit.
+    // 5 s of grace, then the process ends; the stalled connection alone would hold it for good. A loaded run has taken
+    // 8.5 s to exit.
     #expect(sent.duration(to: .now) < .seconds(20), "stopped in \(sent.duration(to: .now))")
   }
 

@@ -115,15 +115,18 @@ struct SandboxSecurityTests {
     }
   }
 
-  @Test("A connection that never sends a whole first request is closed by the idle limit, whatever it sent")
-  func idleBeforeFirstRequest() async throws {
+  @Test("A chat route answers a request without a live access token at once, before reading the 41 MiB it announced")
+  func bearerBeforeBody() async throws {
     var configuration = SandboxConfiguration(logLevel: .critical)
-    configuration.idleTimeout = .seconds(1)
+    configuration.idleTimeout = .seconds(2)
     try await withSandbox(configuration) { client in
-      for partial in ["", "GET /v3/users HTTP/1.1\r\nHost: 127.0", "GET /socket.io/?EIO=4 HTTP/1.1\r\n"] {
-        let (answer, closed) = try await Self.rawKeepingOpen(port: client.sandbox.port, partial, wait: 20)
-        #expect(closed, "closed within the wait: \(partial.debugDescription) got \(answer.debugDescription)")
-      }
+      // Headers only: the announced body never comes, so an answer means the server did not wait for it.
+      let (answer, _) = try await Self.rawKeepingOpen(
+        port: client.sandbox.port,
+        "POST /v1/conversations/c1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer guessed\r\n"
+          + "Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 43000000\r\n\r\n", wait: 30)
+      #expect(answer.hasPrefix("HTTP/1.1 401"), "\(answer)")
+      #expect(answer.contains("E02"), "\(answer)")
     }
   }
 

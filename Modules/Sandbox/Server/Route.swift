@@ -9,6 +9,9 @@ struct Route: Sendable {
   /// The largest body the route reads; a larger one is answered 413 before the handler runs.
   let maxBodySize: Int
   let handler: Handler
+  /// What the route asks of a request's headers before its body is read (a bearer token): a request it refuses is
+  /// answered at once, whatever body it announced.
+  private(set) var admits: (@Sendable (SandboxRequest) throws -> Void)?
 
   init(
     _ method: HTTPRequest.Method, _ pattern: String, maxBodySize: Int = SandboxResponder.maxBodySize,
@@ -18,6 +21,13 @@ struct Route: Sendable {
     self.segments = pattern.split(separator: "/")
     self.maxBodySize = maxBodySize
     self.handler = handler
+  }
+
+  /// This route, asking `check` of a request's headers (its body empty, still unread) before anything else.
+  func admitting(_ check: @escaping @Sendable (SandboxRequest) throws -> Void) -> Route {
+    var route = self
+    route.admits = check
+    return route
   }
 
   /// The raw (still percent-encoded) parameters captured from `path`, or `nil` when the path does not match.

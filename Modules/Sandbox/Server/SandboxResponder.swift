@@ -121,6 +121,7 @@ struct SandboxResponder: HTTPResponder {
       ? rateLimiter.admit(tenant: request.headers[Self.apiToken] ?? "", method: request.method) : nil
     var response: SandboxResponse
     do {
+      try admit(request, resolution: resolution)
       let body = try await request.collectBody(upTo: resolution.maxBodySize)
       let sandboxRequest = SandboxRequest(
         method: request.method, path: request.uri.path, headers: request.headers,
@@ -143,6 +144,8 @@ struct SandboxResponder: HTTPResponder {
       throw error
     } catch let error as CancellationError {
       throw error
+    } catch let refused as RefusedBeforeReading {
+      response = Self.response(to: refused.error, in: section)
     } catch is NIOTooManyBytesError {
       response = section.tooLarge
     } catch {
@@ -237,12 +240,8 @@ struct SandboxResponder: HTTPResponder {
       routed.rawParameters = parameters
       do {
         return try await route.handler(routed)
-      } catch let error as PlatformError {
-        return error.response
-      } catch let error as BackendError {
-        return error.response
       } catch {
-        return section.internalError("\(error)")
+        return Self.response(to: error, in: section)
       }
     case .methodNotAllowed(let allowed):
       var response = section.methodNotAllowed(request.method, request.path)
@@ -250,6 +249,30 @@ struct SandboxResponder: HTTPResponder {
       return response
     case .notFound:
       return section.notFound(request.path)
+    }
+  }
+
+  /// The answer to a route's error: the contract's own, or a 500 of the section's shape.
+  private static func response(to error: any Error, in section: Section) -> SandboxResponse {
+    switch error {
+    case let error as PlatformError: error.response
+    case let error as BackendError: error.response
+    default: section.internalError("\(error)")
+    }
+  }
+
+  /// Asks the route's ``Route/admits`` of the request's headers, before its body is read.
+  ///
+  /// - Throws: ``RefusedBeforeReading`` with what it refused.
+  private func admit(_ request: Request, resolution: RouteResolution) throws {
+    guard case .route(let route, let parameters) = resolution, let admits = route.admits else { return }
+    let headersOnly = SandboxRequest(
+      method: request.method, path: request.uri.path, headers: request.headers, query: [:], body: Data(),
+      rawParameters: parameters)
+    do {
+      try admits(headersOnly)
+    } catch {
+      throw RefusedBeforeReading(error: error)
     }
   }
 
@@ -261,3 +284,8 @@ struct SandboxResponder: HTTPResponder {
 
 /// Thrown to make Hummingbird abandon a request whose connection a fault closed.
 struct DroppedConnection: Error {}
+
+/// A request its route refused on its headers alone, its body unread (``Route/admits``).
+struct RefusedBeforeReading: Error {
+  let error: any Error
+}
