@@ -78,6 +78,17 @@ struct SocketIOCommandTests {
     #expect(errors.contains("No connection within 1.5 s"))
   }
 
+  @Test("--timeout and --duration that are not a number of seconds (nan, inf, 0, -1) are usage errors: exit 64")
+  func badNumbers() async throws {
+    for (option, value) in [
+      ("--timeout", "nan"), ("--timeout", "inf"), ("--timeout", "0"), ("--duration", "nan"), ("--duration", "-1"),
+    ] {
+      let (_, errors, status) = try await Self.run(["http://127.0.0.1:1", "\(option)=\(value)"])
+      #expect(status == 64, "\(option) \(value): \(errors.prefix(300))")
+      #expect(errors.contains("\(option) is a number of seconds"), "\(option) \(value): \(errors.prefix(300))")
+    }
+  }
+
   @Test("A line of standard input that is not a command: exit 65, its number on standard error")
   func badInput() async throws {
     let server = try await PythonSocketIOServer()

@@ -42,13 +42,14 @@ struct SocketIOCommand: AsyncParsableCommand {
   var timeout: Double = 10
 
   func validate() throws {
-    _ = try configuration()
+    // The numbers first: the configuration turns --timeout into a duration, which NaN or infinity cannot be.
     guard duration >= 0, duration <= 86_400 * 365 else {
       throw ValidationError("--duration is a number of seconds, 0 or more.")
     }
     guard timeout > 0, timeout <= 86_400 * 365 else {
       throw ValidationError("--timeout is a number of seconds, more than 0.")
     }
+    _ = try configuration()
   }
 
   func run() async throws {
