@@ -115,7 +115,7 @@ struct ServeCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
-    LoggingSystem.bootstrap(StreamLogHandler.standardError)
+    LoggingSystem.bootstrap(PrintableLogHandler.standardError)
     let sandbox: RunningSandbox
     do {
       sandbox = try await Sandbox.start(configuration)

@@ -104,9 +104,9 @@ extension GlobalOptions {
   }
 }
 
-/// Sends every log to standard error, once per process.
+/// Sends every log to standard error, its control characters escaped, once per process.
 enum LoggingBootstrap {
-  private static let done: Void = LoggingSystem.bootstrap(StreamLogHandler.standardError)
+  private static let done: Void = LoggingSystem.bootstrap(PrintableLogHandler.standardError)
 
   /// Bootstraps logging if it has not been.
   static func once() { _ = done }
