@@ -4,6 +4,10 @@ import Sandbox
 import TestSupport
 import Testing
 
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
 /// Issue 20's `keel chat` contract, as a new user meets it: the embedded Sandbox's workspace to try, sending and
 /// reading, a `tail` that shows what a second terminal sends (the same user on the same data directory, and another
 /// user on a served Sandbox), and input refused before anything is sent.
@@ -127,6 +131,70 @@ struct ChatCommandTests {
       (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["text"] as? String
     }
     #expect(texts == ["One", "Two"], "one JSON object per message, each once: \(lines)")
+    await sandbox.stop()
+  }
+
+  /// `method path` on `sandbox` as the holder of `token`, with a JSON body; the answer's JSON object.
+  static func call(
+    _ sandbox: RunningSandbox, _ method: String, _ path: String, token: String? = nil, json: [String: String] = [:]
+  ) async throws -> [String: Any] {
+    var request = URLRequest(url: URL(string: sandbox.baseURL.absoluteString + path)!)
+    request.httpMethod = method
+    if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+    if method != "GET" {
+      request.httpBody = try JSONSerialization.data(withJSONObject: json)
+      request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    }
+    let (data, _) = try await URLSession(configuration: .ephemeral).data(for: request)
+    return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+  }
+
+  @Test(
+    "A nickname two DM partners share is refused with both listed (65) and nothing sent; @email and the id pick one; dms tells them apart"
+  )
+  func impostor() async throws {
+    let sandbox = try await Self.servedSandbox()
+    let directory = try Keel.dataDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let options = Keel.options(sandbox, directory)
+    // Eve signs up as "ada", is invited to Keel, and opens a DM with demo.
+    let eve = try await Self.call(
+      sandbox, "POST", "/v1/auth/signup",
+      json: ["email": "eve@example.com", "password": "password-1", "nickname": "ada"])
+    let ada = try await Self.call(
+      sandbox, "POST", "/v1/auth/login", json: ["email": "ada@keel.dev", "password": "ada-password"])
+    let demo = try await Self.call(
+      sandbox, "POST", "/v1/auth/login", json: ["email": "demo@keel.dev", "password": "demo-password"])
+    let adaToken = try #require(ada["accessToken"] as? String)
+    let workspaces = try await Self.call(sandbox, "GET", "/v1/workspaces", token: adaToken)
+    let keel = try #require((workspaces["workspaces"] as? [[String: Any]])?.first?["id"] as? String)
+    _ = try await Self.call(
+      sandbox, "POST", "/v1/workspaces/\(keel)/members", token: adaToken, json: ["email": "eve@example.com"])
+    let demoID = try #require((demo["user"] as? [String: Any])?["id"] as? String)
+    let room = try await Self.call(
+      sandbox, "POST", "/v1/workspaces/\(keel)/dms", token: try #require(eve["accessToken"] as? String),
+      json: ["userId": demoID])
+    #expect(room["id"] != nil, "\(room)")
+    try await Self.login("demo@keel.dev", options)
+
+    let ambiguous = try await Keel.run(["chat", "send", "@ada", "For ada only"] + options)
+    #expect(ambiguous.status == 65, "\(ambiguous.errors)")
+    #expect(ambiguous.errors.contains("names 2 people"), "\(ambiguous.errors)")
+    #expect(
+      ambiguous.errors.contains("<ada@keel.dev>") && ambiguous.errors.contains("<eve@example.com>"),
+      "\(ambiguous.errors)")
+    let stats = try await sandbox.control.statistics()
+    #expect(stats.requests("POST /v1/conversations/:conversation/messages") == 0, "nothing was sent")
+
+    let byEmail = try await Keel.run(["chat", "send", "@ada@keel.dev", "For ada only"] + options)
+    #expect(byEmail.status == 0, "\(byEmail.errors)")
+    let history = try await Keel.run(["chat", "history", "@user-ada", "--json"] + options)
+    let messages = try #require(try Keel.json(history)["messages"] as? [[String: Any]], "\(history.errors)")
+    #expect(messages.last?["text"] as? String == "For ada only", "the real ada's DM, named by her id")
+
+    let dms = try await Keel.run(["chat", "dms"] + options)
+    #expect(dms.lines.contains { $0.hasPrefix("@ada <ada@keel.dev>") }, "\(dms.lines)")
+    #expect(dms.lines.contains { $0.hasPrefix("@ada <eve@example.com>") }, "\(dms.lines)")
     await sandbox.stop()
   }
 

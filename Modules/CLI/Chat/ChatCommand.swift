@@ -71,9 +71,11 @@ struct ChatContext {
   }
 
   /// The conversation `name` names in `workspace`: a conversation id, a channel's name (`general`, `#general`), or a
-  /// DM partner's nickname, email or user id (`@ada`).
+  /// DM partner's user id, email (`@ada@keel.dev`) or nickname (`@ada`). A nickname is anyone's to take, so one that
+  /// several DM partners have is refused rather than guessed.
   ///
-  /// - Throws: ``CommandFailure`` of ``ExitStatus/notFound`` when none matches.
+  /// - Throws: ``CommandFailure`` of ``ExitStatus/notFound`` when none matches, of ``ExitStatus/invalidInput`` when a
+  ///   nickname names more than one DM partner (the candidates listed).
   func conversation(_ name: String, in workspace: ChatStore.Workspace) async throws -> ChatStore.Conversation {
     let channels = try await chat.refreshChannels(in: workspace.id)
     let rooms = try await chat.refreshDirectMessages(in: workspace.id)
@@ -85,13 +87,27 @@ struct ChatContext {
     {
       return channel
     }
-    let room = rooms.first { room in
-      room.members.contains { member in
-        member.userID != me.id
-          && (member.userID == bare || member.nickname.caseInsensitiveCompare(bare) == .orderedSame)
-      } || room.conversation.name.caseInsensitiveCompare(bare) == .orderedSame
+    // A DM is named after its other member: by id, by email (`@ada@keel.dev`), or by nickname, which anyone may take.
+    func others(_ room: DirectMessageRoom) -> [ChatStore.Member] { room.members.filter { $0.userID != me.id } }
+    if let room = rooms.first(where: { room in
+      others(room).contains { $0.userID == bare || $0.email?.caseInsensitiveCompare(bare) == .orderedSame }
+    }) {
+      return room.conversation
     }
-    guard let room else {
+    let named = rooms.filter { room in
+      others(room).contains { $0.nickname.caseInsensitiveCompare(bare) == .orderedSame }
+        || room.conversation.name.caseInsensitiveCompare(bare) == .orderedSame
+    }
+    guard named.count <= 1 else {
+      let partners = named.flatMap(others)
+      let candidates = partners.map { "\($0.nickname)\($0.email.map { " <\($0)>" } ?? "") (\($0.userID))" }
+      throw CommandFailure(
+        .invalidInput,
+        "\"\(name)\" names \(named.count) people you have DMs with in \(workspace.name): "
+          + "\(candidates.joined(separator: ", ")); name one by email or id, such as "
+          + "@\(partners.first.map { $0.email ?? $0.userID } ?? bare).")
+    }
+    guard let room = named.first else {
       throw CommandFailure(
         .notFound,
         "\(workspace.name) has no channel or DM \"\(name)\"; `keel chat channels` and `keel chat dms` list them.")

@@ -82,12 +82,17 @@ struct ChatDirectMessagesCommand: AsyncParsableCommand {
       let rows = rooms.map { room in
         DirectMessageRow(
           id: room.conversation.id, name: room.conversation.name, unreadCount: room.conversation.unreadCount,
-          members: room.members.map { MemberRow(userId: $0.userID, nickname: $0.nickname) },
+          members: room.members.map { MemberRow(userId: $0.userID, nickname: $0.nickname, email: $0.email) },
           lastMessage: room.lastMessage.map { MessageRow($0, names: names, baseURL: context.chat.baseURL) })
       }
-      let lines = rows.map { row in
+      // A nickname is anyone's to take: rows of the same name show whom each is with, by email (or id).
+      let repeated = Dictionary(grouping: rows, by: { $0.name.lowercased() }).filter { $0.value.count > 1 }.keys
+      let lines = zip(rows, rooms).map { row, room in
         let unread = row.unreadCount > 0 ? "  \(row.unreadCount) unread" : ""
-        return Output.printable("@" + row.name) + "  \(row.id)\(unread)"
+        let partner = room.members.first { $0.userID != context.me.id }
+        let whom =
+          repeated.contains(row.name.lowercased()) ? partner.map { " <\($0.email ?? $0.userID)>" } ?? "" : ""
+        return Output.printable("@" + row.name + whom) + "  \(row.id)\(unread)"
           + (row.lastMessage.map { "  " + $0.brief } ?? "")
       }
       try context.command.output.result(
@@ -106,5 +111,6 @@ struct ChatDirectMessagesCommand: AsyncParsableCommand {
   private struct MemberRow: Encodable {
     let userId: String
     let nickname: String
+    let email: String?
   }
 }

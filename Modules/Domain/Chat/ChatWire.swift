@@ -7,8 +7,11 @@ enum ChatWire {
     let id: String
     let nickname: String
     let profileImage: String?
+    let email: String?
 
-    var member: ChatStore.Member { ChatStore.Member(userID: id, nickname: nickname, profileURL: profileImage) }
+    var member: ChatStore.Member {
+      ChatStore.Member(userID: id, nickname: nickname, profileURL: profileImage, email: email)
+    }
   }
 
   struct Workspace: Decodable, Sendable {

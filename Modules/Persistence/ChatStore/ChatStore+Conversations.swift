@@ -153,8 +153,8 @@ extension ChatStore {
       try db.execute(sql: "DELETE FROM member WHERE scope = ?", arguments: [scope.key])
       for member in members {
         try db.execute(
-          sql: "INSERT OR REPLACE INTO member (scope, userID, nickname, profileURL) VALUES (?, ?, ?, ?)",
-          arguments: [scope.key, member.userID, member.nickname, member.profileURL])
+          sql: "INSERT OR REPLACE INTO member (scope, userID, nickname, profileURL, email) VALUES (?, ?, ?, ?, ?)",
+          arguments: [scope.key, member.userID, member.nickname, member.profileURL, member.email])
       }
     }
   }
@@ -164,7 +164,9 @@ extension ChatStore {
     try await read("read members") { db in
       try Row.fetchAll(
         db, sql: "SELECT * FROM member WHERE scope = ? ORDER BY nickname, userID", arguments: [scope.key]
-      ).map { Member(userID: $0["userID"], nickname: $0["nickname"], profileURL: $0["profileURL"]) }
+      ).map { row in
+        Member(userID: row["userID"], nickname: row["nickname"], profileURL: row["profileURL"], email: row["email"])
+      }
     }
   }
 }

@@ -66,6 +66,10 @@ enum ChatStoreSchema {
           ) WITHOUT ROWID;
           """)
     }
+    // A member's email, which tells two members of one nickname apart (a nickname is anyone's to take).
+    migrator.registerMigration("chat-v3-member-email") { db in
+      try db.execute(sql: "ALTER TABLE member ADD COLUMN email TEXT")
+    }
     return migrator
   }
 }
