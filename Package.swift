@@ -19,7 +19,6 @@ let swiftSettings: [SwiftSetting] =
 let dequeModule: Target.Dependency = .product(name: "DequeModule", package: "swift-collections")
 let basics: Target.Dependency = "KeelBasics"
 let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
-let hummingbirdCore: Target.Dependency = .product(name: "HummingbirdCore", package: "hummingbird")
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
 let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
@@ -32,7 +31,6 @@ let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto"
 let customDump: Target.Dependency = .product(name: "CustomDump", package: "swift-custom-dump")
 let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
 let wsClient: Target.Dependency = .product(name: "WSClient", package: "swift-websocket")
-let wsCore: Target.Dependency = .product(name: "WSCore", package: "swift-websocket")
 let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
 let nioHTTP1: Target.Dependency = .product(name: "NIOHTTP1", package: "swift-nio")
 let nioWebSocket: Target.Dependency = .product(name: "NIOWebSocket", package: "swift-nio")
@@ -130,7 +128,7 @@ let package = Package(
     .target(
       name: "NIOTransports",
       dependencies: [
-        "Networking", asyncHTTPClient, wsClient, wsCore, nioCore, nioPosix, nioHTTP1, nioWebSocket, nioFoundationCompat,
+        "Networking", asyncHTTPClient, wsClient, nioCore, nioPosix, nioHTTP1, nioWebSocket, nioFoundationCompat,
         nioSSL, nioHTTPCompression, httpTypes, logging, basics,
       ],
       path: "Modules/NIOTransports",
@@ -276,8 +274,7 @@ let package = Package(
     .target(
       name: "Sandbox",
       dependencies: [
-        "Realtime", hummingbird, hummingbirdCore, hummingbirdWebSocket, httpTypes, nioCore, nioHTTP1, serviceLifecycle,
-        logging, basics, crypto,
+        "Realtime", hummingbird, hummingbirdWebSocket, httpTypes, nioCore, serviceLifecycle, logging, basics, crypto,
       ],
       path: "Modules/Sandbox",
       swiftSettings: swiftSettings
