@@ -38,26 +38,68 @@ public enum LocalPostgres {
 
   private static func start() throws -> String {
     if let url = ProcessInfo.processInfo.environment["KEEL_TEST_POSTGRES"], !url.isEmpty { return url }
-    guard let bin = binaries() else {
-      throw Unavailable(
-        description:
-          "PostgreSQL is needed for this test and is not installed: `apt-get install postgresql` (what .ci/run does), "
-          + "or set KEEL_TEST_POSTGRES=postgres://USER@HOST:PORT/DATABASE to a server the tests may write to.")
-    }
     let directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("keel-postgres-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    let asRoot = getuid() == 0
-    if asRoot { try run("/bin/chown", ["postgres", directory.path]) }
-    let data = directory.appendingPathComponent("data").path
-    try run(bin + "/initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8"], asPostgres: asRoot)
-    let port = Int.random(in: 20_000...60_000)
-    let options = "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off"
-    try run(
-      bin + "/pg_ctl", ["-D", data, "-l", directory.appendingPathComponent("log").path, "-o", options, "-w", "start"],
-      asPostgres: asRoot)
-    stopAtExit(pgCtl: bin + "/pg_ctl", data: data, directory: directory.path, asRoot: asRoot)
-    return "postgres://postgres@127.0.0.1:\(port)/postgres?sslmode=disable"
+    let cluster = try Cluster.start(
+      ports: (0..<5).map { _ in Int.random(in: 20_000...60_000) }, directory: directory)
+    stopAtExit(cluster)
+    return cluster.url
+  }
+
+  /// A cluster this process started: its server's URL, and what stopping it needs.
+  public struct Cluster: Sendable {
+    /// The server's URL.
+    public let url: String
+    /// The temporary directory that holds the cluster's data, log and socket.
+    public let directory: String
+    fileprivate let pgCtl: String
+    fileprivate let asRoot: Bool
+
+    /// Starts a cluster in `directory`, which it creates, on the first of `ports` its server can listen on: a port
+    /// found free can be taken by another process before the server binds it, and then the next one is tried. When
+    /// none works, or `initdb` fails, nothing is left behind: the directory is removed before the error is thrown.
+    ///
+    /// - Throws: ``Unavailable``, saying what failed on the last port tried.
+    public static func start(ports: [Int], directory: URL) throws -> Cluster {
+      guard let bin = binaries() else {
+        throw Unavailable(
+          description:
+            "PostgreSQL is needed for this test and is not installed: `apt-get install postgresql` (what .ci/run "
+            + "does), or set KEEL_TEST_POSTGRES=postgres://USER@HOST:PORT/DATABASE to a server the tests may write to.")
+      }
+      do {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let asRoot = getuid() == 0
+        if asRoot { try run("/bin/chown", ["postgres", directory.path]) }
+        let data = directory.appendingPathComponent("data").path
+        try run(bin + "/initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8"], asPostgres: asRoot)
+        var failure: (any Error)?
+        for port in ports {
+          let options = "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off"
+          do {
+            try run(
+              bin + "/pg_ctl",
+              ["-D", data, "-l", directory.appendingPathComponent("log").path, "-o", options, "-w", "start"],
+              asPostgres: asRoot)
+            return Cluster(
+              url: "postgres://postgres@127.0.0.1:\(port)/postgres?sslmode=disable", directory: directory.path,
+              pgCtl: bin + "/pg_ctl", asRoot: asRoot)
+          } catch {
+            failure = error
+          }
+        }
+        throw failure ?? Unavailable(description: "No port was given to start PostgreSQL on.")
+      } catch {
+        try? FileManager.default.removeItem(at: directory)
+        throw error
+      }
+    }
+
+    /// Stops the server at once and removes its directory.
+    public func stop() {
+      try? LocalPostgres.run(pgCtl, ["-D", directory + "/data", "-m", "immediate", "stop"], asPostgres: asRoot)
+      try? FileManager.default.removeItem(atPath: directory)
+    }
   }
 
   /// The directory with `initdb` and `pg_ctl`: Debian keeps them out of PATH, in /usr/lib/postgresql/VERSION/bin.
@@ -108,15 +150,10 @@ public enum LocalPostgres {
   }
 
   // What the exit handler stops and removes; it is a C function and captures nothing.
-  private nonisolated(unsafe) static var cleanup: (pgCtl: String, data: String, directory: String, asRoot: Bool)?
+  private nonisolated(unsafe) static var cleanup: Cluster?
 
-  private static func stopAtExit(pgCtl: String, data: String, directory: String, asRoot: Bool) {
-    cleanup = (pgCtl, data, directory, asRoot)
-    atexit {
-      guard let cleanup = LocalPostgres.cleanup else { return }
-      try? LocalPostgres.run(
-        cleanup.pgCtl, ["-D", cleanup.data, "-m", "immediate", "stop"], asPostgres: cleanup.asRoot)
-      try? FileManager.default.removeItem(atPath: cleanup.directory)
-    }
+  private static func stopAtExit(_ cluster: Cluster) {
+    cleanup = cluster
+    atexit { LocalPostgres.cleanup?.stop() }
   }
 }
