@@ -300,7 +300,7 @@ let package = Package(
     ),
     .testTarget(
       name: "CLITests",
-      dependencies: ["KeelCLI", "Sandbox", "TestSupport", crypto, logging],
+      dependencies: ["KeelCLI", "Sandbox", "TestSupport", "Domain", "Persistence", crypto, logging],
       path: "Tests/CLITests",
       swiftSettings: swiftSettings
     ),

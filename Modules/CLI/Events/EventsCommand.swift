@@ -25,21 +25,29 @@ struct QueueStatus: Encodable {
   var delivered: Int
   /// Set aside by this command (`flush` only): events the server refused on their own.
   var setAside: Int?
+  /// Of those, the events that found the set-aside store full and were lost (`flush` only).
+  var notKept: Int?
   /// Why they were set aside, the most frequent reason first (`flush` only).
   var setAsideReasons: [SetAsideReason]?
   /// The dead letters (`status --dead-letters` only).
   var deadLetters: [DeadLetterLine]?
   let duplicates: Int
   let deadLettered: Int
+  /// Refused events that found the set-aside store full and were lost, ever.
+  let deadLettersDropped: Int
+  /// The most events the set-aside store keeps.
+  let deadLetterCapacity: Int
   /// The last failure to deliver, in words: this command's, or else the one an earlier `flush` left on record.
   let lastError: String?
   let isOnline: Bool
 
-  init(_ status: DeliveryStatus, recordedFailure: String? = nil) {
+  init(_ status: DeliveryStatus, capacity: Int, recordedFailure: String? = nil) {
     pending = status.pending
     delivered = status.delivered
     duplicates = status.duplicates
     deadLettered = status.deadLettered
+    deadLettersDropped = status.deadLettersDropped
+    deadLetterCapacity = capacity
     lastError = status.lastFailure.map(Self.words) ?? status.lastError ?? recordedFailure
     isOnline = status.isOnline
   }
@@ -48,14 +56,31 @@ struct QueueStatus: Encodable {
   var statusLine: String {
     var line = "\(pending) pending"
     if deadLettered > 0 { line += ", \(deadLettered) refused by the server (set aside)" }
+    if deadLettersDropped > 0 { line += ", \(deadLettersDropped) refused and lost (the set-aside store was full)" }
     if let lastError { line += "; last failure: \(lastError)" }
     return line
+  }
+
+  /// Whether the set-aside store is full: the next event the server refuses will be lost.
+  var isSetAsideStoreFull: Bool { deadLettered >= deadLetterCapacity }
+
+  /// What to say of a full set-aside store, and of the refused events it could not keep (`lost`).
+  func fullStoreSentence(lost: Int) -> String {
+    (lost > 0
+      ? "\(lost) event\(lost == 1 ? "" : "s") the server refused could not be set aside and \(lost == 1 ? "is" : "are") lost: "
+      : "The next event the server refuses will be lost: ")
+      + "the set-aside store keeps at most \(deadLetterCapacity.formatted(.number.grouping(.automatic))) events, "
+      + "and holds \(deadLettered.formatted(.number.grouping(.automatic))). `keel events status --dead-letters` lists "
+      + "them, `keel events requeue` puts them back once the server takes them."
   }
 
   /// The line `flush` prints: what it delivered, set aside and what still waits.
   var flushLine: String {
     var line = "\(delivered) delivered, \(pending) pending"
-    if let setAside, setAside > 0 { line += ", \(setAside) refused by the server and set aside now" }
+    if let setAside, setAside > 0 {
+      line += ", \(setAside) refused by the server and set aside now"
+      if let notKept, notKept > 0 { line += " (\(notKept) of them lost: the set-aside store is full)" }
+    }
     if deadLettered > 0 { line += "; \(deadLettered) set aside in all" }
     return line
   }

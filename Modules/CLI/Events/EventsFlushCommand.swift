@@ -16,14 +16,19 @@ struct EventsFlushCommand: AsyncParsableCommand {
       let (status, reason, setAside) = try await context.withEvents { tracker in
         _ = await tracker.loadedStatus
         let report = await tracker.flush()
-        var status = QueueStatus(report.status)
+        var status = QueueStatus(report.status, capacity: tracker.configuration.deadLetterCapacity)
         status.delivered = report.delivered
         status.setAside = report.setAsideCount
+        status.notKept = report.notKeptCount
         status.setAsideReasons = SetAsideReason.tally(report.setAside)
         return (status, report.status.lastFailure?.reason, report.setAsideCount)
       }
       RecordedDeliveryFailure.record(status.pending == 0 ? nil : status.lastError, in: context.options.dataDirectory)
       try context.output.result(status, human: status.flushLine)
+      // Refused events that could not be kept are data lost: that comes first, whatever else happened.
+      if let lost = status.notKept, lost > 0 {
+        throw CommandFailure(.localStorage, status.fullStoreSentence(lost: lost), followsResult: true)
+      }
       guard status.pending == 0 else {
         // No answer (offline, refused, dropped) is the network's fault; an answer that refused the upload is the
         // server's.

@@ -9,9 +9,12 @@ public struct DeliveryStatus: Sendable, Hashable {
   public var delivered: Int
   /// Of those, events the server said it had already (a redelivery after a lost acknowledgement; E9).
   public var duplicates: Int
-  /// Events taken out of delivery for good (the server refused them as malformed or too large), counted since the
-  /// queue file was created; the file keeps the newest of them, up to its dead-letter capacity.
+  /// Events taken out of delivery for good (the server refused them as malformed or too large) and kept as dead
+  /// letters on disk, now: up to ``EventTrackerConfiguration/deadLetterCapacity``.
   public var deadLettered: Int
+  /// Events the server refused that found the dead letters full, so were not kept, ever, as kept on disk: data lost,
+  /// which a tool should report.
+  public var deadLettersDropped: Int
   /// Events dropped to keep the queue within its capacity, ever, as kept on disk.
   public var dropped: Int
   /// The last upload failure, or `nil` once an upload succeeds again.
@@ -34,8 +37,9 @@ public struct DeliveryStatus: Sendable, Hashable {
   public init(
     pending: Int = 0, delivered: Int = 0, duplicates: Int = 0, deadLettered: Int = 0, dropped: Int = 0,
     lastError: String? = nil, lastFailure: RequestFailure? = nil, isOnline: Bool = true, nextRetry: Date? = nil,
-    isOptedOut: Bool = false, refusedByConsent: Int = 0, droppedByPlugins: Int = 0
+    isOptedOut: Bool = false, refusedByConsent: Int = 0, droppedByPlugins: Int = 0, deadLettersDropped: Int = 0
   ) {
+    self.deadLettersDropped = deadLettersDropped
     self.pending = pending
     self.delivered = delivered
     self.duplicates = duplicates

@@ -237,18 +237,25 @@ extension EventTracker {
 
   /// Takes a refused event out of delivery for good, with the reason; `nil` unless the queue failed.
   private func deadLetter(_ entry: Batch.Element, reason: String) async -> RoundOutcome? {
-    let moved: Int
+    let outcome: DeadLettering
     do {
-      moved = try await queue.deadLetter([entry.item.id], reason: reason)
+      outcome = try await queue.deadLetter([entry.item.id], reason: reason)
     } catch {
       return storageFailure(error)
     }
-    logger.error("Event \(entry.item.element.name) (\(entry.item.element.eventId)) was dead-lettered: \(reason)")
+    let event = "Event \(entry.item.element.name) (\(entry.item.element.eventId))"
+    if outcome.dropped > 0 {
+      logger.error(
+        "\(event) was refused and is lost: the dead letters are full (\(configuration.deadLetterCapacity)): \(reason)")
+    } else {
+      logger.error("\(event) was dead-lettered: \(reason)")
+    }
     let setAside = SetAsideEvent(id: entry.item.id, event: entry.item.element, reason: reason, setAsideAt: now())
-    control.withLock { $0.setAside.append(setAside) }
+    control.withLock { $0.setAside.append(setAside, kept: outcome.dropped == 0) }
     broadcast.update {
-      $0.pending -= moved
-      $0.deadLettered += moved
+      $0.pending -= outcome.moved
+      $0.deadLettered += outcome.kept
+      $0.deadLettersDropped += outcome.dropped
     }
     return nil
   }
@@ -295,6 +302,7 @@ extension EventTracker {
       broadcast.update {
         $0.pending = statistics.pending
         $0.deadLettered = statistics.deadLetters
+        $0.deadLettersDropped = statistics.deadLettersDropped
         $0.dropped = statistics.dropped
       }
       return statistics.pending

@@ -242,7 +242,7 @@ public final class EventTracker: Sendable {
   ///   and where delivery stands.
   @discardableResult
   public func flush() async -> FlushReport {
-    let mark = control.withLock { $0.setAside.total }
+    let (mark, notKeptMark) = control.withLock { ($0.setAside.total, $0.setAside.notKept) }
     let deliveredBefore = broadcast.current.delivered
     await withCheckedContinuation { continuation in
       let accepted = control.withLock { control in
@@ -254,9 +254,12 @@ public final class EventTracker: Sendable {
       if accepted { wake() } else { continuation.resume() }
     }
     let status = await loadedStatus
-    let (count, setAside) = control.withLock { ($0.setAside.total - mark, $0.setAside.since(mark)) }
+    let (count, setAside, notKept) = control.withLock {
+      ($0.setAside.total - mark, $0.setAside.since(mark), $0.setAside.notKept - notKeptMark)
+    }
     return FlushReport(
-      delivered: status.delivered - deliveredBefore, setAsideCount: count, setAside: setAside, status: status)
+      delivered: status.delivered - deliveredBefore, setAsideCount: count, setAside: setAside, status: status,
+      notKeptCount: notKept)
   }
 
   /// Stops the uploader and waits for it (the tracker runs until then); an upload in flight is abandoned and its events stay pending, to be

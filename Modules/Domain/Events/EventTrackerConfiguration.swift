@@ -25,7 +25,10 @@ public struct EventTrackerConfiguration: Sendable, Hashable {
   public var capacity: Int
   /// What tracking beyond ``capacity`` does: by default the oldest pending events are dropped, and counted.
   public var overflow: OverflowPolicy
-  /// The most dead-lettered events kept for inspection. Default 1,000.
+  /// The most dead-lettered events kept for inspection, and for ``EventTracker/requeueDeadLetters(_:)``. Default
+  /// 10,000: with events held to ``maxPropertiesBytes``, at most about 330 MB of disk, and a few MB for usual events.
+  /// Those kept stay; a refused event that finds them full is not kept, and is reported
+  /// (``FlushReport/notKeptCount``, ``DeliveryStatus/deadLettersDropped``).
   public var deadLetterCapacity: Int
   /// The longest event name, in characters. Default 256.
   public var maxNameLength: Int
@@ -52,7 +55,7 @@ public struct EventTrackerConfiguration: Sendable, Hashable {
     flushInterval: Duration = .seconds(30), baseRetryDelay: Duration = .seconds(1),
     maxRetryDelay: Duration = .seconds(300), uploadTimeout: Duration = .seconds(30), capacity: Int = 100_000,
     overflow: OverflowPolicy = .dropOldest,
-    deadLetterCapacity: Int = 1_000, maxNameLength: Int = 256, maxPropertiesBytes: Int = 32 * 1_024,
+    deadLetterCapacity: Int = 10_000, maxNameLength: Int = 256, maxPropertiesBytes: Int = 32 * 1_024,
     deliversOnItsOwn: Bool = true, durability: Durability = .survivesCrash, sessionTimeout: Duration = .seconds(1_800),
     wireFormat: EventWireFormat = .keel
   ) {

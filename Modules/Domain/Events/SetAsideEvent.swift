@@ -35,14 +35,20 @@ public struct FlushReport: Sendable, Hashable {
   public var setAsideCount: Int
   /// Those events with the server's reasons, the newest 100 at most.
   public var setAside: [SetAsideEvent]
+  /// Of ``setAsideCount``, the events that found the dead letters at their capacity
+  /// (``EventTrackerConfiguration/deadLetterCapacity``): refused, and not kept. Anything but 0 is data lost.
+  public var notKeptCount: Int
   /// Where delivery stands after the flush: what still waits, and the last failure if it stopped on one.
   public var status: DeliveryStatus
 
   /// A report with these values.
-  public init(delivered: Int, setAsideCount: Int, setAside: [SetAsideEvent], status: DeliveryStatus) {
+  public init(
+    delivered: Int, setAsideCount: Int, setAside: [SetAsideEvent], status: DeliveryStatus, notKeptCount: Int = 0
+  ) {
     self.delivered = delivered
     self.setAsideCount = setAsideCount
     self.setAside = setAside
+    self.notKeptCount = notKeptCount
     self.status = status
   }
 
@@ -56,10 +62,13 @@ struct SetAsideLog {
   static let capacity = 100
   /// How many were ever set aside by this tracker.
   private(set) var total = 0
+  /// Of those, how many found the dead letters full and were not kept.
+  private(set) var notKept = 0
   private var newest: [SetAsideEvent] = []
 
-  mutating func append(_ event: SetAsideEvent) {
+  mutating func append(_ event: SetAsideEvent, kept: Bool) {
     total += 1
+    if !kept { notKept += 1 }
     newest.append(event)
     if newest.count > Self.capacity { newest.removeFirst(newest.count - Self.capacity) }
   }

@@ -5,34 +5,37 @@ extension DurableQueue {
   /// Moves the elements with these ids out of delivery for good, keeping them with `reason`: for poison events the
   /// server will never accept (a 400, or a 413 for a single event). Unknown ids are ignored.
   ///
-  /// At most ``deadLetterCapacity`` dead letters are kept; past it the oldest are deleted, in the same transaction,
-  /// and counted in ``DurableQueueStatistics/deadLettersDropped``.
+  /// At most ``deadLetterCapacity`` dead letters are kept, and those kept stay until they are removed or re-queued:
+  /// when the table is full, the elements that do not fit leave delivery all the same (they would be refused forever),
+  /// are not kept, and are counted in ``DeadLettering/dropped`` and ``DurableQueueStatistics/deadLettersDropped``, so
+  /// that whoever set them aside can say so.
   ///
-  /// - Returns: How many elements were moved.
+  /// - Returns: How many elements were kept as dead letters, and how many did not fit.
   @discardableResult
-  public func deadLetter(_ ids: [Int64], reason: String) async throws -> Int {
-    guard !ids.isEmpty else { return 0 }
+  public func deadLetter(_ ids: [Int64], reason: String) async throws -> DeadLettering {
+    guard !ids.isEmpty else { return DeadLettering(kept: 0, dropped: 0) }
     let (deadLetteredAt, deadLetterCapacity) = (now().timeIntervalSince1970, deadLetterCapacity)
     return try await write("dead-letter elements") { db in
-      let moved = try Self.forEachChunk(of: ids) { chunk in
+      var outcome = DeadLettering(kept: 0, dropped: 0)
+      _ = try Self.forEachChunk(of: ids) { chunk in
         let list = Self.placeholders(chunk.count)
+        let room = max(0, deadLetterCapacity - (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM deadLetter")!))
+        // The oldest of the chunk first, as many as there is room for.
         try db.execute(
           sql: """
             INSERT INTO deadLetter (id, payload, enqueuedAt, attempts, reason, deadLetteredAt)
-            SELECT id, payload, enqueuedAt, attempts, ?, ? FROM queue WHERE id IN (\(list))
+            SELECT id, payload, enqueuedAt, attempts, ?, ? FROM queue WHERE id IN (\(list)) ORDER BY id LIMIT ?
             """,
-          arguments: [reason, deadLetteredAt] + StatementArguments(chunk))
+          arguments: [reason, deadLetteredAt] + StatementArguments(chunk) + [room])
+        let kept = db.changesCount
         try db.execute(sql: "DELETE FROM queue WHERE id IN (\(list))", arguments: StatementArguments(chunk))
-        return db.changesCount
+        let removed = db.changesCount
+        outcome.kept += kept
+        outcome.dropped += removed - kept
+        return removed
       }
-      let excess = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM deadLetter")! - deadLetterCapacity
-      if excess > 0 {
-        try db.execute(
-          sql: "DELETE FROM deadLetter WHERE id IN (SELECT id FROM deadLetter ORDER BY id LIMIT ?)",
-          arguments: [excess])
-        try DurableQueueSchema.add(excess, to: .deadLettersDropped, db)
-      }
-      return moved
+      if outcome.dropped > 0 { try DurableQueueSchema.add(outcome.dropped, to: .deadLettersDropped, db) }
+      return outcome
     }
   }
 
@@ -135,4 +138,21 @@ extension DurableQueue {
     }
     return try await requeueDeadLetters(ids)
   }
+}
+
+/// What ``DurableQueue/deadLetter(_:reason:)`` did with the elements it took out of delivery.
+public struct DeadLettering: Sendable, Hashable {
+  /// Elements now kept as dead letters.
+  public var kept: Int
+  /// Elements that left delivery without being kept: the dead letters were at their capacity.
+  public var dropped: Int
+
+  /// An outcome with these counts.
+  public init(kept: Int, dropped: Int) {
+    self.kept = kept
+    self.dropped = dropped
+  }
+
+  /// Every element taken out of delivery, kept or not.
+  public var moved: Int { kept + dropped }
 }

@@ -40,7 +40,8 @@ import KeelBasics
 ///
 /// ## Dead letters
 /// ``deadLetter(_:reason:)`` takes poison elements out of delivery for good, with the reason, into a table capped at
-/// ``deadLetterCapacity``. ``peek(limit:now:)`` moves a payload that no longer decodes there by itself rather than
+/// ``deadLetterCapacity``: a letter kept stays until it is removed or re-queued, and one that finds the table full is
+/// not kept and is counted instead. ``peek(limit:now:)`` moves a payload that no longer decodes there by itself rather than
 /// throw: an error would block the head of the queue forever.
 ///
 /// ## Failures
@@ -58,7 +59,7 @@ public final class DurableQueue<Element: Codable & Sendable>: SQLiteStore {
   public let capacity: Int
   /// What an enqueue beyond ``capacity`` does.
   public let overflow: OverflowPolicy
-  /// The most dead letters kept; past it the oldest are deleted and counted in
+  /// The most dead letters kept; past it new ones are not kept and are counted in
   /// ``DurableQueueStatistics/deadLettersDropped``.
   public let deadLetterCapacity: Int
   /// What a committed write survives.
@@ -80,7 +81,7 @@ public final class DurableQueue<Element: Codable & Sendable>: SQLiteStore {
   ///   not a file, ``PersistenceError/Kind/corrupted`` when the file exists but is not a healthy queue database,
   ///   ``PersistenceError/Kind/permissionDenied``, ``PersistenceError/Kind/diskFull`` or ``PersistenceError/Kind/io``.
   public init(
-    url: URL, capacity: Int, overflow: OverflowPolicy, deadLetterCapacity: Int = 1_000,
+    url: URL, capacity: Int, overflow: OverflowPolicy, deadLetterCapacity: Int = 10_000,
     durability: Durability = .survivesPowerLoss, now: @escaping @Sendable () -> Date = { Date() }
   ) throws {
     guard capacity >= 1, deadLetterCapacity >= 1 else {

@@ -9,7 +9,8 @@ public struct DurableQueueStatistics: Sendable, Hashable {
   public var dropped: Int
   /// Elements refused by ``OverflowPolicy/rejectNew``, since the database was created.
   public var rejected: Int
-  /// Dead letters deleted because the dead-letter table was full, since the database was created.
+  /// Elements taken out of delivery as dead letters but not kept, because the dead-letter table was full, since the
+  /// database was created.
   public var deadLettersDropped: Int
 
   /// A snapshot with these counts.
