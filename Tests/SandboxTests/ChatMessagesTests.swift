@@ -185,6 +185,37 @@ struct ChatMessagesTests {
     }
   }
 
+  @Test("A page stops at 1 MiB of messages, with hasMore, always holding one; the pages together bring every message")
+  func pageWeight() async throws {
+    try await withSandbox { client in
+      let room = try await room(client)
+      // Thirty of the heaviest messages: 9,990 control characters (six bytes each in JSON) and one character with
+      // 14,900 combining marks, within 10,000 characters and 40,000 bytes: each about 90 KB of JSON, 2.7 MB in all.
+      let heavy = String(repeating: "\u{1}", count: 9_990) + "e" + String(repeating: "\u{301}", count: 14_900)
+      for index in 0..<30 {
+        let sent = try await send(room, as: room.ann, text: "\(index)" + heavy)
+        try #require(sent.status == 201, "\(sent.json)")
+      }
+      var seen: [String] = []
+      var pages = 0
+      var query = "?limit=100"
+      while true {
+        pages += 1
+        let response = try await client.send(
+          "GET", "/v1/conversations/\(room.channel)/messages\(query)", headers: room.bob)
+        #expect(response.body.count <= (1 << 20) + 100_000, "one page is held near 1 MiB: \(response.body.count)")
+        let messages = try #require(response.json["messages"] as? [[String: Any]])
+        #expect(!messages.isEmpty)
+        seen.insert(
+          contentsOf: messages.compactMap { ($0["text"] as? String)?.prefix { $0 != "\u{1}" } }.map(String.init), at: 0)
+        guard response.json["hasMore"] as? Bool == true, let oldest = messages.first?["id"] as? String else { break }
+        query = "?before=\(oldest)&limit=100"
+      }
+      #expect(seen == (0..<30).map(String.init), "every message once, in order")
+      #expect(pages >= 3, "30 messages under a limit of 100 came in \(pages) pages, cut by their weight")
+    }
+  }
+
   @Test("Unread counts follow what others sent and what was read; a DM room shows its last message")
   func unread() async throws {
     try await withSandbox { client in

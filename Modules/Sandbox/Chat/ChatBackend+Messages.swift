@@ -15,6 +15,11 @@ extension ChatBackend {
   static let maxTextBytes = 40_000
   /// The most messages a page lists.
   static let maxPage = 100
+  /// The most bytes of JSON a page's messages take together: a page stops short of `limit` (with `hasMore`) rather
+  /// than pass it, though it always holds one message. A message is at most about 90 KB of JSON (10,000 control
+  /// characters, each escaped in six bytes, and one character carrying the rest of the 40,000 bytes in combining
+  /// marks), so no page is much over 1 MiB, however its messages were written; 100 such messages would be 9 MB.
+  static let maxPageBytes = 1 << 20
 
   var messageRoutes: [Route] {
     [
@@ -112,7 +117,7 @@ extension ChatBackend {
 
   /// `GET …/messages?after=ID|before=ID&limit=N`: at most `limit` (50 by default, 100 at most) messages, oldest
   /// first: the first ones after `after`, the last ones before `before`, or the newest; `hasMore` says whether the
-  /// page stopped short of the end in its direction.
+  /// page stopped short of the end in its direction. A page also stops at ``maxPageBytes`` of messages.
   private func listMessages(_ request: SandboxRequest) throws -> SandboxResponse {
     let me = try auth.account(of: request).id
     let conversationID = request.parameter("conversation") ?? ""
@@ -123,17 +128,34 @@ extension ChatBackend {
       if let after = request.query["after"] {
         guard let index = all.firstIndex(where: { $0.id == after }) else { throw BackendError.notFound("The message") }
         let rest = all[(index + 1)...]
-        return (Array(rest.prefix(limit)), rest.count > limit)
+        let page = Self.weighed(Array(rest.prefix(limit)), keepingNewest: false)
+        return (page, rest.count > page.count)
       }
       var end = all.endIndex
       if let before = request.query["before"] {
         guard let index = all.firstIndex(where: { $0.id == before }) else { throw BackendError.notFound("The message") }
         end = index
       }
-      let start = max(0, end - limit)
-      return (Array(all[start..<end]), start > 0)
+      let page = Self.weighed(Array(all[max(0, end - limit)..<end]), keepingNewest: true)
+      return (page, end - page.count > 0)
     }
     return .json(["messages": .array(page.map(messageJSON)), "hasMore": .bool(hasMore)])
+  }
+
+  /// `messages`, oldest first, cut to ``maxPageBytes`` of JSON (one message at least): the oldest kept, or the newest
+  /// when `keepingNewest` (a page that ends at a point, such as the newest, keeps what is nearest it).
+  private static func weighed(_ messages: [ChatState.Message], keepingNewest: Bool) -> [ChatState.Message] {
+    var kept: [ChatState.Message] = []
+    var bytes = 0
+    for message in keepingNewest ? messages.reversed() : messages {
+      // The text's JSON: each byte once, a control character as a six-byte escape; the rest is under 1 KB.
+      let weight =
+        message.text.utf8.reduce(0) { $0 + ($1 < 0x20 ? 6 : 1) } + 1_024 + message.imageIDs.count * 128
+      guard kept.isEmpty || bytes + weight <= maxPageBytes else { break }
+      bytes += weight
+      kept.append(message)
+    }
+    return keepingNewest ? kept.reversed() : kept
   }
 
   /// `POST …/read {"messageId"}`: the caller has read up to that message; the conversation's unread count for them
