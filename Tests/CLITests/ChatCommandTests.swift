@@ -100,6 +100,38 @@ struct ChatCommandTests {
     #expect(lines.count == 2, "each message once: \(lines)")
   }
 
+  @Test("Ten sends at once beside a tail on one data directory: each exits 0, each message goes once, with its image")
+  func concurrentSendsBesideATail() async throws {
+    let directory = try Keel.dataDirectory()
+    let image = directory.appendingPathComponent("dot.png")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let options = ["--data-dir", directory.path]
+    try await Self.login("demo@keel.dev", options)
+    try Data(Self.png).write(to: image)
+    let tail = try Self.tail(["general", "--last", "0"] + options)
+    #expect(await tail.waitForErrors(containing: "following #general"), "\(tail.errors)")
+
+    let runs = try await withThrowingTaskGroup(of: (Int, ChildProcess.Run).self) { group in
+      for number in 0..<10 {
+        group.addTask {
+          (number, try await Keel.run(["chat", "send", "general", "Burst \(number)", "--image", image.path] + options))
+        }
+      }
+      return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+    }
+    for (number, run) in runs.sorted(by: { $0.key < $1.key }) {
+      #expect(run.status == 0, "send \(number): \(run.errors)")
+    }
+    for number in 0..<10 { #expect(await Self.printed(tail, "Burst \(number)"), "\(tail.errors)") }
+    kill(tail.process.processIdentifier, SIGINT)
+    #expect(await tail.finish() == 130)
+    let history = try await Keel.run(["chat", "history", "general", "--limit", "50", "--json"] + options)
+    let messages = try #require(try Keel.json(history)["messages"] as? [[String: Any]], "\(history.errors)")
+    let bursts = messages.filter { ($0["text"] as? String)?.hasPrefix("Burst ") == true }
+    #expect(bursts.count == 10, "each once: \(bursts.map { $0["text"] ?? "" })")
+    #expect(bursts.allSatisfy { ($0["images"] as? [Any])?.count == 1 }, "each with its image")
+  }
+
   @Test("Another user's tail on a served Sandbox shows the message live, as JSON lines; it follows across a drop")
   func anotherUserFollows() async throws {
     let sandbox = try await Self.servedSandbox()

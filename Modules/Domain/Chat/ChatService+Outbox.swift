@@ -90,22 +90,40 @@ extension ChatService {
   /// Waits until the outbox has sent or failed `message` (one ``send(_:images:to:)`` returned, or any of the signed-in
   /// user's with a client message id), and returns it so: sent with the server's id and time, or failed with the
   /// reason. Returns at once for a message settled already; returns it pending when the calling task is cancelled
-  /// first (the outbox keeps it either way).
+  /// first (the outbox keeps it either way). A message another process on the same directory sent from the shared
+  /// outbox counts too: the store is read again every ``outcomePollInterval``.
   public func outcome(of message: ChatStore.Message) async -> ChatStore.Message {
     guard let clientMessageID = message.clientMessageID else { return message }
     let updates = settled.updates()  // before the store is read, so that nothing settles unseen in between
     guard !control.withLock({ $0.isShutDown }) else { return message }
-    if let stored = try? await store.message(
-      clientMessageID: clientMessageID, in: message.conversationID, from: message.senderID),
-      stored.state != .pending
-    {
+    let settledInStore: @Sendable () async -> ChatStore.Message? = { [store] in
+      guard
+        let stored = try? await store.message(
+          clientMessageID: clientMessageID, in: message.conversationID, from: message.senderID),
+        stored.state != .pending
+      else { return nil }
       return stored
     }
-    for await case let settled? in updates where settled.clientMessageID == clientMessageID {
-      return settled
+    if let stored = await settledInStore() { return stored }
+    return await withTaskGroup(of: ChatStore.Message?.self) { group in
+      group.addTask {
+        for await case let settled? in updates where settled.clientMessageID == clientMessageID { return settled }
+        return nil
+      }
+      group.addTask { [sleep] in
+        while true {
+          do { try await sleep(Self.outcomePollInterval) } catch { return nil }
+          if let stored = await settledInStore() { return stored }
+        }
+      }
+      let first = await group.next() ?? nil
+      group.cancelAll()
+      return first ?? message
     }
-    return message
   }
+
+  /// How often ``outcome(of:)`` reads the store for a message another process may have sent.
+  public static let outcomePollInterval: Duration = .milliseconds(250)
 
   /// Why the outbox's last attempt to send failed for a while (no network, a failing server), or `nil` when its last
   /// attempt succeeded: for a "waiting for the network" banner, or a tool that gives up waiting.
@@ -196,46 +214,76 @@ extension ChatService {
     case retry(String)
   }
 
+  /// What the sender does after one turn.
+  private enum Turn {
+    /// Sends the next message at once.
+    case next
+    /// Waits for a new message, or `delay` when one is given.
+    case wait(Duration?)
+    /// Stops: the service is shutting down.
+    case stop
+  }
+
   /// The outbox's sender: one message at a time, oldest first; after a failure that may pass, it waits (a growing
   /// delay, cut short when the network comes back) and sends the same message again, so that the order holds.
+  ///
+  /// Every chat service on the directory sends from the same outbox (a `keel chat send` beside a `keel chat tail`):
+  /// each sends only while it holds ``outboxLock``, so that no message goes twice at once and no one removes the
+  /// files of a message another is sending. A service that finds the lock held tries again shortly.
   func sendLoop() async {
     var failures = 0
     while !Task.isCancelled {
-      let item: QueuedItem<OutgoingMessage>?
-      do {
-        item = try await outbox.peek(limit: 1).first
-      } catch {
-        // Shutting down: a read cut short says nothing about the outbox.
-        if error is CancellationError || Task.isCancelled { return }
-        logger.error("Cannot read the outbox; trying again: \(error)")
-        await wakeup.wait(orAfter: configuration.maxRetryDelay, sleep: sleep)
+      guard outboxLock.tryLock() else {
+        await wakeup.wait(orAfter: Self.outboxLockRetry, sleep: sleep)
         continue
       }
-      guard let item else {
-        await wakeup.wait()
-        continue
+      let turn = await sendNext(failures: &failures)
+      outboxLock.unlock()
+      switch turn {
+      case .next: continue
+      case .wait(let delay): await wakeup.wait(orAfter: delay, sleep: sleep)
+      case .stop: return
       }
-      let outcome = await deliver(item.element)
-      guard !Task.isCancelled else { return }
-      switch outcome {
-      case .sent(let message):
-        failures = 0
-        retryReason.withLock { $0 = nil }
-        await settle(item, as: message)
-      case .refused(let reason):
-        failures = 0
-        logger.warning("The server refused message \(item.element.clientMessageID): \(reason)")
-        var failed = pendingRecord(of: item.element)
-        failed.state = .failed
-        failed.failureReason = reason
-        await settle(item, as: failed)
-      case .retry(let reason):
-        retryReason.withLock { $0 = reason }
-        failures += 1
-        let delay = min(configuration.retryDelay * (1 << min(failures - 1, 16)), configuration.maxRetryDelay)
-        logger.info("Message \(item.element.clientMessageID) waits \(delay) to be sent again: \(reason)")
-        await wakeup.wait(orAfter: delay, sleep: sleep)
-      }
+    }
+  }
+
+  /// How soon a service that found another sending from the outbox tries again.
+  static let outboxLockRetry: Duration = .milliseconds(100)
+
+  /// Sends the oldest message, once, and settles it; says what to do next.
+  private func sendNext(failures: inout Int) async -> Turn {
+    let item: QueuedItem<OutgoingMessage>?
+    do {
+      item = try await outbox.peek(limit: 1).first
+    } catch {
+      // Shutting down: a read cut short says nothing about the outbox.
+      if error is CancellationError || Task.isCancelled { return .stop }
+      logger.error("Cannot read the outbox; trying again: \(error)")
+      return .wait(configuration.maxRetryDelay)
+    }
+    guard let item else { return .wait(nil) }
+    let outcome = await deliver(item.element)
+    guard !Task.isCancelled else { return .stop }
+    switch outcome {
+    case .sent(let message):
+      failures = 0
+      retryReason.withLock { $0 = nil }
+      await settle(item, as: message)
+      return .next
+    case .refused(let reason):
+      failures = 0
+      logger.warning("The server refused message \(item.element.clientMessageID): \(reason)")
+      var failed = pendingRecord(of: item.element)
+      failed.state = .failed
+      failed.failureReason = reason
+      await settle(item, as: failed)
+      return .next
+    case .retry(let reason):
+      retryReason.withLock { $0 = reason }
+      failures += 1
+      let delay = min(configuration.retryDelay * (1 << min(failures - 1, 16)), configuration.maxRetryDelay)
+      logger.info("Message \(item.element.clientMessageID) waits \(delay) to be sent again: \(reason)")
+      return .wait(delay)
     }
   }
 

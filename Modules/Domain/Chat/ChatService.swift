@@ -53,6 +53,9 @@ public final class ChatService: Sendable {
   let outbox: DurableQueue<OutgoingMessage>
   /// Where the outbox keeps its copies of the images of unsent messages.
   let outboxImages: URL
+  /// Held while a message is sent from the outbox: every `ChatService` on the directory, in any process, sends one at
+  /// a time.
+  let outboxLock: FileLock
   let socket: SocketIOClient
   let settings: (any KeyValueStore)?
   let networkMonitor: (any NetworkMonitor)?
@@ -61,7 +64,7 @@ public final class ChatService: Sendable {
   let sleep: @Sendable (Duration) async throws -> Void
   let control = Locked(Control())
   let wakeup = WakeSignal()
-  /// The socket's last access token, which a refusal for an expired token names to the session manager.
+  /// The socket's last access token, which a refusal of the socket names to the session manager.
   let socketToken = Locked<String?>(nil)
   /// The last message the outbox sent or failed, for ``outcome(of:)``.
   let settled = Broadcast<ChatStore.Message?>(nil)
@@ -120,6 +123,7 @@ public final class ChatService: Sendable {
       outbox = try DurableQueue(
         url: directory.appendingPathComponent("outbox.sqlite"), capacity: configuration.outboxCapacity,
         overflow: .rejectNew, now: now)
+      outboxLock = try FileLock(at: directory.appendingPathComponent("outbox.lock"))
     } catch {
       throw ChatError.storage(error, doing: "open the chat's store and outbox in \(directory.path)")
     }
