@@ -54,6 +54,10 @@ public struct SandboxConfiguration: Sendable {
   /// How long it waits for a pong before it drops the connection, and what clients add to the interval before they
   /// call a silent server dead; 20 s by default, as Socket.IO's.
   public var socketIOPingTimeout: Duration = .seconds(20)
+  /// The most Socket.IO connections one address (a client's IP) may hold at once; 64 by default. One more is refused
+  /// before the upgrade (400, and closed), so that one client cannot hold the server's memory through connections,
+  /// each of which may hold a packet of up to 1,000,000 bytes being read.
+  public var socketIOConnectionsPerAddress = 64
 
   /// Whether the chat backend starts with a workspace to try when it has none: "Keel", owned by the first configured
   /// account (by email), every configured account a member, `#general` with all of them, `#random` with the owner

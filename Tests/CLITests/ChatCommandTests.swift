@@ -166,6 +166,45 @@ struct ChatCommandTests {
     await sandbox.stop()
   }
 
+  @Test("A tail ends with 77 soon after its session ends, though its socket was open and quiet")
+  func tailEndsWithTheSession() async throws {
+    // A session of 15 s (its refresh grant), and pings every second.
+    var configuration = SandboxConfiguration(
+      accounts: SandboxConfiguration.tryingAccounts, refreshTokenTTL: .seconds(15), logLevel: .error)
+    configuration.seedsChat = true
+    configuration.socketIOPingInterval = .seconds(1)
+    let sandbox = try await Sandbox.start(configuration)
+    let directory = try Keel.dataDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let options = Keel.options(sandbox, directory)
+    try await Self.login("demo@keel.dev", options)
+    let tail = try Self.tail(["general", "--last", "0"] + options)
+    #expect(await tail.waitForErrors(containing: "following #general"), "\(tail.errors)")
+    #expect(await tail.finish(within: .seconds(90)) == 77, "\(tail.errors)")
+    #expect(tail.errors.contains("The session ended"), "\(tail.errors)")
+    await sandbox.stop()
+  }
+
+  @Test("A tail ends with 77 when the server it reconnects to no longer knows its session")
+  func tailEndsWhenTheServerForgot() async throws {
+    let first = try await Self.servedSandbox()
+    let directory = try Keel.dataDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let options = Keel.options(first, directory)
+    try await Self.login("demo@keel.dev", options)
+    let tail = try Self.tail(["general", "--last", "0"] + options)
+    #expect(await tail.waitForErrors(containing: "following #general"), "\(tail.errors)")
+    // A server that restarted without its state, on the same address.
+    await first.stop()
+    var configuration = SandboxConfiguration(accounts: SandboxConfiguration.tryingAccounts, logLevel: .error)
+    configuration.seedsChat = true
+    configuration.port = try #require(first.baseURL.port)
+    let second = try await Sandbox.start(configuration)
+    #expect(await tail.finish(within: .seconds(90)) == 77, "\(tail.errors)")
+    #expect(tail.errors.contains("The session ended"), "\(tail.errors)")
+    await second.stop()
+  }
+
   /// `method path` on `sandbox` as the holder of `token`, with a JSON body; the answer's JSON object.
   static func call(
     _ sandbox: RunningSandbox, _ method: String, _ path: String, token: String? = nil, json: [String: String] = [:]

@@ -115,6 +115,94 @@ struct SandboxSocketIOTests {
     await sandbox.stop()
   }
 
+  @Test("A logout closes the sockets its session joined; connecting again, the client is refused: the session ended")
+  func logoutClosesSockets() async throws {
+    let (sandbox, token) = try await Self.sandbox()
+    let client = try Self.client(sandbox, token: token)
+    await client.connect()
+    try #require(await Self.connected(client))
+    var logout = URLRequest(url: sandbox.baseURL.appendingPathComponent("v1/auth/logout"))
+    logout.httpMethod = "POST"
+    logout.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+    let (_, response) = try await URLSession(configuration: .ephemeral).data(for: logout)
+    #expect((response as? HTTPURLResponse)?.statusCode == 200)
+    #expect(
+      await PythonSocketIOTests.reaches(client, within: .seconds(60)) {
+        if case .refused(let message) = $0 { message.contains("expired") } else { false }
+      }, "closed by the server, then refused: \(client.state)")
+    await client.disconnect()
+    await sandbox.stop()
+  }
+
+  @Test(
+    "One address holds at most its bound of connections: one more is refused (400) before the upgrade; a freed place is taken again"
+  )
+  func connectionsPerAddress() async throws {
+    var configuration = SandboxConfiguration()
+    configuration.socketIOConnectionsPerAddress = 3
+    let sandbox = try await Sandbox.start(configuration)
+    var url = URLComponents(url: sandbox.baseURL, resolvingAgainstBaseURL: false)!
+    url.scheme = "ws"
+    url.path = "/socket.io/"
+    url.query = "EIO=4&transport=websocket"
+    /// A connection and its first message, the Engine.IO handshake.
+    func open() async throws -> (any WebSocketConnection, String?) {
+      let connection = try await Self.transport.connect(to: url.url!, headers: [:])
+      var messages = connection.messages.makeAsyncIterator()
+      if case .text(let text)? = try? await messages.next() { return (connection, text) }
+      return (connection, nil)
+    }
+    var held: [any WebSocketConnection] = []
+    for _ in 0..<3 {
+      let (connection, handshake) = try await open()
+      #expect(handshake?.hasPrefix("0{") == true, "within the bound: the handshake")
+      held.append(connection)
+    }
+    await #expect(throws: (any Error).self, "past the bound: no upgrade") { _ = try await open() }
+    let answer = try await Self.upgradeAnswer(port: sandbox.port)
+    #expect(answer.hasPrefix("HTTP/1.1 400"), "declined, as Hummingbird answers a declined upgrade: \(answer)")
+
+    await held.removeFirst().close(.normalClosure, reason: "")
+    // The place is given back when the closed connection's socket closes: soon after.
+    var reopened: (any WebSocketConnection)?
+    for _ in 0..<60 where reopened == nil {
+      if let (again, handshake) = try? await open(), handshake?.hasPrefix("0{") == true {
+        reopened = again
+      } else {
+        try await Task.sleep(for: .milliseconds(500))
+      }
+    }
+    #expect(reopened != nil, "a freed place is taken again")
+    await reopened?.close(.normalClosure, reason: "")
+    for connection in held { await connection.close(.normalClosure, reason: "") }
+    await sandbox.stop()
+  }
+
+  /// What the Sandbox on `port` answers a WebSocket upgrade of `/socket.io/` sent over a plain socket.
+  static func upgradeAnswer(port: Int) async throws -> String {
+    let request =
+      "GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+      + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    return try await withCheckedThrowingContinuation { continuation in
+      Thread.detachNewThread {
+        guard case .success(let descriptor) = LoopbackSocket.open(port: port, receiveTimeout: 30) else {
+          continuation.resume(throwing: POSIXError(.ECONNREFUSED))
+          return
+        }
+        defer { close(descriptor) }
+        _ = request.withCString { send(descriptor, $0, strlen($0), 0) }
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        while true {
+          let count = recv(descriptor, &buffer, buffer.count, 0)
+          if count <= 0 { break }
+          received += buffer[0..<count]
+        }
+        continuation.resume(returning: String(decoding: received, as: UTF8.self))
+      }
+    }
+  }
+
   @Test("Echo with an ack and binary, rooms, and pushes from the control plane, to a room or a namespace")
   func eventsAndRooms() async throws {
     let (sandbox, token) = try await Self.sandbox()

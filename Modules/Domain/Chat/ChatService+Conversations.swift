@@ -95,8 +95,7 @@ extension ChatService {
   // MARK: - The socket
 
   /// Reads the socket in order: a connection starts a catch-up of every open conversation (holding pushes from that
-  /// moment), a pushed message goes to its open conversation, and a refusal for an expired token refreshes it once
-  /// and connects again.
+  /// moment), a pushed message goes to its open conversation, and a refusal refreshes the token and connects again.
   func socketLoop() async {
     var refreshes = 0
     for await activity in socket.activity() {
@@ -106,8 +105,10 @@ extension ChatService {
         let syncs = control.withLock { Array($0.open.values) }
         for sync in syncs { await sync.requestCatchUp() }
       case .state(.refused(let message)):
-        // The Sandbox's and most backends' word for it; any other refusal stays a refusal.
-        guard message.localizedCaseInsensitiveContains("expired"), refreshes < 3 else {
+        // An expired token, or one the server no longer knows (it restarted, or the session was ended elsewhere):
+        // either way the refresh settles it, bringing a token the server takes, or ending the session when the
+        // server refuses the refresh too, which `SessionManager/states()` tells the app. Three in a row at most.
+        guard refreshes < 3 else {
           logger.warning("The chat socket was refused: \(message)")
           continue
         }

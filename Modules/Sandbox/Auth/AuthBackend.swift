@@ -33,6 +33,8 @@ struct AuthBackend: Sendable {
   private let time: Timekeeper
   private let stats: RecordedStatistics
   private let state = Locked(State())
+  /// Told the digests of a session's access tokens when it ends (a logout), so that the sockets they joined close.
+  let sessionsEnded = Locked<(@Sendable (Set<String>) -> Void)?>(nil)
 
   init(configuration: SandboxConfiguration, time: Timekeeper, stats: RecordedStatistics) {
     directory = AccountDirectory(configured: configuration.accounts)
@@ -147,12 +149,16 @@ struct AuthBackend: Sendable {
   private func logout(_ request: SandboxRequest) throws -> SandboxResponse {
     let session = try authenticate(request)
     let now = time.now()
-    state.withLock { state in
+    let ended = state.withLock { state in
       state.refreshGrants[session.refreshToken]?.revoked = true
+      var ended: Set<String> = []
       for (token, other) in state.sessions where other.refreshToken == session.refreshToken {
         state.sessions[token]?.accessExpiresAt = min(other.accessExpiresAt, now)
+        ended.insert(token)
       }
+      return ended
     }
+    sessionsEnded.withLock { $0 }?(ended)
     return .json([:])
   }
 
@@ -175,7 +181,21 @@ struct AuthBackend: Sendable {
       return "The access token is not valid."
     }
     guard session.accessExpiresAt > time.now() else { return "The access token has expired." }
+    guard sessionGoesOn(tokenDigest: Secrets.digest(token)) else { return "The session has ended; sign in again." }
     return nil
+  }
+
+  /// Whether the session of the access token with this digest goes on: the token is known, and the refresh grant it
+  /// came from is neither revoked (a logout) nor expired. An access token that merely expired does not end it (the
+  /// client refreshes); a socket that joined with a token whose session ended is closed.
+  func sessionGoesOn(tokenDigest digest: String) -> Bool {
+    let now = time.now()
+    return state.withLock { state in
+      guard let session = state.sessions[digest], let grant = state.refreshGrants[session.refreshToken] else {
+        return false
+      }
+      return !grant.revoked && grant.expiresAt > now
+    }
   }
 
   /// The user id of a live access token's account, for the socket's user room; `nil` for any other token.

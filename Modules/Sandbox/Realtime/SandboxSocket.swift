@@ -20,6 +20,8 @@ final class SandboxSocket: Sendable {
     var namespaces: [String: String] = [:]
     /// The user whose access token joined each namespace.
     var users: [String: String] = [:]
+    /// The digest of the access token that joined each namespace: the session it belongs to.
+    var tokens: [String: String] = [:]
     var rooms: Set<String> = []
     var pings = 0
     var lastPong = 0
@@ -43,12 +45,14 @@ final class SandboxSocket: Sendable {
     }
   }
 
-  /// Joins `namespace` as `user` (the owner of the access token that joined, if any); returns the socket's id there.
-  func join(_ namespace: String, as user: String?) -> String {
+  /// Joins `namespace` as `user` (the owner of the access token that joined, if any), with the access token whose
+  /// digest is `token`; returns the socket's id there.
+  func join(_ namespace: String, as user: String?, token: String?) -> String {
     state.withLock { state in
       let sid = state.namespaces[namespace] ?? UUID().uuidString
       state.namespaces[namespace] = sid
       state.users[namespace] = user
+      state.tokens[namespace] = token
       return sid
     }
   }
@@ -58,6 +62,7 @@ final class SandboxSocket: Sendable {
     state.withLock { state in
       state.namespaces[namespace] = nil
       state.users[namespace] = nil
+      state.tokens[namespace] = nil
       state.rooms = state.rooms.filter { !$0.hasPrefix(namespace + "\u{0}") }
     }
   }
@@ -77,6 +82,14 @@ final class SandboxSocket: Sendable {
     state.withLock { state in
       state.namespaces[namespace] != nil && (room.map { state.rooms.contains(namespace + "\u{0}" + $0) } ?? true)
     }
+  }
+
+  /// The digests of the access tokens its namespaces were joined with.
+  var joinedTokens: [String] { state.withLock { Array($0.tokens.values) } }
+
+  /// Whether an access token whose digest is among `tokens` joined any of its namespaces.
+  func joined(withAnyOf tokens: Set<String>) -> Bool {
+    state.withLock { state in state.tokens.values.contains { tokens.contains($0) } }
   }
 
   /// Whether the access token that joined `namespace` is `user`'s.

@@ -28,15 +28,21 @@ final class SocketIOHub: Sendable {
 
   private let pingInterval: Duration
   private let pingTimeout: Duration
+  /// The most connections one address may hold at once.
+  private let connectionsPerAddress: Int
   /// The reason a token cannot join, `nil` when it can.
   private let refusal: @Sendable (String?) -> String?
   /// The user id of a token that joined: the socket's user in that namespace, whom SandboxAPI §7's pushes address.
   private let userID: @Sendable (String?) -> String?
+  /// Whether the session of the access token with this digest goes on.
+  private let sessionGoesOn: @Sendable (String) -> Bool
   private let state = Locked(State())
 
   private struct State {
     var nextID = 0
     var sockets: [Int: SandboxSocket] = [:]
+    /// The connections each address holds or is upgrading, against ``connectionsPerAddress``.
+    var held: [String: Int] = [:]
     var silencedUntil: ContinuousClock.Instant?
     var delay: Duration = .zero
     var duplicates = false
@@ -44,14 +50,18 @@ final class SocketIOHub: Sendable {
     var reorder: Duration = .zero
   }
 
-  /// A hub with `pingInterval` and `pingTimeout`, asking `refusal` about each CONNECT's token and `userID` whose it
-  /// is.
+  /// A hub with `pingInterval` and `pingTimeout`, at most `connectionsPerAddress` connections from one address,
+  /// asking `refusal` about each CONNECT's token, `userID` whose it is, and `sessionGoesOn` at each ping whether the
+  /// session of the token (its digest) a socket joined with goes on.
   init(
-    pingInterval: Duration, pingTimeout: Duration, refusal: @escaping @Sendable (String?) -> String?,
-    userID: @escaping @Sendable (String?) -> String? = { _ in nil }
+    pingInterval: Duration, pingTimeout: Duration, connectionsPerAddress: Int = 64,
+    refusal: @escaping @Sendable (String?) -> String?, userID: @escaping @Sendable (String?) -> String? = { _ in nil },
+    sessionGoesOn: @escaping @Sendable (String) -> Bool = { _ in true }
   ) {
+    self.sessionGoesOn = sessionGoesOn
     self.pingInterval = pingInterval
     self.pingTimeout = pingTimeout
+    self.connectionsPerAddress = connectionsPerAddress
     self.refusal = refusal
     self.userID = userID
   }
@@ -61,6 +71,16 @@ final class SocketIOHub: Sendable {
   /// Cuts every connection without a close frame, as a server that dies does.
   func dropAll() {
     let sockets = state.withLock { Array($0.sockets.values) }
+    for socket in sockets { socket.channel.close(promise: nil) }
+  }
+
+  /// Closes the connections that joined with one of these access tokens (their digests), as a server does when their
+  /// session ends: the client connects again, is refused, and learns that its session is over. A connection joined
+  /// with a token that has since expired stays (its session goes on, and the client refreshes the token when it
+  /// reconnects).
+  func endSessions(tokens: Set<String>) {
+    guard !tokens.isEmpty else { return }
+    let sockets = state.withLock { state in state.sockets.values.filter { $0.joined(withAnyOf: tokens) } }
     for socket in sockets { socket.channel.close(promise: nil) }
   }
 
@@ -132,6 +152,27 @@ final class SocketIOHub: Sendable {
 
   // MARK: - Connections
 
+  /// Takes one of the places the address of `channel` has, for an upgrade about to be made; `false` when all
+  /// ``connectionsPerAddress`` are held, and the upgrade is declined (Hummingbird answers a declined upgrade 400 and
+  /// closes). Taken before the upgrade and given back when the connection closes, however it ends, so that upgrades
+  /// made at once cannot all slip under the bound.
+  func reserve(_ channel: any Channel) -> Bool {
+    let address = channel.remoteAddress?.ipAddress ?? ""
+    let reserved = state.withLock { state in
+      guard state.held[address, default: 0] < connectionsPerAddress else { return false }
+      state.held[address, default: 0] += 1
+      return true
+    }
+    guard reserved else { return false }
+    channel.closeFuture.whenComplete { _ in
+      self.state.withLock { state in
+        state.held[address, default: 1] -= 1
+        if state.held[address] == 0 { state.held[address] = nil }
+      }
+    }
+    return true
+  }
+
   /// The upgrade handler for one WebSocket at ``path``.
   func handler(channel: any Channel) -> WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context> {
     { inbound, outbound, _ in
@@ -196,11 +237,17 @@ final class SocketIOHub: Sendable {
     }
   }
 
-  /// Pings every `pingInterval` (not while silent); a ping unanswered for `pingTimeout` ends the connection.
+  /// Pings every `pingInterval` (not while silent); a ping unanswered for `pingTimeout` ends the connection, and so
+  /// does the end of the session of a token it joined with (its refresh grant expired or revoked): its client
+  /// connects again, is refused, and learns that the session is over. A socket outlives no session.
   private func heartbeat(_ socket: SandboxSocket) async {
     while !Task.isCancelled {
       do { try await Task.sleep(for: pingInterval) } catch { return }
       guard !silenced else { continue }
+      if !socket.joinedTokens.allSatisfy(sessionGoesOn) {
+        socket.channel.close(promise: nil)
+        return
+      }
       let pinged = socket.pinging()
       try? await socket.write([EnginePacket.ping("").message])
       do { try await Task.sleep(for: pingTimeout) } catch { return }
@@ -219,7 +266,8 @@ final class SocketIOHub: Sendable {
         try await send(
           SocketPacket(.connectError, namespace: namespace, data: ["message": .string(reason)]), to: socket)
       } else {
-        let sid = socket.join(namespace, as: userID(packet.data?["token"]?.string))
+        let token = packet.data?["token"]?.string
+        let sid = socket.join(namespace, as: userID(token), token: token.map(Secrets.digest))
         try await send(SocketPacket(.connect, namespace: namespace, data: ["sid": .string(sid)]), to: socket)
       }
     case .disconnect:

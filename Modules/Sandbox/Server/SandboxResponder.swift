@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import KeelBasics
 import Logging
 import NIOCore
 import Realtime
@@ -36,7 +37,10 @@ struct SandboxResponder: HTTPResponder {
     let faults = FaultInjector(initial: configuration.faults)
     let realtime = SocketIOHub(
       pingInterval: configuration.socketIOPingInterval, pingTimeout: configuration.socketIOPingTimeout,
-      refusal: { auth.socketRefusal($0) }, userID: { auth.socketUserID($0) })
+      connectionsPerAddress: configuration.socketIOConnectionsPerAddress,
+      refusal: { auth.socketRefusal($0) }, userID: { auth.socketUserID($0) },
+      sessionGoesOn: { auth.sessionGoesOn(tokenDigest: $0) })
+    auth.sessionsEnded.withLock { $0 = { realtime.endSessions(tokens: $0) } }
     let seedUserIDs =
       configuration.seedsChat
       ? configuration.accounts.keys.sorted().compactMap { auth.directory.account(email: $0)?.id } : []

@@ -30,7 +30,11 @@ enum WebSocketEcho {
       let requested = request.path?.split(separator: "?").first.map(String.init)
       guard requested == path || requested == SocketIOHub.path else { return .dontUpgrade }
       if let accessKey, !Secrets.matches(request.headerFields[SandboxResponder.key], accessKey) { return .dontUpgrade }
-      if requested == SocketIOHub.path { return .upgrade([:], realtime.handler(channel: channel)) }
+      if requested == SocketIOHub.path {
+        // Past the address's bound, declined: Hummingbird answers 400 and closes.
+        guard realtime.reserve(channel) else { return .dontUpgrade }
+        return .upgrade([:], realtime.handler(channel: channel))
+      }
       return .upgrade([:]) { inbound, outbound, _ in
         for try await message in inbound.messages(maxSize: maxMessageSize) {
           switch message {
