@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import Sandbox
 import TestSupport
 import Testing
 
@@ -147,5 +149,51 @@ struct SocketIOCommandTests {
     #expect(types.filter { $0 == "connect" }.count >= 2, "\(lines)")
     #expect(lines.last == #"{"type":"disconnect","reason":"io client disconnect"}"#)
     await server.stop()
+  }
+
+  @Test(
+    "Standard output that nobody reads holds the connection back: a 300 MB flood costs keel a bounded amount of memory")
+  func unreadOutputIsBounded() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .error))
+    let login = try await ChatCommandTests.call(
+      sandbox, "POST", "/v1/auth/login", json: ["email": "demo@keel.dev", "password": "demo-password"])
+    let token = try #require(login["accessToken"] as? String)
+    let (input, output) = (Pipe(), Pipe())  // standard input stays open; standard output is never read
+    let keel = Process()
+    keel.executableURL = ChildProcess.builtExecutable("keel")
+    keel.arguments = ["socketio", sandbox.baseURL.absoluteString, "--auth", #"{"token":"\#(token)"}"#]
+    keel.standardInput = input
+    keel.standardOutput = output
+    keel.standardError = FileHandle.nullDevice
+    try keel.run()
+    defer {
+      keel.terminate()
+      keel.waitUntilExit()
+    }
+    var joined = false
+    for _ in 0..<300 where !joined {
+      joined = (try? await sandbox.control.pushSocketIOEvent("hello")) ?? 0 > 0
+      if !joined { try await Task.sleep(for: .milliseconds(200)) }
+    }
+    #expect(joined, "keel socketio joined")
+
+    let piece = String(repeating: "x", count: 500_000)
+    for _ in 0..<600 { try await sandbox.control.pushSocketIOEvent("flood", args: [piece]) }
+    // Within 10 s of the flood, an unbounded reader would have taken it all; this one stops at its bounds.
+    var peak = 0
+    for _ in 0..<50 {
+      peak = Self.peakResidentKiB(of: keel.processIdentifier)
+      if peak > 150 * 1_024 { break }
+      try await Task.sleep(for: .milliseconds(200))
+    }
+    #expect(peak > 0 && peak < 150 * 1_024, "peak resident memory \(peak / 1_024) MiB")
+    await sandbox.stop()
+  }
+
+  /// The peak resident memory of process `pid` in KiB (`VmHWM`), 0 when it cannot be read.
+  static func peakResidentKiB(of pid: Int32) -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+    return line.flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") } ?? 0
   }
 }

@@ -288,6 +288,31 @@ struct SocketIOClientTests {
     await harness.client.disconnect()
   }
 
+  @Test(
+    "A paced stream its reader lags behind holds the client back: it stops taking messages, then goes on as it reads")
+  func backPressure() async throws {
+    let harness = try Harness()
+    let paced = harness.client.activity(holdingAtMost: 4)
+    await harness.client.connect()
+    let connection = try await harness.connection(0)
+    #expect(await harness.accept(connection, sid: "a"))
+    let before = connection.taken
+    for number in 0..<100 { connection.serverSends(#"42["tick",\#(number)]"#) }
+    // Nothing reads the paced stream: the client takes what fills it, and no more.
+    #expect(await eventually { harness.client.isHoldingBack })
+    let held = connection.taken - before
+    #expect(held < 10, "the client took \(held) of the 100 messages while its reader took none")
+    #expect(harness.client.isHoldingBack && connection.taken - before == held, "and it stays there")
+
+    var ticks: [Int] = []
+    for await item in paced {
+      if case .event(let event) = item, case .number(let number)? = event.args.first { ticks.append(Int(number)) }
+      if ticks.count == 100 { break }
+    }
+    #expect(ticks == Array(0..<100), "every message, in order, once read")
+    await harness.client.disconnect()
+  }
+
   @Test("suspend closes without reconnecting; resume connects now (R6)")
   func lifecycle() async throws {
     let harness = try Harness()

@@ -1,10 +1,11 @@
 import Foundation
 import Logging
-import NIOTransports
 import Networking
 import Sandbox
 import TestSupport
 import Testing
+
+@testable import NIOTransports
 
 /// The swift-websocket transport against the Sandbox's echo (SandboxAPI §6a) on 127.0.0.1.
 @Suite struct NIOWebSocketTransportTests {
@@ -160,6 +161,26 @@ import Testing
       for try await _ in messages {}
     }
     #expect(error?.kind == .closed)
+    await sandbox.stop()
+  }
+
+  /// 400 messages of 64 KiB (25 MiB) that nobody reads: the connection holds 4 MiB of them and stops reading, and the
+  /// reader gets every one, in order, once it reads.
+  @Test func aReaderThatLagsHoldsTheConnectionBack() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let opened = try await transport.connect(to: echo(sandbox), headers: [:])
+    let connection = try #require(opened as? NIOWebSocketConnection)
+    try await connection.send(.text("burst 400 65536"))
+    #expect(await poll(for: .seconds(60)) { connection.isHoldingBack })
+    #expect(connection.inboundBytes <= NIOWebSocketConnection.inboundBufferBytes + 65_536, "\(connection.inboundBytes)")
+    var count = 0
+    for try await message in connection.messages {
+      #expect(message.byteCount == 65_536)
+      count += 1
+      if count == 400 { break }
+    }
+    #expect(count == 400)
+    await connection.close(.normalClosure, reason: "")
     await sandbox.stop()
   }
 }

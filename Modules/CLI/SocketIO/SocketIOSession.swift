@@ -18,9 +18,14 @@ struct SocketIOSession: Sendable {
     self.duration = duration
   }
 
+  /// What happened on the client, not yet written, that the client may hold before it stops reading its connection:
+  /// standard output that nobody reads slows the connection down instead of filling memory.
+  static let unwrittenActivity = 256
+
   /// What the main loop reads: what happened on the client, or a reason to end.
   private enum Step: Sendable {
-    case activity(SocketActivity)
+    /// What happened, and what to tell once it is written (the next one is read only then).
+    case activity(SocketActivity, written: OneShot<Void>)
     case finish(ExitStatus, String?)
     /// `timeout` has passed since the start.
     case firstConnectionDeadline
@@ -29,9 +34,13 @@ struct SocketIOSession: Sendable {
   /// Runs until the session ends, and returns the exit status with the sentence for standard error.
   func run() async -> (ExitStatus, String?) {
     let (steps, stepper) = AsyncStream<Step>.makeStream()
-    let activity = client.activity()
+    let activity = client.activity(holdingAtMost: Self.unwrittenActivity)
     let forwarder = Task {
-      for await item in activity { stepper.yield(.activity(item)) }
+      for await item in activity {
+        let written = OneShot<Void>()
+        stepper.yield(.activity(item, written: written))
+        await written.value()
+      }
     }
     let deadline = Task {
       try? await Task.sleep(for: timeout)
@@ -51,12 +60,13 @@ struct SocketIOSession: Sendable {
     var ending: (ExitStatus, String?)?
     for await step in steps {
       var finish: (ExitStatus, String?)?
+      if case .activity(_, let written) = step { _ = written.fulfill(()) }
       switch step {
       case .firstConnectionDeadline:
         if !everConnected { finish = (.network, "No connection within \(seconds(timeout)).") }
       case .finish(let status, let message):
         finish = (status, message)
-      case .activity(.state(let state)):
+      case .activity(.state(let state), _):
         switch state {
         case .connected(let sid):
           connected = true
@@ -75,7 +85,7 @@ struct SocketIOSession: Sendable {
         case .connecting, .suspended:
           break
         }
-      case .activity(.event(let event)):
+      case .activity(.event(let event), _):
         print(SocketIOLines.event(event))
       }
       if let finish, ending == nil {

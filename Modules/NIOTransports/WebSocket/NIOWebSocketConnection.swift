@@ -16,6 +16,9 @@ typealias Message = Networking.WebSocketMessage
 ///
 /// swift-websocket hands a connection to a closure and closes it when the closure returns; this class keeps that
 /// closure running in a task of its own, reading inbound messages into ``messages``, until either side closes.
+/// Those not read yet are held to ``inboundBufferBytes``: past it the task stops reading until the reader catches up,
+/// and the server's writes wait on the network (back-pressure), rather than a slow reader's queue growing without
+/// bound.
 final class NIOWebSocketConnection: WebSocketConnection {
   let messages: AsyncThrowingStream<Message, any Error>
   private let configuration: NIOWebSocketConfiguration
@@ -34,12 +37,8 @@ final class NIOWebSocketConnection: WebSocketConnection {
     let ended = OneShot<WebSocketClosure>()
     /// Set when this side starts the close handshake.
     let closing = OneShot<Void>()
-    /// Feeds ``NIOWebSocketConnection/messages``.
-    let inbound: AsyncThrowingStream<Message, any Error>.Continuation
-
-    init(inbound: AsyncThrowingStream<Message, any Error>.Continuation) {
-      self.inbound = inbound
-    }
+    /// Feeds ``NIOWebSocketConnection/messages``, holding what the reader has not taken yet.
+    let inbound = PacedBuffer<Message>(weight: NIOWebSocketConnection.inboundBufferBytes) { $0.byteCount }
 
     /// Records how the connection ended and ends the messages, with `error` if it failed; only the first call counts.
     func finish(_ closure: WebSocketClosure, _ error: WebSocketError?) {
@@ -48,11 +47,20 @@ final class NIOWebSocketConnection: WebSocketConnection {
     }
   }
 
+  /// The most bytes of inbound messages held for the reader before the connection stops reading (one message is
+  /// always taken, whatever its size).
+  static let inboundBufferBytes = 4 << 20
+
+  /// The bytes of inbound messages held for the reader now.
+  var inboundBytes: Int { life.inbound.weight }
+  /// Whether the connection has stopped reading until its reader takes what it holds.
+  var isHoldingBack: Bool { life.inbound.isHoldingBack }
+
   init(configuration: NIOWebSocketConfiguration) {
     self.configuration = configuration
-    let (messages, inbound) = AsyncThrowingStream<Message, any Error>.makeStream()
-    self.messages = messages
-    life = Lifecycle(inbound: inbound)
+    let life = Lifecycle()
+    self.life = life
+    messages = AsyncThrowingStream(unfolding: { try await life.inbound.next() })
   }
 
   /// Connects, and returns once the server accepted the upgrade.
@@ -101,8 +109,8 @@ final class NIOWebSocketConnection: WebSocketConnection {
         do {
           for try await message in inbound.messages(maxSize: limit) {
             switch message {
-            case .text(let text): life.inbound.yield(.text(text))
-            case .binary(let buffer): life.inbound.yield(.binary(Data(buffer: buffer)))
+            case .text(let text): await life.inbound.push(.text(text))
+            case .binary(let buffer): await life.inbound.push(.binary(Data(buffer: buffer)))
             }
           }
         } catch {
@@ -168,6 +176,9 @@ final class NIOWebSocketConnection: WebSocketConnection {
   }
 
   func close(_ code: WebSocketCloseCode, reason: String) async {
+    // Whoever closes reads no more: the messages not read yet are dropped, so that the connection reads the server's
+    // close frame rather than wait for room.
+    life.inbound.cancel()
     if life.closing.fulfill(()), life.ended.current == nil, case .success(let writer) = life.opened.current {
       let sent = code.isSendable ? code : .normalClosure
       try? await writer.close(

@@ -86,6 +86,9 @@ extension SocketIOClient {
   /// The number of streams listening: what a test of many cycles checks.
   nonisolated var subscriberCount: Int { fanOut.subscriberCount }
 
+  /// Whether the client has stopped reading its connection until a paced stream's reader catches up (for tests).
+  nonisolated var isHoldingBack: Bool { fanOut.isHoldingBack }
+
   /// Whether no connection, run loop or backoff is left: what a test of many cycles checks.
   var hasNoConnection: Bool { live == nil && wake == nil && (run == nil || run?.wanted == false) }
 

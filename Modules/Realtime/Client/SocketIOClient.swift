@@ -135,6 +135,26 @@ public actor SocketIOClient {
     fanOut.stream(initial: { .state($0) }, { $0 })
   }
 
+  /// A new stream like ``activity()`` that holds at most `limit` items its reader has not taken, and 16 MiB of their
+  /// arguments: while it is full, the client reads nothing more from its connection (back-pressure), so that a reader
+  /// slower than the server costs a bounded amount of memory. The server's writes then wait on the network; a reader that stays behind for
+  /// longer than the heartbeat loses the connection, which reconnects as after any drop (what the server sent
+  /// meanwhile is lost, as Socket.IO promises nothing more). Every other stream of the client waits too. Dropping the
+  /// stream lets the client go on.
+  ///
+  /// ```swift
+  /// import Realtime
+  ///
+  /// func follow(_ client: SocketIOClient, writing write: (String) -> Void) async {
+  ///   for await item in client.activity(holdingAtMost: 256) {
+  ///     if case .event(let event) = item { write(event.name) }  // a slow write slows the reading, and no more
+  ///   }
+  /// }
+  /// ```
+  public nonisolated func activity(holdingAtMost limit: Int) -> AsyncStream<SocketActivity> {
+    fanOut.pacedStream(limit: limit)
+  }
+
   // MARK: - Connecting
 
   /// Connects, and keeps the connection until ``disconnect()`` or ``suspend()``, the server's disconnection or its
@@ -305,6 +325,8 @@ public actor SocketIOClient {
       try await send(SocketPacket(.connect, namespace: configuration.namespace, data: auth), on: live)
       while let message = try await inbound.next() {
         if let outcome = try await handle(message, on: live) { return outcome }
+        // A paced stream that is full holds the reading back: the connection's own buffer fills, then the socket's.
+        await fanOut.room()
       }
       if live.endReason == nil { live.endReason = .transportClose }
     } catch {

@@ -157,3 +157,17 @@ extension SocketValue {
     }
   }
 }
+
+extension SocketValue {
+  /// About how many bytes the value takes: its strings' and data's bytes, eight for a number, a few for the rest.
+  var approximateSize: Int {
+    switch self {
+    case .null, .bool: 4
+    case .number: 8
+    case .string(let string): string.utf8.count
+    case .binary(let data): data.count
+    case .array(let values): values.reduce(2) { $0 + $1.approximateSize }
+    case .object(let fields): fields.reduce(2) { $0 + $1.key.utf8.count + $1.value.approximateSize }
+    }
+  }
+}

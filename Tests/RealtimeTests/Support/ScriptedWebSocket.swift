@@ -42,13 +42,22 @@ final class ScriptedWebSocketTransport: WebSocketTransport {
 /// One connection of a ``ScriptedWebSocketTransport``.
 final class ScriptedConnection: WebSocketConnection {
   let messages: AsyncThrowingStream<WebSocketMessage, any Error>
-  private let inbound: AsyncThrowingStream<WebSocketMessage, any Error>.Continuation
+  private let inbound = PacedBuffer<WebSocketMessage>()
   private let state = Locked((sent: [WebSocketMessage](), closed: false))
   private let ended = OneShot<WebSocketClosure>()
+  private let takenCount = Locked(0)
 
   init() {
-    (messages, inbound) = AsyncThrowingStream<WebSocketMessage, any Error>.makeStream()
+    let (inbound, takenCount) = (inbound, takenCount)
+    messages = AsyncThrowingStream(unfolding: {
+      let message = try await inbound.next()
+      if message != nil { takenCount.withLock { $0 += 1 } }
+      return message
+    })
   }
+
+  /// How many of the server's messages the client has taken from the connection so far.
+  var taken: Int { takenCount.withLock { $0 } }
 
   /// What the client sent, in order.
   var sent: [WebSocketMessage] { state.withLock { $0.sent } }
@@ -60,9 +69,9 @@ final class ScriptedConnection: WebSocketConnection {
   var isClosed: Bool { state.withLock { $0.closed } }
 
   /// The server sends `text`.
-  func serverSends(_ text: String) { inbound.yield(.text(text)) }
+  func serverSends(_ text: String) { inbound.pushNow(.text(text)) }
   /// The server sends binary `data`.
-  func serverSends(_ data: Data) { inbound.yield(.binary(data)) }
+  func serverSends(_ data: Data) { inbound.pushNow(.binary(data)) }
   /// The server closes it with a close handshake.
   func serverCloses() {
     inbound.finish()
