@@ -141,7 +141,7 @@ package struct SocketPacket: Sendable, Hashable {
     if index < bytes.count {
       let json: JSONValue
       do {
-        json = try JSONDecoder().decode(JSONValue.self, from: Data(bytes[index...]))
+        json = try JSONValue(parsing: Data(bytes[index...]))
       } catch {
         throw invalid("a payload that is not JSON", text)
       }

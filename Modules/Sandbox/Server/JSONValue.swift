@@ -5,7 +5,7 @@ import KeelBasics
 extension JSONValue {
   /// Parses `data`; `nil` when it is not JSON.
   static func parse(_ data: Data) -> JSONValue? {
-    try? JSONDecoder().decode(JSONValue.self, from: data)
+    try? JSONValue(parsing: data)
   }
 
   /// The encoded bytes, keys sorted so that responses are byte-for-byte stable.
