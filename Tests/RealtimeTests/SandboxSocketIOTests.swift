@@ -159,7 +159,11 @@ struct SandboxSocketIOTests {
       held.append(connection)
     }
     await #expect(throws: (any Error).self, "past the bound: no upgrade") { _ = try await open() }
-    let answer = try await Self.upgradeAnswer(port: sandbox.port)
+    let (answer, _) = try await LoopbackExchange.keepingOpen(
+      port: sandbox.port,
+      "GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+        + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+      wait: 30)
     #expect(answer.hasPrefix("HTTP/1.1 400"), "declined, as Hummingbird answers a declined upgrade: \(answer)")
 
     await held.removeFirst().close(.normalClosure, reason: "")
@@ -176,31 +180,6 @@ struct SandboxSocketIOTests {
     await reopened?.close(.normalClosure, reason: "")
     for connection in held { await connection.close(.normalClosure, reason: "") }
     await sandbox.stop()
-  }
-
-  /// What the Sandbox on `port` answers a WebSocket upgrade of `/socket.io/` sent over a plain socket.
-  static func upgradeAnswer(port: Int) async throws -> String {
-    let request =
-      "GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
-      + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-    return try await withCheckedThrowingContinuation { continuation in
-      Thread.detachNewThread {
-        guard case .success(let descriptor) = LoopbackSocket.open(port: port, receiveTimeout: 30) else {
-          continuation.resume(throwing: POSIXError(.ECONNREFUSED))
-          return
-        }
-        defer { close(descriptor) }
-        _ = request.withCString { send(descriptor, $0, strlen($0), 0) }
-        var received = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 4_096)
-        while true {
-          let count = recv(descriptor, &buffer, buffer.count, 0)
-          if count <= 0 { break }
-          received += buffer[0..<count]
-        }
-        continuation.resume(returning: String(decoding: received, as: UTF8.self))
-      }
-    }
   }
 
   @Test("Echo with an ack and binary, rooms, and pushes from the control plane, to a room or a namespace")

@@ -104,7 +104,7 @@ struct SandboxSecurityTests {
     configuration.idleTimeout = .seconds(20)
     try await withSandbox(configuration) { client in
       // Headers only: the announced body never comes, so an answer means the server did not wait for it.
-      let (answer, _) = try await Self.rawKeepingOpen(
+      let (answer, _) = try await LoopbackExchange.keepingOpen(
         port: client.sandbox.port,
         "POST /v1/conversations/c1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer guessed\r\n"
           + "Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 43000000\r\n\r\n", wait: 30)
@@ -162,31 +162,6 @@ struct SandboxSecurityTests {
   /// The permission bits of `path`.
   static func mode(of path: String) -> Int {
     ((try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int) ?? 0
-  }
-
-  /// Sends `request` over a plain socket to 127.0.0.1:`port`, keeps the sending side open, and reads until the server
-  /// closes or `wait` seconds pass without a byte; what came back, and whether the server closed.
-  static func rawKeepingOpen(port: Int, _ request: String, wait: Int) async throws -> (String, closed: Bool) {
-    try await withCheckedThrowingContinuation { continuation in
-      Thread.detachNewThread {
-        guard case .success(let descriptor) = LoopbackSocket.open(port: port, receiveTimeout: wait) else {
-          continuation.resume(throwing: POSIXError(.ECONNREFUSED))
-          return
-        }
-        defer { close(descriptor) }
-        if !request.isEmpty { _ = request.withCString { send(descriptor, $0, strlen($0), 0) } }
-        var received = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 4_096)
-        var closed = false
-        while true {
-          let count = recv(descriptor, &buffer, buffer.count, 0)
-          if count == 0 || (count < 0 && errno == ECONNRESET) { closed = true }
-          if count <= 0 { break }
-          received += buffer[0..<count]
-        }
-        continuation.resume(returning: (String(decoding: received, as: UTF8.self), closed))
-      }
-    }
   }
 
   /// Sends `request` over a plain socket to 127.0.0.1:`port`, closes the sending side, and returns what came back.
