@@ -31,6 +31,7 @@ let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto"
 let customDump: Target.Dependency = .product(name: "CustomDump", package: "swift-custom-dump")
 let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
 let wsClient: Target.Dependency = .product(name: "WSClient", package: "swift-websocket")
+let wsCore: Target.Dependency = .product(name: "WSCore", package: "swift-websocket")
 let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
 let nioHTTP1: Target.Dependency = .product(name: "NIOHTTP1", package: "swift-nio")
 let nioWebSocket: Target.Dependency = .product(name: "NIOWebSocket", package: "swift-nio")
@@ -128,7 +129,7 @@ let package = Package(
     .target(
       name: "NIOTransports",
       dependencies: [
-        "Networking", asyncHTTPClient, wsClient, nioCore, nioPosix, nioHTTP1, nioWebSocket, nioFoundationCompat,
+        "Networking", asyncHTTPClient, wsClient, wsCore, nioCore, nioPosix, nioHTTP1, nioWebSocket, nioFoundationCompat,
         nioSSL, nioHTTPCompression, httpTypes, logging, basics,
       ],
       path: "Modules/NIOTransports",

@@ -28,11 +28,9 @@ def make_server(ping_interval, ping_timeout):
         async_mode="aiohttp",
         ping_interval=ping_interval,
         ping_timeout=ping_timeout,
-        max_http_buffer_size=4_000_000,
         transports=["websocket"],
-        # swift-websocket's client always sends "Origin: ws://host" (no port), which python-engineio's default
-        # same-origin check refuses; servers that Keel's NIO transport talks to list their origins, or all.
-        cors_allowed_origins="*",
+        # Everything else as the library ships it, as a user's server runs: the same-origin check on the Origin
+        # header (cors_allowed_origins), the 1,000,000-byte message limit (max_http_buffer_size).
     )
 
     async def connect(sid, environ, auth, namespace):

@@ -66,6 +66,34 @@ struct PythonSocketIOTests {
     await server.stop()
   }
 
+  @Test(
+    "On python-socketio's default origin check: no Origin, or the server's own, connects; another origin is refused"
+  )
+  func origins() async throws {
+    let server = try await PythonSocketIOServer()
+    for (origin, admitted) in [(nil, true), ("http://127.0.0.1:\(server.port)", true), ("ws://127.0.0.1", false)] {
+      let configuration = SocketIOConfiguration(
+        url: server.url, headers: origin.map { ["Origin": $0] } ?? [:],
+        reconnection: ReconnectionPolicy(initialDelay: .milliseconds(200), maxDelay: .seconds(1)),
+        connectTimeout: .seconds(20))
+      let client = try SocketIOClient(configuration: configuration, transport: Self.transport)
+      let states = client.states()
+      await client.connect()
+      if admitted {
+        #expect(await Self.connected(client), "Origin \(origin ?? "none")")
+        #expect(try await client.emitWithAck("echo", ["hi"]) == ["hi"])
+      } else {
+        // The server answers the upgrade 400 ("Not an accepted origin"): the client retries, and never connects.
+        let retried = await firstElement(of: states, within: .seconds(60)) {
+          if case .reconnecting(let attempt, _) = $0 { attempt >= 2 } else { $0.isConnected }
+        }
+        #expect(retried.map { !$0.isConnected } == true, "Origin \(origin ?? "none"): \(String(describing: retried))")
+      }
+      await client.disconnect()
+    }
+    await server.stop()
+  }
+
   @Test("A 300 kB event and binary data both ways arrive whole")
   func largeAndBinary() async throws {
     let server = try await PythonSocketIOServer()

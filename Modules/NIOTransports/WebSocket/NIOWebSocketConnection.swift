@@ -3,6 +3,7 @@ import KeelBasics
 import Logging
 import NIOCore
 import NIOFoundationCompat
+import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import NIOWebSocket
@@ -65,13 +66,12 @@ final class NIOWebSocketConnection: WebSocketConnection {
 
   /// Connects, and returns once the server accepted the upgrade.
   func open(
-    url: URL, settings: WebSocketClientConfiguration, tls: TLSConfiguration?, eventLoopGroup: any EventLoopGroup,
-    logger: Logger
+    url: URL, headers: HTTPHeaders, tls: TLSConfiguration?, eventLoopGroup: any EventLoopGroup, logger: Logger
   ) async throws {
     let running = Task { [life, configuration] in
       await Self.run(
-        life, url: url, limit: configuration.maxMessageSize, settings: settings, tls: tls,
-        eventLoopGroup: eventLoopGroup, logger: logger)
+        life, url: url, headers: headers, configuration: configuration, tls: tls, eventLoopGroup: eventLoopGroup,
+        logger: logger)
     }
     task.withLock { $0 = running }
     let opened = life.opened
@@ -96,14 +96,24 @@ final class NIOWebSocketConnection: WebSocketConnection {
   }
 
   private static func run(
-    _ life: Lifecycle, url: URL, limit: Int, settings: WebSocketClientConfiguration, tls: TLSConfiguration?,
-    eventLoopGroup: any EventLoopGroup, logger: Logger
+    _ life: Lifecycle, url: URL, headers: HTTPHeaders, configuration: NIOWebSocketConfiguration,
+    tls: TLSConfiguration?, eventLoopGroup: any EventLoopGroup, logger: Logger
   ) async {
     let failure = Locked<(any Error)?>(nil)
+    let limit = configuration.maxMessageSize
     do {
-      let frame = try await WebSocketClient.connect(
-        url: url.absoluteString, configuration: settings, tlsConfiguration: tls, eventLoopGroup: eventLoopGroup,
-        logger: logger
+      guard let host = url.host?.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), !host.isEmpty else {
+        throw WebSocketClientError.invalidURL
+      }
+      let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+      let path = components?.percentEncodedPath ?? ""
+      let query = components?.percentEncodedQuery.map { "?\($0)" } ?? ""
+      let secure = tls != nil
+      let upgrade = WebSocketUpgradeChannel(
+        host: host, port: url.port, target: (path.isEmpty ? "/" : path) + query, headers: headers,
+        maxFrameSize: limit,
+        autoPing: configuration.pingInterval.map { .enabled(timePeriod: $0) } ?? .disabled,
+        closeTimeout: configuration.closeTimeout, tls: try tls.map { try NIOSSLContext(configuration: $0) }
       ) { inbound, outbound, _ in
         guard life.opened.fulfill(.success(outbound)) else { return }  // timed out or cancelled meanwhile
         do {
@@ -114,10 +124,14 @@ final class NIOWebSocketConnection: WebSocketConnection {
             }
           }
         } catch {
-          failure.withLock { $0 = error }
+          failure.withLock { $0 = WebSocketUpgradeChannel.clientError(error) }
           throw error
         }
       }
+      let frame = try await ClientConnection(
+        upgrade, address: .hostname(host, port: url.port ?? (secure ? 443 : 80)), eventLoopGroup: eventLoopGroup,
+        logger: logger
+      ).run()
       let byServer = life.closing.current == nil
       if let frame {
         life.finish(

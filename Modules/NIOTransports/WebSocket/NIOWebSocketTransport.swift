@@ -2,13 +2,14 @@ import Foundation
 import HTTPTypes
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import Networking
 import WSClient
 
-/// A `WebSocketTransport` on swift-websocket's `WebSocketClient` and SwiftNIO: the WebSocket for Linux
-/// and servers, where URLSession has none (REQUIREMENTS R1).
+/// A `WebSocketTransport` on SwiftNIO and swift-websocket's frame handling: the WebSocket for Linux and servers,
+/// where URLSession has none (REQUIREMENTS R1).
 ///
 /// ```swift
 /// import Foundation
@@ -28,6 +29,10 @@ import WSClient
 /// where swift-websocket's own default of one 16 KiB frame would refuse a chat payload), and a large outbound message is
 /// sent in fragments that any server accepts. `wss` URLs use TLS with the system's trust roots. The connection
 /// answers pings and sends its own, and closes as lost when the server stops answering them.
+///
+/// The upgrade request carries `Host`, the WebSocket headers and the caller's `headers`, and no `Origin` unless they
+/// hold one: a program is not a browser page, and a server that checks origins (python-socketio does by default)
+/// refuses one that does not name it exactly. To send one, give the server's own, `http(s)://host:port`.
 public struct NIOWebSocketTransport: WebSocketTransport {
   /// Limits, timeouts and pings.
   public let configuration: NIOWebSocketConfiguration
@@ -54,21 +59,16 @@ public struct NIOWebSocketTransport: WebSocketTransport {
   /// `WebSocketTransport/connect(to:headers:)`.
   public func connect(to url: URL, headers: [String: String]) async throws -> any WebSocketConnection {
     let scheme = try WebSocketError.webSocketScheme(of: url)
-    var fields = HTTPFields()
-    for (name, value) in headers {
-      guard let field = HTTPField.Name(name) else {
-        throw WebSocketError(.invalidURL, "Cannot open a WebSocket with the header name \"\(name)\".")
+    var fields = HTTPHeaders()
+    for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+      guard HTTPField.Name(name) != nil, HTTPField.isValidValue(value) else {
+        throw WebSocketError(.invalidURL, "Cannot open a WebSocket with the header \"\(name)\": not a valid header.")
       }
-      fields.append(HTTPField(name: field, value: value))
+      fields.add(name: name, value: value)
     }
-    let settings = WebSocketClientConfiguration(
-      maxFrameSize: configuration.maxMessageSize, additionalHeaders: fields,
-      closeTimeout: configuration.closeTimeout,
-      autoPing: configuration.pingInterval.map { .enabled(timePeriod: $0) } ?? .disabled,
-      validateUTF8: true)
     let connection = NIOWebSocketConnection(configuration: configuration)
     try await connection.open(
-      url: url, settings: settings, tls: scheme == "wss" || scheme == "https" ? .makeClientConfiguration() : nil,
+      url: url, headers: fields, tls: scheme == "wss" || scheme == "https" ? .makeClientConfiguration() : nil,
       eventLoopGroup: eventLoopGroup, logger: logger)
     return connection
   }

@@ -15,7 +15,9 @@ public struct SocketIOConfiguration: Sendable {
   public var url: URL
   /// The namespace to join, `/` by default.
   public var namespace: String
-  /// Headers on the WebSocket upgrade request (a cookie, a user agent). Never logged.
+  /// Headers on the WebSocket upgrade request (a cookie, a user agent). Never logged. No `Origin` is sent unless
+  /// this holds one: a server that checks origins (python-socketio does by default) admits a client that sends none,
+  /// and refuses one that does not name the server exactly (`http(s)://host:port`).
   public var headers: [String: String]
   /// The payload of every CONNECT, asked for anew on each (re)connect so that a refreshed token is the one sent
   /// (REQUIREMENTS R4); `nil` for none. Never logged. A provider that throws refuses the connection: the client
