@@ -108,7 +108,7 @@ actor ConversationSync {
     while !stopped {
       let page: ChatWire.Page
       do {
-        page = try await fetch(since, nil, configuration.catchUpPageSize)
+        page = try await fetchFitting(since, nil, configuration.catchUpPageSize)
       } catch let error as ChatError where error.requestFailure?.serverCode == "E404" {
         // The message the last catch-up ended with is gone (deleted, or another server's store): start again.
         logger.info("The sync point of \(id) is unknown to the server; starting from the newest page.")
@@ -135,7 +135,7 @@ actor ConversationSync {
   /// Drops the stored sent messages and stores the newest page, whose last message becomes the sync point; an empty
   /// conversation gets the sync point ``fromStart``, so that the next catch-up takes everything.
   private func startFromNewest() async throws {
-    let page = try await fetch(nil, nil, configuration.catchUpPageSize)
+    let page = try await fetchFitting(nil, nil, configuration.catchUpPageSize)
     try await store.resetMessages(in: id)
     let messages = page.messages.map(\.record)
     try await store.upsert(messages)
@@ -144,17 +144,34 @@ actor ConversationSync {
     await publish()
   }
 
+  /// A page as `fetch` brings it, asked again for half as many messages, down to one, while the answer is too large
+  /// for the transport to take: a conversation of long messages goes on in smaller pages instead of stopping. A
+  /// single message too large to take still fails, and the catch-up is retried later.
+  private func fetchFitting(_ after: String?, _ before: String?, _ limit: Int) async throws -> ChatWire.Page {
+    var limit = limit
+    while true {
+      do {
+        return try await fetch(after, before, limit)
+      } catch let error as ChatError
+        where limit > 1 && error.requestFailure?.urlError?.code == .dataLengthExceedsMaximum
+      {
+        logger.info("A page of \(limit) messages of \(id) is too large to take; asking for \(limit / 2).")
+        limit /= 2
+      }
+    }
+  }
+
   /// The sync point of a conversation that was empty at its last catch-up: everything it holds now is new.
   static let fromStart = ""
 
   /// Takes every message of a conversation that was empty at its last catch-up: pages back from the newest to the
   /// first, then stores them; past the gap bound, the newest page only, as any gap that large.
   private func catchUpFromStart() async throws {
-    var page = try await fetch(nil, nil, configuration.catchUpPageSize)
+    var page = try await fetchFitting(nil, nil, configuration.catchUpPageSize)
     var messages = page.messages
     while page.hasMore, let oldest = page.messages.first?.id, !stopped {
       guard messages.count < configuration.maxCatchUpMessages else { return try await startFromNewest() }
-      page = try await fetch(nil, oldest, configuration.catchUpPageSize)
+      page = try await fetchFitting(nil, oldest, configuration.catchUpPageSize)
       let known = Set(messages.map(\.id))
       if page.hasMore, page.messages.allSatisfy({ known.contains($0.id) }) { throw ChatError.pagingStalled(id) }
       messages = page.messages + messages
@@ -222,7 +239,7 @@ actor ConversationSync {
       await publish()
       return false
     }
-    let page = try await fetch(nil, anchor, configuration.pageSize)
+    let page = try await fetchFitting(nil, anchor, configuration.pageSize)
     let inserted = try await store.upsert(page.messages.map(\.record))
     shown += older.count + inserted.count
     await publish()

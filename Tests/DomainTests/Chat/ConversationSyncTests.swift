@@ -1,6 +1,7 @@
 import Foundation
 import KeelBasics
 import Logging
+import Networking
 import Persistence
 import TestSupport
 import Testing
@@ -20,6 +21,10 @@ struct ConversationSyncTests {
       var failures = 0
       /// Every page answers the newest messages and says there are more, whatever was asked: a broken server.
       var stuck = false
+      /// A page of more messages than this is too large for the transport to take.
+      var mostPerPage = Int.max
+      /// The limits asked for, in order.
+      var limits: [Int] = []
     }
 
     private let state = Locked(State())
@@ -37,6 +42,10 @@ struct ConversationSyncTests {
 
     func getStuck() { state.withLock { $0.stuck = true } }
 
+    func takeAtMost(_ count: Int) { state.withLock { $0.mostPerPage = count } }
+
+    var limits: [Int] { state.withLock { $0.limits } }
+
     var requests: [(after: String?, before: String?)] { state.withLock { $0.requests } }
 
     static func message(_ number: Int) -> ChatWire.Message {
@@ -46,14 +55,20 @@ struct ConversationSyncTests {
     }
 
     func page(after: String?, before: String?, limit: Int) async throws -> ChatWire.Page {
-      let (failing, count) = state.withLock { state in
+      let (failing, count, tooLarge) = state.withLock { state in
         state.requests.append((after, before))
+        state.limits.append(limit)
         defer { state.failures = max(0, state.failures - 1) }
-        return (state.failures > 0, state.requests.count)
+        return (state.failures > 0, state.requests.count, limit > state.mostPerPage)
       }
       requestCount.publish(count)
       await gate.pass()
       if failing { throw ChatError(.requestFailed, "The scripted server is down.") }
+      if tooLarge {
+        var error = NetworkError(.transport, "The response is over the transport's limit.")
+        error.urlError = URLError(.dataLengthExceedsMaximum)
+        throw ChatError.request(RequestFailure(error), doing: "read the messages")
+      }
       return state.withLock { state in
         let all = state.messages
         if state.stuck { return ChatWire.Page(messages: Array(all.suffix(limit)), hasMore: true) }
@@ -104,6 +119,21 @@ struct ConversationSyncTests {
   }
 
   func isLive(_ snapshot: ConversationSnapshot) -> Bool { snapshot.status == .live }
+
+  @Test("A page too large for the transport is asked again in halves, down to what it can take; the catch-up goes on")
+  func pageTooLarge() async throws {
+    server.add(1...1)
+    let sync = sync()
+    await sync.requestCatchUp()
+    await until(sync, isLive)
+    // 25 more while away, and pages of more than 3 are too large to take.
+    server.add(2...26)
+    server.takeAtMost(3)
+    await sync.requestCatchUp()
+    await until(sync) { $0.status == .live && $0.messages.count == 26 }
+    #expect(texts(sync) == (1...26).map { "message \($0)" })
+    #expect(server.limits.dropFirst().prefix(3) == [10, 5, 2], "halved until a page fits: \(server.limits)")
+  }
 
   @Test("A push that comes during a catch-up waits for it, then shows in its place")
   func pushesAreHeld() async throws {
