@@ -19,6 +19,7 @@ let swiftSettings: [SwiftSetting] =
 let dequeModule: Target.Dependency = .product(name: "DequeModule", package: "swift-collections")
 let basics: Target.Dependency = "KeelBasics"
 let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
+let hummingbirdCore: Target.Dependency = .product(name: "HummingbirdCore", package: "hummingbird")
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
 let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
@@ -275,7 +276,8 @@ let package = Package(
     .target(
       name: "Sandbox",
       dependencies: [
-        "Realtime", hummingbird, hummingbirdWebSocket, httpTypes, nioCore, serviceLifecycle, logging, basics, crypto,
+        "Realtime", hummingbird, hummingbirdCore, hummingbirdWebSocket, httpTypes, nioCore, nioHTTP1, serviceLifecycle,
+        logging, basics, crypto,
       ],
       path: "Modules/Sandbox",
       swiftSettings: swiftSettings

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -39,13 +40,19 @@ public enum Sandbox {
     let (ports, portContinuation) = AsyncStream<Int>.makeStream()
     let application = Application(
       responder: responder,
-      // An idle timeout bounds how long a stalled client can hold a connection. The Socket.IO server (§6) and the
-      // WebSocket echo (§6a) upgrade on their own paths; every other request is plain HTTP/1.1.
-      server: .http1WebSocketUpgrade(
-        configuration: .init(
-          http1: .init(idleTimeout: TimeAmount(configuration.idleTimeout)),
-          ws: .init(maxFrameSize: WebSocketEcho.maxMessageSize)),
-        shouldUpgrade: WebSocketEcho.shouldUpgrade(accessKey: configuration.accessKey, realtime: responder.realtime)),
+      // An idle timeout bounds how long a stalled client can hold a connection; a first request the parser refuses is
+      // answered 400 (GuardedHTTPChannel). The Socket.IO server (§6) and the WebSocket echo (§6a) upgrade on their own
+      // paths; every other request is plain HTTP/1.1.
+      server: HTTPServerBuilder { httpResponder in
+        GuardedHTTPChannel(
+          base: HTTP1WebSocketUpgradeChannel(
+            responder: httpResponder,
+            configuration: .init(
+              http1: .init(idleTimeout: TimeAmount(configuration.idleTimeout)),
+              ws: .init(maxFrameSize: WebSocketEcho.maxMessageSize)),
+            shouldUpgrade: WebSocketEcho.shouldUpgrade(
+              accessKey: configuration.accessKey, realtime: responder.realtime)))
+      },
       configuration: ApplicationConfiguration(
         address: .hostname(configuration.host, port: configuration.port), serverName: nil),
       onServerRunning: { channel in

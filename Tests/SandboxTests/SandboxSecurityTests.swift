@@ -96,6 +96,25 @@ struct SandboxSecurityTests {
     }
   }
 
+  @Test("A header value with a control character is answered 400 and closed at once, the connection left open")
+  func controlCharacterInHeader() async throws {
+    try await withSandbox(SandboxConfiguration(logLevel: .critical)) { client in
+      for request in [
+        "GET /v3/users HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Trace: a\u{01}b\r\n\r\n",
+        "GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: web\u{7F}socket\r\n\r\n",
+      ] {
+        let (answer, closed) = try await LoopbackExchange.keepingOpen(port: client.sandbox.port, request, wait: 30)
+        #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer)")
+        #expect(closed, "the server closed the connection, not the client's wait: \(answer)")
+      }
+      // The server still answers everyone else.
+      let (fine, _) = try await LoopbackExchange.keepingOpen(
+        port: client.sandbox.port, "GET /_sandbox/stats HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+        wait: 30)
+      #expect(fine.hasPrefix("HTTP/1.1 200"), "\(fine)")
+    }
+  }
+
   @Test("A chat route answers a request without a live access token at once, before reading the 41 MiB it announced")
   func bearerBeforeBody() async throws {
     // An idle limit of 20 s: a server that waited for the body would close the connection then, unanswered; one that
