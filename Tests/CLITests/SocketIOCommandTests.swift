@@ -161,7 +161,11 @@ struct SocketIOCommandTests {
     let (input, output) = (Pipe(), Pipe())  // standard input stays open; standard output is never read
     let keel = Process()
     keel.executableURL = ChildProcess.builtExecutable("keel")
-    keel.arguments = ["socketio", sandbox.baseURL.absoluteString, "--auth", #"{"token":"\#(token)"}"#]
+    // A connect timeout of 2 minutes, not the default 10 s: with the whole suite running, a debug keel once took longer
+    // than 10 s to connect and exited 69 before the flood began.
+    keel.arguments = [
+      "socketio", sandbox.baseURL.absoluteString, "--auth", #"{"token":"\#(token)"}"#, "--timeout", "120",
+    ]
     keel.standardInput = input
     keel.standardOutput = output
     keel.standardError = FileHandle.nullDevice
@@ -184,10 +188,9 @@ struct SocketIOCommandTests {
     // here without the bound).
     let bound = (ProcessInfo.processInfo.environment["KEEL_TSAN"] == nil ? 150 : 300) * 1_024
     var peak = 0
-    for _ in 0..<50 {
+    _ = await poll(every: .milliseconds(200), for: .seconds(10)) {
       peak = Self.peakResidentKiB(of: keel.processIdentifier)
-      if peak > bound { break }
-      try await Task.sleep(for: .milliseconds(200))
+      return peak > bound
     }
     #expect(peak > 0 && peak < bound, "peak resident memory \(peak / 1_024) MiB")
     await sandbox.stop()

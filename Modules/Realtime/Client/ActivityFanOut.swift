@@ -29,8 +29,10 @@ final class ActivityFanOut: Sendable {
   func publish(_ activity: SocketActivity) {
     let (sinks, paced) = state.withLock { state in
       if case .state(let new) = activity { state.current = new }
-      state.paced = state.paced.filter { $0.value.buffer != nil }
-      return (Array(state.sinks.values), state.paced.values.compactMap(\.buffer))
+      let paced = state.paced.values.compactMap(\.buffer)
+      // A stream its reader dropped is forgotten here, the first time it is found gone.
+      if paced.count < state.paced.count { state.paced = state.paced.filter { $0.value.buffer != nil } }
+      return (Array(state.sinks.values), paced)
     }
     for sink in sinks { sink(activity) }
     for buffer in paced { buffer.pushNow(activity) }

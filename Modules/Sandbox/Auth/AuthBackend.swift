@@ -177,11 +177,10 @@ struct AuthBackend: Sendable {
   /// Why a Socket.IO CONNECT with `token` cannot join (SandboxAPI §6), `nil` when the token is a live access token.
   func socketRefusal(_ token: String?) -> String? {
     guard let token, !token.isEmpty else { return #"No access token: CONNECT with {"token":"<access token>"}."# }
-    guard let session = state.withLock({ $0.sessions[Secrets.digest(token)] }) else {
-      return "The access token is not valid."
-    }
+    let digest = Secrets.digest(token)
+    guard let session = state.withLock({ $0.sessions[digest] }) else { return "The access token is not valid." }
     guard session.accessExpiresAt > time.now() else { return "The access token has expired." }
-    guard sessionGoesOn(tokenDigest: Secrets.digest(token)) else { return "The session has ended; sign in again." }
+    guard sessionGoesOn(tokenDigest: digest) else { return "The session has ended; sign in again." }
     return nil
   }
 
