@@ -11,7 +11,7 @@ import Testing
 /// random moments, again and again on the same queue file; then a tracker that only delivers starts on that file, and
 /// the server holds every event whose `track` returned, each once. In both durability levels: neither may lose an
 /// event to a killed process.
-@Suite("EventTracker survives SIGKILL", .serialized, .timeLimit(.minutes(2)))
+@Suite("EventTracker survives SIGKILL", .serialized, .timeLimit(.minutes(3)))
 struct EventTrackerCrashTests {
   static let total = 2_000
   /// A child is started for at most this many events, so that a kill landing late costs one round, not the run.

@@ -8,7 +8,7 @@ import Testing
 
 /// REQUIREMENTS E2, E4, E9 over real HTTP: a tracker on a real queue file, on each transport, delivers every event
 /// through a Sandbox that fails, drops and slows its uploads, and the server counts each event once.
-@Suite("EventTracker through injected faults", .timeLimit(.minutes(2)))
+@Suite("EventTracker through injected faults", .timeLimit(.minutes(3)))
 struct EventTrackerFaultTests {
   static let total = 5_000
   static let trackingTasks = 8

@@ -9,7 +9,7 @@ import Testing
 
 /// REQUIREMENTS E10, E13 against the Sandbox: the tracker delivers in the Segment HTTP Tracking API's format, and the
 /// Sandbox's checker, which holds each message to Segment's public specification field by field, accepts it.
-@Suite("EventTracker in the Segment format against the Sandbox", .timeLimit(.minutes(1)))
+@Suite("EventTracker in the Segment format against the Sandbox", .timeLimit(.minutes(3)))
 struct EventTrackerSegmentTests {
   @Test("Track, screen and identify, with identity and context, are accepted by the Sandbox's Segment checker")
   func acceptedByTheChecker() async throws {

@@ -4,7 +4,7 @@ import Testing
 @testable import Persistence
 
 /// REQUIREMENTS E11, E12: dead letters go back into delivery; a withdrawn consent empties the queue.
-@Suite("DurableQueue re-queue and purge", .timeLimit(.minutes(1)))
+@Suite("DurableQueue re-queue and purge", .timeLimit(.minutes(3)))
 struct DurableQueueRequeueTests {
   struct Event: Codable, Sendable, Equatable {
     var name: String

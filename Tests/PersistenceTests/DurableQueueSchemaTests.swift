@@ -6,7 +6,7 @@ import Testing
 
 /// The queue's schema since v2 (Decision 0017): ids from a counter instead of AUTOINCREMENT, an index of released
 /// elements only, and the upgrade of a file written by v1.
-@Suite("DurableQueue schema", .timeLimit(.minutes(2)))
+@Suite("DurableQueue schema", .timeLimit(.minutes(3)))
 struct DurableQueueSchemaTests {
   typealias Event = DurableQueueTests.Event
 

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// Many tasks at once: the admitted count never exceeds what the algorithm allows, and nobody is lost.
-@Suite("Stress", .timeLimit(.minutes(2)))
+@Suite("Stress", .timeLimit(.minutes(3)))
 struct StressTests {
   /// Each algorithm with the number of admissions it allows at a single instant.
   enum Algorithm: String, CaseIterable, CustomTestStringConvertible {

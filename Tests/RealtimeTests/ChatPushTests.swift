@@ -14,7 +14,7 @@ import Testing
 /// SandboxAPI §7's pushes: a new message reaches every member's socket as a `message` event, on Keel's Socket.IO
 /// client, and no one else's, even a client that asks for another user's pushes by joining or emitting to a room
 /// named after them; a re-send with the same client message id is not pushed again.
-@Suite("The Sandbox pushes chat messages", .timeLimit(.minutes(2)))
+@Suite("The Sandbox pushes chat messages", .timeLimit(.minutes(3)))
 struct ChatPushTests {
   let session = URLSession(configuration: .ephemeral)
 

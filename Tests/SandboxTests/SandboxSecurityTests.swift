@@ -12,7 +12,7 @@ import Testing
 #endif
 
 /// Issue 14: the Sandbox's keys, its state file, a truncated body, and one route unable to starve the others.
-@Suite("Sandbox security and robustness", .timeLimit(.minutes(2)))
+@Suite("Sandbox security and robustness", .timeLimit(.minutes(3)))
 struct SandboxSecurityTests {
   @Test("With an access key, every route answers 401 without it, counts nothing and changes nothing")
   func accessKey() async throws {

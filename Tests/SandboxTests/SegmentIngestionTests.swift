@@ -4,7 +4,7 @@ import Testing
 @testable import Sandbox
 
 /// SandboxAPI §3.1, REQUIREMENTS E13: the Segment HTTP Tracking API's batch route and its checker.
-@Suite("Sandbox Segment ingestion", .timeLimit(.minutes(2)))
+@Suite("Sandbox Segment ingestion", .timeLimit(.minutes(3)))
 struct SegmentIngestionTests {
   static let writeKey = "token-a"
   static var basic: [String: String] {

@@ -10,7 +10,7 @@ import Testing
 
 /// REQUIREMENTS E12: events the server refuses on their own are set aside with its reason, reported, and can go back;
 /// `drain(timeout:)`.
-@Suite("EventTracker dead letters, flush reports and drain", .timeLimit(.minutes(1)))
+@Suite("EventTracker dead letters, flush reports and drain", .timeLimit(.minutes(3)))
 struct EventTrackerDeadLetterTests {
   @Test("A lone event refused with the server's reason (400, or 413 alone) is set aside at once, not retried forever")
   func loneRefusal() async throws {

@@ -8,7 +8,7 @@ import Testing
 @testable import Domain
 
 /// REQUIREMENTS E10, E11: who the events are about, where they happen, the plugins, and consent.
-@Suite("EventTracker identity, context, plugins and consent", .timeLimit(.minutes(1)))
+@Suite("EventTracker identity, context, plugins and consent", .timeLimit(.minutes(3)))
 struct EventTrackerIdentityTests {
   /// Nothing is uploaded unless a test flushes: a restarted tracker would otherwise deliver, and delete, the events
   /// the test reads back from the queue.
