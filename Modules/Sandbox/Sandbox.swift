@@ -40,8 +40,8 @@ public enum Sandbox {
     let (ports, portContinuation) = AsyncStream<Int>.makeStream()
     let application = Application(
       responder: responder,
-      // An idle timeout bounds how long a stalled client can hold a connection; a first request the parser refuses is
-      // answered 400 (GuardedHTTPChannel). The Socket.IO server (§6) and the WebSocket echo (§6a) upgrade on their own
+      // An idle timeout bounds how long a stalled client can hold a connection, before its first request too; a first
+      // request the parser refuses is answered 400 (GuardedHTTPChannel). The Socket.IO server (§6) and the WebSocket echo (§6a) upgrade on their own
       // paths; every other request is plain HTTP/1.1.
       server: HTTPServerBuilder { httpResponder in
         GuardedHTTPChannel(
@@ -51,7 +51,8 @@ public enum Sandbox {
               http1: .init(idleTimeout: TimeAmount(configuration.idleTimeout)),
               ws: .init(maxFrameSize: WebSocketEcho.maxMessageSize)),
             shouldUpgrade: WebSocketEcho.shouldUpgrade(
-              accessKey: configuration.accessKey, realtime: responder.realtime)))
+              accessKey: configuration.accessKey, realtime: responder.realtime)),
+          idleTimeout: TimeAmount(configuration.idleTimeout))
       },
       configuration: ApplicationConfiguration(
         address: .hostname(configuration.host, port: configuration.port), serverName: nil),

@@ -47,8 +47,8 @@ public struct SandboxConfiguration: Sendable {
   /// reached from loopback; `nil` falls back to ``accessKey``, and with neither the control plane is open to every
   /// loopback peer. ``RunningSandbox/control`` presents it.
   public var controlKey: String?
-  /// How long a connection may stay idle after a request before it is closed; 30 s by default. (One that never
-  /// sends a whole first request is not timed out: the Sandbox guide's limits say why.)
+  /// How long a connection may go without sending a whole request, its first included, before it is closed; 30 s by
+  /// default.
   public var idleTimeout: Duration = .seconds(30)
   /// How often the Socket.IO server (`/socket.io/`) pings each connection; 25 s by default, as Socket.IO's.
   public var socketIOPingInterval: Duration = .seconds(25)

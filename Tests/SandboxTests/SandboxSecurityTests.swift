@@ -115,6 +115,20 @@ struct SandboxSecurityTests {
     }
   }
 
+  @Test("A connection that never sends a whole first request is closed by the idle limit, whatever it sent")
+  func idleBeforeFirstRequest() async throws {
+    var configuration = SandboxConfiguration(logLevel: .critical)
+    configuration.idleTimeout = .seconds(1)
+    try await withSandbox(configuration) { client in
+      for partial in ["", "GET /v3/users HTTP/1.1\r\nHost: 127.0", "GET /socket.io/?EIO=4 HTTP/1.1\r\n"] {
+        // The client waits up to 20 s for a byte: a server that kept the connection open would leave it unclosed.
+        let (answer, closed) = try await LoopbackExchange.keepingOpen(port: client.sandbox.port, partial, wait: 20)
+        #expect(closed, "closed within the wait: \(partial.debugDescription) got \(answer.debugDescription)")
+        #expect(answer.isEmpty, "closed without an answer: \(answer.debugDescription)")
+      }
+    }
+  }
+
   @Test("A chat route answers a request without a live access token at once, before reading the 41 MiB it announced")
   func bearerBeforeBody() async throws {
     // An idle limit of 20 s: a server that waited for the body would close the connection then, unanswered; one that

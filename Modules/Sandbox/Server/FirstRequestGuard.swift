@@ -6,17 +6,19 @@ import NIOCore
 import NIOHTTP1
 
 /// The Sandbox's HTTP/1.1 connections with a WebSocket upgrade, as Hummingbird makes them, plus a ``FirstRequestGuard``
-/// that answers a first request head the parser refuses: Hummingbird adds its own error handling only after the first
-/// head.
+/// that looks after a connection until its first request head is read: Hummingbird adds its own idle timer and error
+/// handling only then.
 struct GuardedHTTPChannel: ServerChildChannel {
   let base: HTTP1WebSocketUpgradeChannel
+  /// How long a connection may take to send a whole first request head.
+  let idleTimeout: TimeAmount
 
   func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<HTTP1WebSocketUpgradeChannel.Value> {
     base.setup(channel: channel, logger: logger).flatMapThrowing { value in
       let decoder = try channel.pipeline.syncOperations.context(
         handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self)
       try channel.pipeline.syncOperations.addHandler(
-        FirstRequestGuard(), position: .after(decoder.handler))
+        FirstRequestGuard(idleTimeout: idleTimeout), position: .after(decoder.handler))
       return value
     }
   }
@@ -28,21 +30,39 @@ struct GuardedHTTPChannel: ServerChildChannel {
 
 /// Sits right after the HTTP decoder until the first request head passes, then leaves. Before that, nobody else
 /// answers for the connection: a head the parser refuses (a control character in a header value, a malformed request
-/// line) is answered 400 and closed at once. Without it, such a connection stayed open and silent forever.
+/// line) is answered 400 and closed at once, and a connection that has not sent a whole head within the idle
+/// timeout, whatever it sent, is closed. Without it, such a connection stayed open and silent forever.
 ///
-/// A connection that never sends a whole head is not timed out here (the Sandbox guide's limits say why). Closing a
-/// connection before Hummingbird handled a request makes ThreadSanitizer report a race inside Hummingbird's
+/// Closing a connection before Hummingbird handled a request makes ThreadSanitizer report a race inside Hummingbird's
 /// `handleHTTP` that the Swift runtime's uninstrumented atomics explain; Scripts/tsan-suppressions.txt says more.
 final class FirstRequestGuard: ChannelInboundHandler, RemovableChannelHandler {
   typealias InboundIn = HTTPServerRequestPart
   typealias InboundOut = HTTPServerRequestPart
   typealias OutboundOut = HTTPServerResponsePart
 
+  private let idleTimeout: TimeAmount
+  private var timer: Scheduled<Void>?
   private var answered = false
+
+  init(idleTimeout: TimeAmount) {
+    self.idleTimeout = idleTimeout
+  }
+
+  func handlerAdded(context: ChannelHandlerContext) {
+    let channel = context.channel
+    timer = context.eventLoop.scheduleTask(in: idleTimeout) { channel.close(promise: nil) }
+  }
+
+  func handlerRemoved(context: ChannelHandlerContext) {
+    timer?.cancel()
+    timer = nil
+  }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     context.fireChannelRead(data)
     if case .head = unwrapInboundIn(data) {
+      timer?.cancel()
+      timer = nil
       context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
   }
