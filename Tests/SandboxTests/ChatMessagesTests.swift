@@ -213,6 +213,18 @@ struct ChatMessagesTests {
       }
       #expect(seen == (0..<30).map(String.init), "every message once, in order")
       #expect(pages >= 3, "30 messages under a limit of 100 came in \(pages) pages, cut by their weight")
+
+      // Brief, the thirty come in one small page: who sent each and when, without text or images.
+      let brief = try await client.send(
+        "GET", "/v1/conversations/\(room.channel)/messages?limit=100&brief=true", headers: room.bob)
+      let messages = try #require(brief.json["messages"] as? [[String: Any]])
+      #expect(messages.count == 30 && brief.json["hasMore"] as? Bool == false)
+      #expect(brief.body.count < 30 * 400, "a brief message weighs a few hundred bytes: \(brief.body.count)")
+      #expect(messages.allSatisfy { $0["brief"] as? Bool == true && $0["text"] as? String == "" && $0["id"] is String })
+      #expect(Set(messages.compactMap { $0["senderId"] as? String }).count == 1)
+      let bad = try await client.send(
+        "GET", "/v1/conversations/\(room.channel)/messages?brief=yes", headers: room.bob)
+      #expect(bad.status == 400)
     }
   }
 

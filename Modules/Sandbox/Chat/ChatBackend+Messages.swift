@@ -117,18 +117,21 @@ extension ChatBackend {
 
   /// `GET …/messages?after=ID|before=ID&limit=N`: at most `limit` (50 by default, 100 at most) messages, oldest
   /// first: the first ones after `after`, the last ones before `before`, or the newest; `hasMore` says whether the
-  /// page stopped short of the end in its direction. A page also stops at ``maxPageBytes`` of messages.
+  /// page stopped short of the end in its direction. A page also stops at ``maxPageBytes`` of messages. With
+  /// `brief=true`, each message comes without its text and images (`"brief": true`): what a client that cannot take a
+  /// message whole learns of it, to show it as unavailable and page past it.
   private func listMessages(_ request: SandboxRequest) throws -> SandboxResponse {
     let me = try auth.account(of: request).id
     let conversationID = request.parameter("conversation") ?? ""
     let limit = try Self.limit(request.query["limit"])
+    let brief = try Self.flag(request.query["brief"], "brief")
     let (page, hasMore) = try state.withLock { state -> ([ChatState.Message], Bool) in
       _ = try Self.conversation(conversationID, of: me, in: state)
       let all = state.messages[conversationID] ?? []
       if let after = request.query["after"] {
         guard let index = all.firstIndex(where: { $0.id == after }) else { throw BackendError.notFound("The message") }
         let rest = all[(index + 1)...]
-        let page = Self.weighed(Array(rest.prefix(limit)), keepingNewest: false)
+        let page = brief ? Array(rest.prefix(limit)) : Self.weighed(Array(rest.prefix(limit)), keepingNewest: false)
         return (page, rest.count > page.count)
       }
       var end = all.endIndex
@@ -136,10 +139,11 @@ extension ChatBackend {
         guard let index = all.firstIndex(where: { $0.id == before }) else { throw BackendError.notFound("The message") }
         end = index
       }
-      let page = Self.weighed(Array(all[max(0, end - limit)..<end]), keepingNewest: true)
+      let newest = Array(all[max(0, end - limit)..<end])
+      let page = brief ? newest : Self.weighed(newest, keepingNewest: true)
       return (page, end - page.count > 0)
     }
-    return .json(["messages": .array(page.map(messageJSON)), "hasMore": .bool(hasMore)])
+    return .json(["messages": .array(page.map { brief ? briefJSON($0) : messageJSON($0) }), "hasMore": .bool(hasMore)])
   }
 
   /// `messages`, oldest first, cut to ``maxPageBytes`` of JSON (one message at least): the oldest kept, or the newest
@@ -194,12 +198,30 @@ extension ChatBackend {
     return conversation
   }
 
+  /// `true` for `"true"`, `false` for `"false"` or none; anything else is malformed.
+  private static func flag(_ given: String?, _ name: String) throws -> Bool {
+    switch given {
+    case nil, "false": return false
+    case "true": return true
+    default: throw BackendError.malformed("\(name) is true or false")
+    }
+  }
+
   private static func limit(_ given: String?) throws -> Int {
     guard let given else { return 50 }
     guard let limit = Int(given), (1...maxPage).contains(limit) else {
       throw BackendError.malformed("limit is a number from 1 to \(maxPage)")
     }
     return limit
+  }
+
+  /// `message` without its text and images: at most a few hundred bytes, whatever the message weighs.
+  func briefJSON(_ message: ChatState.Message) -> JSONValue {
+    [
+      "id": .string(message.id), "conversationId": .string(message.conversationID),
+      "clientMessageId": message.clientMessageID.map(JSONValue.string) ?? .null, "senderId": .string(message.senderID),
+      "text": "", "images": [], "createdAt": .number(Double(message.createdAt)), "brief": true,
+    ]
   }
 
   func messageJSON(_ message: ChatState.Message) -> JSONValue {
