@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import Logging
+import NIOTransports
 import Networking
 import Persistence
 import Realtime
@@ -15,11 +16,13 @@ extension ChatAgainstSandbox {
   struct ChatSyncIntegrationTests {
     /// Ann and Bob, both in one workspace's channel.
     func pair(
-      _ sandbox: RunningSandbox, bobConfiguration: ChatConfiguration = .testing
+      _ sandbox: RunningSandbox, bobConfiguration: ChatConfiguration = .testing,
+      bobTransport: (any HTTPTransport)? = nil
     ) async throws -> (ann: ChatUser, bob: ChatUser, channel: String) {
       let transport = TransportKind.nio.transport
       let ann = try await ChatUser.signUp("ann", on: sandbox, transport: transport)
-      let bob = try await ChatUser.signUp("bob", on: sandbox, transport: transport, configuration: bobConfiguration)
+      let bob = try await ChatUser.signUp(
+        "bob", on: sandbox, transport: bobTransport ?? transport, configuration: bobConfiguration)
       let workspace = try await ann.chat.createWorkspace(named: "Keel")
       try await ann.chat.invite(email: "bob@example.com", to: workspace.id)
       let channel = try await ann.chat.createChannel(named: "general", in: workspace.id)
@@ -89,6 +92,35 @@ extension ChatAgainstSandbox {
       await ann.chat.shutDown()
       await bob.chat.shutDown()
       await sandbox.stop()
+    }
+
+    @Test("A message too large for Bob's client shows as unavailable, and the messages after it come whole")
+    func messageTooLargeToTake() async throws {
+      let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+      // Bob's client takes at most 20,000 bytes of response: one message of 27,000 (9,000 three-byte characters,
+      // within the 10,000 characters a text may have) is more than it can take alone.
+      let capped = NIOHTTPTransport(
+        configuration: .init(
+          connectTimeout: .seconds(60), idleConnectionTimeout: .seconds(1), maxResponseBodySize: 20_000))
+      let (ann, bob, channel) = try await pair(sandbox, bobTransport: capped)
+      try await send(["before"], from: ann, to: channel)
+      let first = await bob.chat.open(channel)
+      #expect(await first.caughtUp() == .live)
+      await first.close()
+
+      let long = String(repeating: "€", count: 9_000)
+      try await send(["small 0", long] + (1...3).map { "small \($0)" }, from: ann, to: channel)
+      let again = await bob.chat.open(channel)
+      #expect(await again.caughtUp() == .live)
+      let messages = again.snapshot.messages
+      #expect(messages.map(\.text) == ["before", "small 0", "", "small 1", "small 2", "small 3"])
+      #expect(messages.map(\.isUnavailable) == [false, false, true, false, false, false])
+      #expect(messages[2].senderID == ann.id && messages[2].id != nil && messages[2].state == .sent)
+      await again.close()
+      await ann.chat.shutDown()
+      await bob.chat.shutDown()
+      await sandbox.stop()
+      try await capped.shutdown()
     }
 
     @Test("200 messages while Bob's socket drops 50 times and pushes are duplicated and reordered: each once, in order")

@@ -17,6 +17,8 @@ struct MessageRow: Encodable {
   /// `sent`, `pending` or `failed`.
   let state: String
   let failureReason: String?
+  /// Whether the server holds it but it was too large for keel to take: no text or images here.
+  let unavailable: Bool
 
   /// The row of `message`, its sender named from `names` and its images resolved against `baseURL`.
   init(_ message: ChatStore.Message, names: [String: String], baseURL: URL) {
@@ -30,6 +32,7 @@ struct MessageRow: Encodable {
     createdAt = message.createdAt
     state = message.state.rawValue
     failureReason = message.failureReason
+    unavailable = message.isUnavailable
   }
 
   /// `[2026-11-26 09:41:07] ada: Hello [image: http://…]`, the text's line breaks and controls escaped.
@@ -39,6 +42,7 @@ struct MessageRow: Encodable {
 
   /// The text and images alone.
   var brief: String {
+    guard !unavailable else { return "(unavailable: too large to take)" }
     let pictures = images.map { " [image: \(Output.printable($0))]" }.joined()
     let status = state == "sent" ? "" : " (\(state)\(failureReason.map { ": \($0)" } ?? ""))"
     return Output.printable(text) + pictures + status

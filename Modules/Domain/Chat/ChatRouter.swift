@@ -48,8 +48,9 @@ public struct ChatRouter: Endpoint, CustomStringConvertible {
     case directMessages(workspaceID: String)
     /// `POST /v1/workspaces/{id}/dms` with `{"userId"}`: the room with that member, opened or found.
     case openDirectMessage(workspaceID: String, userID: String)
-    /// `GET /v1/conversations/{id}/messages`: after a message, before one, or the newest; at most `limit`.
-    case messages(conversationID: String, after: String?, before: String?, limit: Int)
+    /// `GET /v1/conversations/{id}/messages`: after a message, before one, or the newest; at most `limit`; `brief`, each
+    /// message without its text and images.
+    case messages(conversationID: String, after: String?, before: String?, limit: Int, brief: Bool = false)
     /// `POST /v1/conversations/{id}/messages`: a `multipart/form-data` body streamed from `file`.
     case send(conversationID: String, body: URL, contentType: String)
     /// `POST /v1/conversations/{id}/read` with `{"messageId"}`.
@@ -83,7 +84,7 @@ public struct ChatRouter: Endpoint, CustomStringConvertible {
     case .transferChannel(let id, _): ["v1", "channels", id, "owner"]
     case .channelMembers(let id): ["v1", "channels", id, "members"]
     case .directMessages(let id), .openDirectMessage(let id, _): ["v1", "workspaces", id, "dms"]
-    case .messages(let id, _, _, _), .send(let id, _, _): ["v1", "conversations", id, "messages"]
+    case .messages(let id, _, _, _, _), .send(let id, _, _): ["v1", "conversations", id, "messages"]
     case .read(let id, _): ["v1", "conversations", id, "read"]
     case .profileImage: ["v1", "me", "image"]
     }
@@ -103,9 +104,9 @@ public struct ChatRouter: Endpoint, CustomStringConvertible {
   public var query: [QueryItem] {
     switch route {
     case .channels(_, let joinedOnly): joinedOnly ? [QueryItem("joined", "true")] : []
-    case .messages(_, let after, let before, let limit):
+    case .messages(_, let after, let before, let limit, let brief):
       (after.map { [QueryItem("after", $0)] } ?? []) + (before.map { [QueryItem("before", $0)] } ?? [])
-        + [QueryItem("limit", String(limit))]
+        + [QueryItem("limit", String(limit))] + (brief ? [QueryItem("brief", "true")] : [])
     default: []
     }
   }

@@ -76,7 +76,7 @@ extension ChatService {
     let (client, baseURL, sessions) = (sessions.client, baseURL, sessions)
     return ConversationSync(
       id: conversationID, store: store,
-      fetch: { after, before, limit in
+      fetch: { after, before, limit, brief in
         guard sessions.currentUser != nil else {
           throw ChatError(.notSignedIn, "Nobody is signed in: the conversation cannot catch up.")
         }
@@ -84,7 +84,7 @@ extension ChatService {
           return try await client.send(
             .json(
               ChatRouter(
-                .messages(conversationID: conversationID, after: after, before: before, limit: limit),
+                .messages(conversationID: conversationID, after: after, before: before, limit: limit, brief: brief),
                 baseURL: baseURL)))
         } catch let error as NetworkError {
           throw ChatError.request(RequestFailure(error), doing: "read the messages of \(conversationID)")

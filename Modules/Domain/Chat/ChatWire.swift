@@ -62,11 +62,21 @@ enum ChatWire {
     let images: [String]
     /// Milliseconds since 1970.
     let createdAt: Double
+    /// Whether the server left the text and images out (a brief page).
+    var brief: Bool? = nil
+
+    /// The message as one the client could not take: without its text and images, marked brief.
+    var unavailable: Message {
+      Message(
+        id: id, conversationId: conversationId, clientMessageId: clientMessageId, senderId: senderId, text: "",
+        images: [], createdAt: createdAt, brief: true)
+    }
 
     var record: ChatStore.Message {
       ChatStore.Message(
         id: id, clientMessageID: clientMessageId, conversationID: conversationId, senderID: senderId, text: text,
-        images: images, createdAt: Date(timeIntervalSince1970: createdAt / 1_000), state: .sent)
+        images: images, createdAt: Date(timeIntervalSince1970: createdAt / 1_000), state: .sent,
+        isUnavailable: brief == true)
     }
   }
 

@@ -6,8 +6,10 @@ import Persistence
 /// Keeps one open conversation's store in step with the server: catch-ups over REST, pushes from the socket held
 /// while one runs, and the window of messages its screen shows (Documentation/Decisions/0014).
 actor ConversationSync {
-  /// A page of the server's messages: after a message, before one, or the newest.
-  typealias FetchPage = @Sendable (_ after: String?, _ before: String?, _ limit: Int) async throws -> ChatWire.Page
+  /// A page of the server's messages: after a message, before one, or the newest; `brief`, without their text and
+  /// images.
+  typealias FetchPage =
+    @Sendable (_ after: String?, _ before: String?, _ limit: Int, _ brief: Bool) async throws -> ChatWire.Page
 
   nonisolated let id: String
   nonisolated let snapshots: Broadcast<ConversationSnapshot>
@@ -146,15 +148,20 @@ actor ConversationSync {
 
   /// A page as `fetch` brings it, asked again for half as many messages, down to one, while the answer is too large
   /// for the transport to take: a conversation of long messages goes on in smaller pages instead of stopping. A
-  /// single message too large to take still fails, and the catch-up is retried later.
+  /// single message too large to take is asked for brief, without its text and images, and comes back marked
+  /// unavailable (``ChatStore/Message/isUnavailable``): the conversation pages past it. A server that cannot answer
+  /// brief fails the catch-up, which is retried later.
   private func fetchFitting(_ after: String?, _ before: String?, _ limit: Int) async throws -> ChatWire.Page {
     var limit = limit
     while true {
       do {
-        return try await fetch(after, before, limit)
-      } catch let error as ChatError
-        where limit > 1 && error.requestFailure?.urlError?.code == .dataLengthExceedsMaximum
-      {
+        return try await fetch(after, before, limit, false)
+      } catch let error as ChatError where error.requestFailure?.urlError?.code == .dataLengthExceedsMaximum {
+        guard limit > 1 else {
+          logger.info("A message of \(id) is too large to take; it is shown as unavailable.")
+          let page = try await fetch(after, before, 1, true)
+          return ChatWire.Page(messages: page.messages.map { $0.unavailable }, hasMore: page.hasMore)
+        }
         logger.info("A page of \(limit) messages of \(id) is too large to take; asking for \(limit / 2).")
         limit /= 2
       }

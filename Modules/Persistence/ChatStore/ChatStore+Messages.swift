@@ -4,8 +4,9 @@ import GRDB
 extension ChatStore {
   /// Stores `messages` in one transaction, each exactly once: one already stored (found by server id, else by the
   /// client message id of the same sender in the same conversation, as a pending message becomes sent) is updated in
-  /// place; the rest are inserted. A sent message stays sent: a pending or failed copy of it changes nothing. Then
-  /// evicts conversations if the store is over ``maxSize``.
+  /// place; the rest are inserted. A sent message stays sent: a pending or failed copy of it changes nothing, and a
+  /// whole one stays whole: an unavailable copy (``Message/isUnavailable``) changes nothing either. Then evicts
+  /// conversations if the store is over ``maxSize``.
   ///
   /// - Returns: The messages that were new to the store, in the order given: what a screen has not shown yet.
   /// - Throws: ``PersistenceError``: ``PersistenceError/Kind/invalidInput`` for a time outside the years 1970 to
@@ -33,29 +34,34 @@ extension ChatStore {
   private static func upsert(_ message: Message, _ db: Database) throws -> Bool {
     var found: Row?
     if let id = message.id {
-      found = try Row.fetchOne(db, sql: "SELECT rowid, state FROM message WHERE serverID = ?", arguments: [id])
+      found = try Row.fetchOne(
+        db, sql: "SELECT rowid, state, unavailable FROM message WHERE serverID = ?", arguments: [id])
     }
     if found == nil, let clientID = message.clientMessageID {
       found = try Row.fetchOne(
         db,
         sql: """
-          SELECT rowid, state FROM message
+          SELECT rowid, state, unavailable FROM message
           WHERE conversationID = ? AND senderID = ? AND clientMessageID = ?
           """, arguments: [message.conversationID, message.senderID, clientID])
     }
-    if let found, found["state"] == Message.State.sent.rawValue, message.state != .sent { return false }
+    if let found, found["state"] == Message.State.sent.rawValue {
+      if message.state != .sent { return false }
+      if message.isUnavailable, found["unavailable"] == false { return false }
+    }
     let rowID: Int64? = found?["rowid"]
     let images = String(decoding: try JSONEncoder().encode(message.images), as: UTF8.self)
     let position = message.position
     var arguments: StatementArguments = [
       message.id, message.clientMessageID, message.conversationID, message.senderID, message.text, images,
       milliseconds(position.createdAt), position.key, message.state.rawValue, message.failureReason,
+      message.isUnavailable,
     ]
     guard let rowID else {
       try db.execute(
         sql: """
           INSERT INTO message (serverID, clientMessageID, conversationID, senderID, text, images, createdAt, sortKey,
-            state, failureReason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            state, failureReason, unavailable) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           """, arguments: arguments)
       return true
     }
@@ -65,7 +71,7 @@ extension ChatStore {
       sql: """
         UPDATE message SET serverID = COALESCE(?, serverID), clientMessageID = COALESCE(?, clientMessageID),
           conversationID = ?, senderID = ?, text = ?, images = ?, createdAt = ?, sortKey = ?, state = ?,
-          failureReason = ? WHERE rowid = ?
+          failureReason = ?, unavailable = ? WHERE rowid = ?
         """, arguments: arguments)
     return false
   }
@@ -201,6 +207,7 @@ extension ChatStore {
       id: row["serverID"], clientMessageID: row["clientMessageID"], conversationID: row["conversationID"],
       senderID: row["senderID"], text: row["text"], images: images,
       createdAt: date(milliseconds: row["createdAt"]),
-      state: Message.State(rawValue: row["state"]) ?? .failed, failureReason: row["failureReason"])
+      state: Message.State(rawValue: row["state"]) ?? .failed, failureReason: row["failureReason"],
+      isUnavailable: row["unavailable"])
   }
 }

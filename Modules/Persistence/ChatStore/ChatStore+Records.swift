@@ -108,11 +108,16 @@ extension ChatStore {
     public var state: State
     /// Why it failed, for ``State/failed``.
     public var failureReason: String?
+    /// Whether the server holds this message but it was too large for this client to take: it has its id, sender
+    /// and time, and no text or images here; a screen shows it as unavailable. A whole copy, when one comes, takes
+    /// its place.
+    public var isUnavailable: Bool
 
     /// A message.
     public init(
       id: String?, clientMessageID: String?, conversationID: String, senderID: String, text: String,
-      images: [String] = [], createdAt: Date, state: State = .sent, failureReason: String? = nil
+      images: [String] = [], createdAt: Date, state: State = .sent, failureReason: String? = nil,
+      isUnavailable: Bool = false
     ) {
       self.id = id
       self.clientMessageID = clientMessageID
@@ -123,6 +128,7 @@ extension ChatStore {
       self.createdAt = createdAt
       self.state = state
       self.failureReason = failureReason
+      self.isUnavailable = isUnavailable
     }
 
     /// Where this message stands in its conversation's order.

@@ -70,6 +70,10 @@ enum ChatStoreSchema {
     migrator.registerMigration("chat-v3-member-email") { db in
       try db.execute(sql: "ALTER TABLE member ADD COLUMN email TEXT")
     }
+    // A message the server holds but this client could not take whole: shown as unavailable until a whole copy comes.
+    migrator.registerMigration("chat-v4-unavailable") { db in
+      try db.execute(sql: "ALTER TABLE message ADD COLUMN unavailable INTEGER NOT NULL DEFAULT 0")
+    }
     return migrator
   }
 }

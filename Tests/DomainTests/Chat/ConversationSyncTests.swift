@@ -25,6 +25,10 @@ struct ConversationSyncTests {
       var mostPerPage = Int.max
       /// The limits asked for, in order.
       var limits: [Int] = []
+      /// Messages too large for the transport to take: a page that holds one whole is too large, whatever its limit.
+      var huge: Set<String> = []
+      /// Whether the server knows `brief`; one that does not answers whole messages.
+      var answersBrief = true
     }
 
     private let state = Locked(State())
@@ -44,6 +48,10 @@ struct ConversationSyncTests {
 
     func takeAtMost(_ count: Int) { state.withLock { $0.mostPerPage = count } }
 
+    func makeHuge(_ numbers: Int...) { state.withLock { $0.huge.formUnion(numbers.map { "m\($0)" }) } }
+
+    func ignoreBrief() { state.withLock { $0.answersBrief = false } }
+
     var limits: [Int] { state.withLock { $0.limits } }
 
     var requests: [(after: String?, before: String?)] { state.withLock { $0.requests } }
@@ -54,34 +62,45 @@ struct ConversationSyncTests {
         images: [], createdAt: Double(1_700_000_000_000 + number))
     }
 
-    func page(after: String?, before: String?, limit: Int) async throws -> ChatWire.Page {
-      let (failing, count, tooLarge) = state.withLock { state in
+    func page(after: String?, before: String?, limit: Int, brief: Bool = false) async throws -> ChatWire.Page {
+      let (failing, count) = state.withLock { state in
         state.requests.append((after, before))
         state.limits.append(limit)
         defer { state.failures = max(0, state.failures - 1) }
-        return (state.failures > 0, state.requests.count, limit > state.mostPerPage)
+        return (state.failures > 0, state.requests.count)
       }
       requestCount.publish(count)
       await gate.pass()
       if failing { throw ChatError(.requestFailed, "The scripted server is down.") }
+      let (page, tooLarge) = state.withLock { state in
+        let page = Self.cut(state.messages, after: after, before: before, limit: limit, stuck: state.stuck)
+        if brief && state.answersBrief {
+          return (ChatWire.Page(messages: page.messages.map(\.unavailable), hasMore: page.hasMore), false)
+        }
+        return (page, limit > state.mostPerPage || page.messages.contains { state.huge.contains($0.id) })
+      }
       if tooLarge {
         var error = NetworkError(.transport, "The response is over the transport's limit.")
         error.urlError = URLError(.dataLengthExceedsMaximum)
         throw ChatError.request(RequestFailure(error), doing: "read the messages")
       }
-      return state.withLock { state in
-        let all = state.messages
-        if state.stuck { return ChatWire.Page(messages: Array(all.suffix(limit)), hasMore: true) }
-        if let after, let index = all.firstIndex(where: { $0.id == after }) {
-          let rest = all[(index + 1)...]
-          return ChatWire.Page(messages: Array(rest.prefix(limit)), hasMore: rest.count > limit)
-        }
-        if let before, let index = all.firstIndex(where: { $0.id == before }) {
-          let head = all[..<index]
-          return ChatWire.Page(messages: Array(head.suffix(limit)), hasMore: head.count > limit)
-        }
-        return ChatWire.Page(messages: Array(all.suffix(limit)), hasMore: all.count > limit)
+      return page
+    }
+
+    /// The page SandboxAPI §7 cuts from `all`; a `stuck` server answers the newest, and more, whatever was asked.
+    private static func cut(
+      _ all: [ChatWire.Message], after: String?, before: String?, limit: Int, stuck: Bool
+    ) -> ChatWire.Page {
+      if stuck { return ChatWire.Page(messages: Array(all.suffix(limit)), hasMore: true) }
+      if let after, let index = all.firstIndex(where: { $0.id == after }) {
+        let rest = all[(index + 1)...]
+        return ChatWire.Page(messages: Array(rest.prefix(limit)), hasMore: rest.count > limit)
       }
+      if let before, let index = all.firstIndex(where: { $0.id == before }) {
+        let head = all[..<index]
+        return ChatWire.Page(messages: Array(head.suffix(limit)), hasMore: head.count > limit)
+      }
+      return ChatWire.Page(messages: Array(all.suffix(limit)), hasMore: all.count > limit)
     }
   }
 
@@ -97,7 +116,7 @@ struct ConversationSyncTests {
   func sync(pageSize: Int = 50) -> ConversationSync {
     let (server, retries) = (server, retries)
     return ConversationSync(
-      id: "c1", store: store, fetch: { try await server.page(after: $0, before: $1, limit: $2) },
+      id: "c1", store: store, fetch: { try await server.page(after: $0, before: $1, limit: $2, brief: $3) },
       configuration: ChatConfiguration(pageSize: pageSize, catchUpPageSize: 10).clamped,
       logger: Logger(label: "keel.tests.sync") { _ in SwiftLogNoOpLogHandler() },
       sleep: { _ in await retries.pass() })
@@ -133,6 +152,44 @@ struct ConversationSyncTests {
     await until(sync) { $0.status == .live && $0.messages.count == 26 }
     #expect(texts(sync) == (1...26).map { "message \($0)" })
     #expect(server.limits.dropFirst().prefix(3) == [10, 5, 2], "halved until a page fits: \(server.limits)")
+  }
+
+  @Test(
+    "A message too large to take alone is shown unavailable, with its id, sender and time; the catch-up goes past it")
+  func messageTooLarge() async throws {
+    server.add(1...1)
+    let sync = sync()
+    await sync.requestCatchUp()
+    await until(sync, isLive)
+    // Six more while away, the third of them too large for the transport whatever the page.
+    server.add(2...7)
+    server.makeHuge(4)
+    await sync.requestCatchUp()
+    await until(sync) { $0.status == .live && $0.messages.count == 7 }
+    let messages = sync.snapshots.current.messages
+    #expect(messages.map(\.id) == (1...7).map { "m\($0)" })
+    #expect(messages.map(\.isUnavailable) == [false, false, false, true, false, false, false])
+    #expect(messages[3].text.isEmpty && messages[3].senderID == "ann" && messages[3].state == .sent)
+    #expect(messages.filter { !$0.isUnavailable }.map(\.text) == [1, 2, 3, 5, 6, 7].map { "message \($0)" })
+    #expect(try await store.messageCount(in: "c1") == 7)
+
+    // A whole copy, when one comes (a push), takes the unavailable one's place; an unavailable copy never replaces
+    // a whole one.
+    await sync.receive(ScriptedServer.message(4).record)
+    await until(sync) { $0.messages.count == 7 && !$0.messages[3].isUnavailable }
+    try await store.upsert([ScriptedServer.message(4).unavailable.record])
+    #expect(try await store.messages(in: "c1", limit: 10)[3].text == "message 4")
+  }
+
+  @Test("A server that cannot answer brief leaves the conversation behind, its catch-up retried later")
+  func messageTooLargeWithoutBrief() async throws {
+    server.add(1...3)
+    server.makeHuge(3)
+    server.ignoreBrief()
+    let sync = sync()
+    await sync.requestCatchUp()
+    await until(sync) { if case .behind = $0.status { true } else { false } }
+    #expect(texts(sync).isEmpty, "the newest page holds the message it cannot take")
   }
 
   @Test("A push that comes during a catch-up waits for it, then shows in its place")
