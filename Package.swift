@@ -55,6 +55,7 @@ let package = Package(
     .library(name: "Persistence", targets: ["Persistence"]),
     .library(name: "Realtime", targets: ["Realtime"]),
     .library(name: "Domain", targets: ["Domain"]),
+    .library(name: "Chat", targets: ["Chat"]),
     .library(name: "ReducerRuntime", targets: ["ReducerRuntime"]),
     .library(name: "Features", targets: ["Features"]),
     .library(name: "FeaturesTesting", targets: ["FeaturesTesting"]),
@@ -200,11 +201,11 @@ let package = Package(
       swiftSettings: swiftSettings
     ),
 
-    // The services an app uses: users (with the Sendbird-compatible facade), sessions, images, chat, and the
-    // composition root that wires them from the four modules below.
+    // The services an app uses: users (with the Sendbird-compatible facade), sessions, events, images, and the
+    // composition root that wires them from the three modules below. No Socket.IO: that is the chat's.
     .target(
       name: "Domain",
-      dependencies: ["Networking", "RateLimiting", "Persistence", "Realtime", logging, basics],
+      dependencies: ["Networking", "RateLimiting", "Persistence", logging, basics],
       path: "Modules/Domain",
       swiftSettings: swiftSettings
     ),
@@ -212,6 +213,21 @@ let package = Package(
       name: "DomainTests",
       dependencies: ["Domain", "Networking", "Persistence", "RateLimiting", "TestSupport", basics, clocks, logging],
       path: "Tests/DomainTests",
+      swiftSettings: swiftSettings
+    ),
+
+    // The chat as a product of its own: its entities, its store (SQLite through GRDB, on Persistence's file pieces),
+    // sync, outbox and realtime connection, on Domain's sessions and Realtime's Socket.IO client.
+    .target(
+      name: "Chat",
+      dependencies: ["Domain", "Realtime", "Networking", "Persistence", grdb, logging, basics],
+      path: "Modules/Chat",
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "ChatTests",
+      dependencies: ["Chat", "Domain", "Networking", "Persistence", "TestSupport", basics, clocks, grdb, logging],
+      path: "Tests/ChatTests",
       swiftSettings: swiftSettings
     ),
 
@@ -240,13 +256,15 @@ let package = Package(
     // The app's features, built on the runtime and Domain.
     .target(
       name: "Features",
-      dependencies: ["ReducerRuntime", "Domain", "Persistence", basics],
+      dependencies: ["ReducerRuntime", "Domain", "Chat", basics],
       path: "Modules/Features",
       swiftSettings: swiftSettings
     ),
     .testTarget(
       name: "FeaturesTests",
-      dependencies: ["Features", "FeaturesTesting", "Domain", "Persistence", "RateLimiting", "TestSupport", clocks],
+      dependencies: [
+        "Features", "FeaturesTesting", "Domain", "Chat", "Persistence", "RateLimiting", "TestSupport", clocks,
+      ],
       path: "Tests/FeaturesTests",
       swiftSettings: swiftSettings
     ),
@@ -256,8 +274,8 @@ let package = Package(
     .testTarget(
       name: "IntegrationTests",
       dependencies: [
-        "Networking", "NIOTransports", "Persistence", "Realtime", "Domain", "Features", "Sandbox", "TestSupport",
-        logging, clocks, "DomainCrashHelper", "CrashFixtures",
+        "Networking", "NIOTransports", "Persistence", "Realtime", "Domain", "Chat", "Features", "Sandbox",
+        "TestSupport", logging, clocks, "DomainCrashHelper", "CrashFixtures",
       ],
       path: "Tests/IntegrationTests",
       swiftSettings: swiftSettings
@@ -266,7 +284,7 @@ let package = Package(
     // kills it (SIGKILL).
     .executableTarget(
       name: "DomainCrashHelper",
-      dependencies: ["Domain", "Networking", "Persistence", "CrashFixtures"],
+      dependencies: ["Domain", "Chat", "Networking", "Persistence", "CrashFixtures"],
       path: "Tests/DomainCrashHelper",
       swiftSettings: swiftSettings
     ),
@@ -294,9 +312,8 @@ let package = Package(
     .executableTarget(
       name: "KeelCLI",
       dependencies: [
-        "Domain", "Features", "Networking", "NIOTransports", "PostgresLimits", "Persistence", "RateLimiting",
-        "Realtime",
-        "Sandbox", argumentParser, basics, logging, unixSignals,
+        "Domain", "Chat", "Features", "Networking", "NIOTransports", "PostgresLimits", "Persistence", "RateLimiting",
+        "Realtime", "Sandbox", argumentParser, basics, logging, unixSignals,
       ],
       path: "Modules/CLI",
       swiftSettings: swiftSettings
@@ -345,7 +362,7 @@ let package = Package(
     .executableTarget(
       name: "ChatExample",
       dependencies: [
-        "ExampleSupport", "Domain", "Networking", "NIOTransports", "Persistence", "Sandbox", basics, logging,
+        "ExampleSupport", "Domain", "Chat", "Networking", "NIOTransports", "Persistence", "Sandbox", basics, logging,
       ],
       path: "Examples/ChatExample",
       swiftSettings: swiftSettings
@@ -397,7 +414,8 @@ let package = Package(
     .executableTarget(
       name: "KeelBenchmarks",
       dependencies: [
-        "RateLimiting", "Networking", "NIOTransports", "Persistence", "Domain", "Features", "Realtime", "Sandbox",
+        "RateLimiting", "Networking", "NIOTransports", "Persistence", "Domain", "Chat", "Features", "Realtime",
+        "Sandbox",
         "PostgresLimits", "LocalPostgres", hummingbird,
         nioCore, nioPosix, nioHTTP1, nioWebSocket, nioFoundationCompat, nioHTTPCompression, asyncHTTPClient, wsClient,
         grdb, logging, basics,

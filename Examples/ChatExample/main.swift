@@ -3,6 +3,7 @@
 /// up and goes live, a message from another user arriving over the socket, a message with an image that shows
 /// pending at once and sent when the server has it, and a conversation that catches up on what came while the app was
 /// in the background. Two users, each with their own services and files, as on two devices.
+import Chat
 import Domain
 import ExampleSupport
 import Foundation

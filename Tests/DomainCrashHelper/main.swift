@@ -10,6 +10,7 @@
 // `<directory>/secure`, opens a ChatService on `<directory>/chat`, writes `ready`, sends the messages `crash NN` for
 // `first..<end` (each `queued <n>` once the outbox has it), writes `done`, then waits until the outbox is empty,
 // writes `drained` and exits; or is killed first.
+import Chat
 import CrashFixtures
 import Domain
 import Foundation

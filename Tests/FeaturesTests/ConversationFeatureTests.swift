@@ -1,3 +1,4 @@
+import Chat
 import Domain
 import Features
 import FeaturesTesting

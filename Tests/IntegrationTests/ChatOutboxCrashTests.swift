@@ -1,3 +1,4 @@
+import Chat
 import CrashFixtures
 import Domain
 import Foundation

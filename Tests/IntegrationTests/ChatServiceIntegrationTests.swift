@@ -1,3 +1,4 @@
+import Chat
 import Domain
 import Foundation
 import Logging
@@ -197,6 +198,49 @@ extension ChatAgainstSandbox {
       await conversation.close()
       await ann.chat.shutDown()
       await bob.chat.shutDown()
+      await sandbox.stop()
+    }
+
+    @Test(
+      "Names resolve to conversations: an id, a channel's name, a DM partner's id, email or nickname; one ambiguous")
+    func names() async throws {
+      let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+      let transport = TransportKind.nio.transport
+      let ann = try await ChatUser.signUp("ann", on: sandbox, transport: transport)
+      let ada = try await ChatUser.signUp("ada", on: sandbox, transport: transport)
+      let eve = try await ChatUser.signUp("eve", on: sandbox, transport: transport)
+      let workspace = try await ann.chat.createWorkspace(named: "Keel")
+      for email in ["ada@example.com", "eve@example.com"] { try await ann.chat.invite(email: email, to: workspace.id) }
+      let general = try await ann.chat.createChannel(named: "General", in: workspace.id)
+      let withAda = try await ann.chat.openDirectMessage(with: ada.id, in: workspace.id)
+      let withEve = try await ann.chat.openDirectMessage(with: eve.id, in: workspace.id)
+
+      #expect(try await ann.chat.workspace(named: nil).id == workspace.id)
+      #expect(try await ann.chat.workspace(named: "keel").id == workspace.id)
+      for name in [general.id, "general", "#GENERAL"] {
+        #expect(try await ann.chat.conversation(named: name, in: workspace.id).id == general.id, "\(name)")
+      }
+      for name in [withAda.conversation.id, "@ada", "@\(ada.id)", "@ada@example.com"] {
+        #expect(try await ann.chat.conversation(named: name, in: workspace.id).id == withAda.conversation.id)
+      }
+      // Eve takes Ada's nickname: "@ada" is now two people, refused with both listed; her email still says whom.
+      _ = try await eve.chat.updateNickname("ada")
+      let ambiguous = await #expect(throws: ChatError.self) {
+        try await ann.chat.conversation(named: "@ada", in: workspace.id)
+      }
+      #expect(ambiguous?.kind == .ambiguous)
+      #expect(Set(ambiguous?.candidates.map(\.userID) ?? []) == [ada.id, eve.id])
+      #expect(
+        try await ann.chat.conversation(named: "@eve@example.com", in: workspace.id).id == withEve.conversation.id)
+      for (name, kind) in [("#random", ChatError.Kind.notFound), ("@nobody", .notFound)] {
+        let error = await #expect(throws: ChatError.self) {
+          try await ann.chat.conversation(named: name, in: workspace.id)
+        }
+        #expect(error?.kind == kind, "\(name)")
+      }
+      let none = await #expect(throws: ChatError.self) { try await ann.chat.workspace(named: "Elsewhere") }
+      #expect(none?.kind == .notFound)
+      for user in [ann, ada, eve] { await user.chat.shutDown() }
       await sandbox.stop()
     }
   }

@@ -1,3 +1,4 @@
+import Chat
 import Domain
 import Foundation
 import Logging

@@ -1,3 +1,4 @@
+import Chat
 import Foundation
 import GRDB
 import Persistence

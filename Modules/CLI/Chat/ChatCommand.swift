@@ -1,4 +1,5 @@
 import ArgumentParser
+import Chat
 import Domain
 import Foundation
 import Persistence
@@ -44,75 +45,37 @@ struct ChatContext {
     return (all, all.first { $0.id == chat.lastWorkspaceID } ?? all.first)
   }
 
-  /// The workspace `requested` names (an id or a name), or else ``workspaces()``'s current one; kept as the last one
-  /// used.
+  /// The workspace `requested` names (an id or a name), or else the last one used, else the first by name; kept as
+  /// the last one used (`ChatService.workspace(named:)`).
   ///
   /// - Throws: ``CommandFailure`` of ``ExitStatus/notFound`` when there is no such workspace, or none at all.
   func workspace(_ requested: String?) async throws -> ChatStore.Workspace {
-    let (all, current) = try await workspaces()
-    let chosen: ChatStore.Workspace
-    if let requested {
-      guard
-        let named = all.first(where: { $0.id == requested })
-          ?? all.first(where: { $0.name.caseInsensitiveCompare(requested) == .orderedSame })
-      else {
-        throw CommandFailure(
-          .notFound, "You are in no workspace \"\(requested)\"; `keel chat workspaces` lists yours.")
-      }
-      chosen = named
-    } else {
-      guard let current else {
-        throw CommandFailure(.notFound, "You are in no workspace yet: someone must invite \(me.email) to one.")
-      }
-      chosen = current
+    do {
+      return try await chat.workspace(named: requested)
+    } catch let error as ChatError where error.kind == .notFound {
+      throw CommandFailure(
+        .notFound,
+        requested == nil
+          ? "You are in no workspace yet: someone must invite \(me.email) to one."
+          : "You are in no workspace \"\(requested ?? "")\"; `keel chat workspaces` lists yours.")
     }
-    if chosen.id != chat.lastWorkspaceID { try chat.setLastWorkspaceID(chosen.id) }
-    return chosen
   }
 
-  /// The conversation `name` names in `workspace`: a conversation id, a channel's name (`general`, `#general`), or a
-  /// DM partner's user id, email (`@ada@keel.dev`) or nickname (`@ada`). A nickname is anyone's to take, so one that
-  /// several DM partners have is refused rather than guessed.
+  /// The conversation `name` names in `workspace` (`ChatService.conversation(named:in:)`): a conversation id, a
+  /// channel's name (`general`, `#general`), or a DM partner's user id, email (`@ada@keel.dev`) or nickname (`@ada`).
   ///
   /// - Throws: ``CommandFailure`` of ``ExitStatus/notFound`` when none matches, of ``ExitStatus/invalidInput`` when a
   ///   nickname names more than one DM partner (the candidates listed).
   func conversation(_ name: String, in workspace: ChatStore.Workspace) async throws -> ChatStore.Conversation {
-    let channels = try await chat.refreshChannels(in: workspace.id)
-    let rooms = try await chat.refreshDirectMessages(in: workspace.id)
-    if let channel = channels.first(where: { $0.id == name }) { return channel }
-    if let room = rooms.first(where: { $0.conversation.id == name }) { return room.conversation }
-    let bare = name.hasPrefix("#") || name.hasPrefix("@") ? String(name.dropFirst()) : name
-    if !name.hasPrefix("@"),
-      let channel = channels.first(where: { $0.name.caseInsensitiveCompare(bare) == .orderedSame })
-    {
-      return channel
-    }
-    // A DM is named after its other member: by id, by email (`@ada@keel.dev`), or by nickname, which anyone may take.
-    func others(_ room: DirectMessageRoom) -> [ChatStore.Member] { room.members.filter { $0.userID != me.id } }
-    if let room = rooms.first(where: { room in
-      others(room).contains { $0.userID == bare || $0.email?.caseInsensitiveCompare(bare) == .orderedSame }
-    }) {
-      return room.conversation
-    }
-    let named = rooms.filter { room in
-      others(room).contains { $0.nickname.caseInsensitiveCompare(bare) == .orderedSame }
-        || room.conversation.name.caseInsensitiveCompare(bare) == .orderedSame
-    }
-    guard named.count <= 1 else {
-      let partners = named.flatMap(others)
-      let candidates = partners.map { "\($0.nickname)\($0.email.map { " <\($0)>" } ?? "") (\($0.userID))" }
-      throw CommandFailure(
-        .invalidInput,
-        "\"\(name)\" names \(named.count) people you have DMs with in \(workspace.name): "
-          + "\(candidates.joined(separator: ", ")); name one by email or id, such as "
-          + "@\(partners.first.map { $0.email ?? $0.userID } ?? bare).")
-    }
-    guard let room = named.first else {
+    do {
+      return try await chat.conversation(named: name, in: workspace.id)
+    } catch let error as ChatError where error.kind == .notFound {
       throw CommandFailure(
         .notFound,
         "\(workspace.name) has no channel or DM \"\(name)\"; `keel chat channels` and `keel chat dms` list them.")
+    } catch let error as ChatError where error.kind == .ambiguous {
+      throw CommandFailure(.invalidInput, "In \(workspace.name), \(error.description)")
     }
-    return room.conversation
   }
 
   /// The nicknames of `workspace`'s members by user id; empty when they cannot be read (ids show instead).

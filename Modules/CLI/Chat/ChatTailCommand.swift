@@ -1,4 +1,5 @@
 import ArgumentParser
+import Chat
 import Domain
 import Foundation
 import Persistence

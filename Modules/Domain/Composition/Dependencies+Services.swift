@@ -72,26 +72,6 @@ extension Dependencies {
       now: environment.now, logger: environment.logger, plugins: configuration.eventPlugins)
   }
 
-  static func makeChat(
-    _ configuration: KeelConfiguration, _ environment: Environment, sessions: SessionManager,
-    scratch: ScratchDirectory
-  ) throws -> ChatService {
-    guard let baseURL = configuration.backendBaseURL else {
-      throw ChatError(.invalidInput, "The chat needs KeelConfiguration.backendBaseURL: where its backend is.")
-    }
-    let directory: URL
-    do {
-      directory =
-        try environment.dataDirectory?.appendingPathComponent("chat", isDirectory: true) ?? scratch.folder("chat")
-    } catch {
-      throw ChatError.storage(error, doing: "find a directory for the chat's store")
-    }
-    return try ChatService(
-      baseURL: baseURL, sessions: sessions, socketTransport: environment.webSocket, directory: directory,
-      settings: environment.settings, networkMonitor: environment.monitor, configuration: configuration.chat,
-      clock: environment.clock, now: environment.now, logger: environment.logger)
-  }
-
   /// The configuration's limiters; else, on the continuous clock, the ones the process shares, so that every user
   /// manager of an application takes its turns from one limiter (L1); on any other clock (tests), a set of their own.
   private static func usersLimiters(

@@ -36,7 +36,8 @@ public final class Dependencies: Sendable {
   /// Built on first use like the others, but their builds can fail, and a failed one is tried again on the next use.
   private let imagesService: Lazy<ImageLoader, any Error>
   private let eventsService: Lazy<EventTracker, any Error>
-  private let chatService: Lazy<ChatService, any Error>
+  /// The services of products built above Domain (``product(_:build:)``), in the order they were built.
+  private let products = Locked<[(id: ObjectIdentifier, service: any ProductService)]>([])
   /// Where the image cache and the event queue go when there is no data directory; removed with this object.
   private let scratch: ScratchDirectory
 
@@ -49,8 +50,6 @@ public final class Dependencies: Sendable {
     sessionsService = Lazy { Self.makeSessions(configuration, environment) }
     imagesService = Lazy { try Self.makeImages(configuration, environment, scratch: scratch) }
     eventsService = Lazy { try Self.makeEvents(configuration, environment, scratch: scratch) }
-    let sessions = sessionsService
-    chatService = Lazy { try Self.makeChat(configuration, environment, sessions: sessions.value(), scratch: scratch) }
     startEventsAtLaunch()
   }
 
@@ -90,21 +89,32 @@ public final class Dependencies: Sendable {
     get throws { try eventsService.value() }
   }
 
-  /// The chat (C1–C6) on the backend at ``KeelConfiguration/backendBaseURL``, signed in with ``sessions``: built on
-  /// first use, when its outbox starts sending what an earlier run left. Its store and outbox are kept in the data
-  /// directory's `chat` folder, the last workspace and the profile in `settings.json`.
-  ///
-  /// - Throws: ``ChatError`` of kind ``ChatError/Kind/invalidInput`` when there is no backend, or
-  ///   ``ChatError/Kind/storage`` when no directory can hold its store. The next use tries again.
-  public var chat: ChatService {
-    get throws { try chatService.value() }
+  /// The service of a product built above Domain (the chat's, `dependencies.chat`, is one): built by `build` the
+  /// first time it is asked for, then shared like the others, and stopped by ``shutDown()``. A build that throws is
+  /// tried again on the next use. `build` runs under a lock, so it must not ask for another product's service.
+  public func product<Service: ProductService>(
+    _ type: Service.Type, build: (Dependencies) throws -> Service
+  ) throws -> Service {
+    try products.withLock { products in
+      let id = ObjectIdentifier(type)
+      if let built = products.first(where: { $0.id == id })?.service as? Service { return built }
+      let service = try build(self)
+      products.append((id, service))
+      return service
+    }
   }
 
-  /// Stops what runs on its own — the chat's outbox and socket, the event tracker's uploader — if they were built,
-  /// and waits for them: call it before the process ends or the object goes. What they had not sent stays queued
-  /// for the next run.
+  /// A folder of `name` in the data directory, else in a temporary directory removed with this object: where a
+  /// product keeps its files.
+  public func folder(_ name: String) throws -> URL {
+    try environment.dataDirectory?.appendingPathComponent(name, isDirectory: true) ?? scratch.folder(name)
+  }
+
+  /// Stops what runs on its own — the products' services (the chat's outbox and socket), the event tracker's
+  /// uploader — if they were built, and waits for them: call it before the process ends or the object goes. What they
+  /// had not sent stays queued for the next run.
   public func shutDown() async {
-    await chatService.built?.shutDown()
+    for product in products.withLock({ $0 }).reversed() { await product.service.shutDown() }
     await eventsService.built?.shutDown()
   }
 
@@ -206,6 +216,13 @@ public final class Dependencies: Sendable {
       }
     #endif
   }
+}
+
+/// The service of a product built above Domain on ``Dependencies`` (``Dependencies/product(_:build:)``): shared by
+/// everything that asks for it, and stopped with the rest.
+public protocol ProductService: AnyObject, Sendable {
+  /// Stops what the service runs on its own and waits for it.
+  func shutDown() async
 }
 
 // The process's shared user-manager limiters run on the real clock: a concrete choice, so made here, in the composition

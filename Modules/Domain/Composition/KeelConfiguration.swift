@@ -58,8 +58,8 @@ public struct KeelConfiguration: Sendable {
   /// WebSocket on Apple platforms. On Linux, where libcurl has no WebSocket, pass NIOTransports'
   /// `NIOWebSocketTransport`.
   public var webSocketTransport: (any WebSocketTransport)?
-  /// The chat's pages, catch-up bound, store size and retries.
-  public var chat: ChatConfiguration
+  /// The settings of products built above Domain on these dependencies, by type (``subscript(product:)``).
+  private var products: [ObjectIdentifier: any ProductConfiguration] = [:]
 
   /// A configuration; every parameter has the default its property describes.
   public init(
@@ -68,8 +68,7 @@ public struct KeelConfiguration: Sendable {
     usersQueueCapacity: Int = UserManager.queueCapacity, usersLimiters: UserManagerLimiters? = nil,
     eventsBaseURL: URL? = nil, eventsAPIToken: String? = nil, events: EventTrackerConfiguration = .init(),
     imageCache: ImageCacheLimits = ImageCacheLimits(), logLevel: Logger.Level = .info,
-    transport: (any HTTPTransport)? = nil, webSocketTransport: (any WebSocketTransport)? = nil,
-    chat: ChatConfiguration = ChatConfiguration()
+    transport: (any HTTPTransport)? = nil, webSocketTransport: (any WebSocketTransport)? = nil
   ) {
     self.sendbirdBaseURL = sendbirdBaseURL
     self.backendBaseURL = backendBaseURL
@@ -84,9 +83,22 @@ public struct KeelConfiguration: Sendable {
     self.logLevel = logLevel
     self.transport = transport
     self.webSocketTransport = webSocketTransport
-    self.chat = chat
   }
 
   /// The data directory, or the default one when none is set.
   public var resolvedDataDirectory: URL { dataDirectory ?? DataDirectory.default }
+
+  /// The settings of a product built above Domain (the chat's, `configuration.chat`, are kept here): the ones set,
+  /// else the product's defaults. A product names them with a property of its own in an extension.
+  public subscript<Configuration: ProductConfiguration>(product type: Configuration.Type) -> Configuration {
+    get { products[ObjectIdentifier(type)] as? Configuration ?? Configuration() }
+    set { products[ObjectIdentifier(type)] = newValue }
+  }
+}
+
+/// The settings of a product built above Domain on ``Dependencies``, kept in ``KeelConfiguration`` with the rest
+/// (``KeelConfiguration/subscript(product:)``).
+public protocol ProductConfiguration: Sendable {
+  /// The product's defaults.
+  init()
 }

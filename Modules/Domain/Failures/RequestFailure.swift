@@ -68,7 +68,7 @@ public struct RequestFailure: Sendable, Hashable, CustomStringConvertible {
   public let underlying: any Error
 
   /// The failure `error` describes.
-  init(_ error: NetworkError) {
+  package init(_ error: NetworkError) {
     reason =
       switch error.kind {
       case .invalidRequest: .invalidRequest

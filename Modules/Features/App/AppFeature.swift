@@ -1,3 +1,4 @@
+import Chat
 import Domain
 
 /// The app: ``SessionFeature`` always, and for a signed-in user ``UserSearchFeature``, ``UserImportFeature`` and,

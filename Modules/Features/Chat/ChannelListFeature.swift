@@ -1,5 +1,5 @@
+import Chat
 import Domain
-import Persistence
 
 /// The workspace switcher and its channel list (REQUIREMENTS C1–C2, F2–F3): the user's workspaces and the chosen
 /// one's channels, joined and not, each from the store at once and then from the server; joining a channel from the

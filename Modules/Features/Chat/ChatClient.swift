@@ -1,6 +1,6 @@
+import Chat
 import Domain
 import Foundation
-import Persistence
 
 /// What the chat features need of a `ChatService`, as closures: ``live(_:)`` for a service, fakes in tests.
 public struct ChatClient: Sendable {

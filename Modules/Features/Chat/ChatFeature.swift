@@ -1,5 +1,5 @@
+import Chat
 import Domain
-import Persistence
 
 /// The chat of a signed-in user (REQUIREMENTS C1–C6, F1–F3): the workspace switcher and channel list always, the
 /// chosen workspace's DM list, and the conversation on screen, if any.
@@ -13,6 +13,7 @@ import Persistence
 /// - Children talk to it only through their delegate actions (F2).
 ///
 /// ```swift
+/// import Chat
 /// import Domain
 /// import Foundation
 ///

@@ -1,6 +1,6 @@
+import Chat
 import Domain
 import Foundation
-import Persistence
 
 /// One conversation on screen (REQUIREMENTS C3–C5, F2–F3): its messages from the store at once, then caught up and
 /// live; older pages on demand; a draft of text and up to five images sent through the outbox, each message pending,

@@ -1,5 +1,5 @@
+import Chat
 import Domain
-import Persistence
 
 /// A workspace's DM list (REQUIREMENTS C2, F2–F3): the user's rooms with their unread counts and newest messages,
 /// from the store at once and then from the server, and the workspace's members to start one with.

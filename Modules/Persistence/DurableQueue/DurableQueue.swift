@@ -65,7 +65,7 @@ public final class DurableQueue<Element: Codable & Sendable>: SQLiteStore {
   /// What a committed write survives.
   public let durability: Durability
 
-  let pool: DatabasePool
+  package let pool: DatabasePool
   let now: @Sendable () -> Date
 
   /// Opens the queue in the file at `url`, creating the file, its directory and the tables if needed.
@@ -258,5 +258,5 @@ public final class DurableQueue<Element: Codable & Sendable>: SQLiteStore {
   }
 
   /// What the store is called in its errors.
-  static var storeName: String { "durable queue" }
+  package static var storeName: String { "durable queue" }
 }

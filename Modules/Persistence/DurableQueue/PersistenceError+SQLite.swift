@@ -3,7 +3,7 @@ import GRDB
 extension PersistenceError {
   /// `error` as a persistence error, classified by its SQLite result code (see ``kind(ofSQLiteResultCode:)``), in the
   /// words of `store`, the kind of database (`durable queue`, `chat store`).
-  static func sqlite(
+  package static func sqlite(
     _ error: DatabaseError, while operation: String, path: String, in store: String = "durable queue"
   ) -> PersistenceError {
     let kind = kind(ofSQLiteResultCode: error.resultCode.rawValue)

@@ -3,7 +3,7 @@ import GRDB
 
 /// A store in one SQLite file through a GRDB pool (the durable queue, the chat store): its transactions, with every
 /// failure a ``PersistenceError`` that names the store and the file (but `CancellationError`, which stays Swift's).
-protocol SQLiteStore: Sendable {
+package protocol SQLiteStore: Sendable {
   /// The database file.
   var url: URL { get }
   /// The pool every transaction goes through.
@@ -14,7 +14,7 @@ protocol SQLiteStore: Sendable {
 
 extension SQLiteStore {
   /// Runs `updates` in a write transaction, with every failure a ``PersistenceError`` (but `CancellationError`).
-  func write<T: Sendable>(_ operation: String, _ updates: @Sendable (Database) throws -> T) async throws -> T {
+  package func write<T: Sendable>(_ operation: String, _ updates: @Sendable (Database) throws -> T) async throws -> T {
     do {
       return try await pool.write(updates)
     } catch {
@@ -23,7 +23,7 @@ extension SQLiteStore {
   }
 
   /// Runs `value` in a read transaction, with every failure a ``PersistenceError`` (but `CancellationError`).
-  func read<T: Sendable>(_ operation: String, _ value: @Sendable (Database) throws -> T) async throws -> T {
+  package func read<T: Sendable>(_ operation: String, _ value: @Sendable (Database) throws -> T) async throws -> T {
     do {
       return try await pool.read(value)
     } catch {

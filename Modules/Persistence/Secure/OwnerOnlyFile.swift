@@ -3,10 +3,10 @@ import KeelBasics
 
 /// Files only their owner can read, for Persistence's stores: ``OwnerOnlyFiles`` (0700 directories, 0600 files
 /// written to a new file then renamed over the old one) with its failures as ``PersistenceError``.
-enum OwnerOnlyFile {
+package enum OwnerOnlyFile {
   /// Creates `directory` (and its parents) if needed, each 0700; an existing `directory` is made 0700 when
   /// `ownedByKeel`.
-  static func makeDirectory(_ directory: URL, ownedByKeel: Bool = true) throws {
+  package static func makeDirectory(_ directory: URL, ownedByKeel: Bool = true) throws {
     do {
       try OwnerOnlyFiles.makeDirectory(directory, ownedByKeel: ownedByKeel)
     } catch {
@@ -16,7 +16,7 @@ enum OwnerOnlyFile {
   }
 
   /// Makes sure `file` exists and is 0600 before another library (SQLite) opens it.
-  static func prepare(_ file: URL) throws {
+  package static func prepare(_ file: URL) throws {
     do {
       try OwnerOnlyFiles.prepareFile(file)
     } catch {

@@ -1,5 +1,6 @@
 import Clocks
 import Foundation
+import KeelBasics
 import Logging
 import Networking
 import Persistence
@@ -57,6 +58,46 @@ import Testing
     await tracker.flush()
     #expect(ingestion.uploaded == ["opened"])
     await tracker.shutDown()
+  }
+
+  /// A product's settings and service, as a module above Domain adds them.
+  struct Greeting: ProductConfiguration {
+    var word = "hello"
+  }
+
+  final class Greeter: ProductService {
+    let word: String
+    let stops = Locked(0)
+    init(word: String) { self.word = word }
+    func shutDown() async { stops.withLock { $0 += 1 } }
+  }
+
+  @Test("A product above Domain keeps its settings in the configuration and its service among the others, stopped too")
+  func products() async throws {
+    var configuration = KeelConfiguration()
+    #expect(configuration[product: Greeting.self].word == "hello", "the product's defaults until set")
+    configuration[product: Greeting.self].word = "hi"
+    let dependencies = Dependencies.wired(
+      configuration: configuration, environment: fakes(directory: try temporaryDirectory()).0)
+
+    struct Refused: Error {}
+    var builds = 0
+    #expect(throws: Refused.self) {
+      try dependencies.product(Greeter.self) { _ in
+        builds += 1
+        throw Refused()
+      }
+    }
+    let greeter = try dependencies.product(Greeter.self) { dependencies in
+      builds += 1
+      return Greeter(word: dependencies.configuration[product: Greeting.self].word)
+    }
+    #expect(greeter.word == "hi" && builds == 2, "a failed build is tried again")
+    #expect(try dependencies.product(Greeter.self) { _ in Greeter(word: "other") } === greeter, "built once, shared")
+    #expect(try dependencies.folder("greetings").lastPathComponent == "greetings")
+
+    await dependencies.shutDown()
+    #expect(greeter.stops.withLock { $0 } == 1)
   }
 
   @Test("What an earlier run left is delivered at launch, though the app never touches the tracker (E3)")

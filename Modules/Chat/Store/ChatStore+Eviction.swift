@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Persistence
 
 extension ChatStore {
   /// Records that the user viewed `conversationID` at `date`: eviction keeps the conversations viewed last.

@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
+import Persistence
 import Testing
 
-@testable import Persistence
+@testable import Chat
 
 /// REQUIREMENTS C3, C5: the chat's local store on a real SQLite file: idempotent upserts, (time, id) order in pages,
 /// pending messages that become sent, lists replaced as the server lists them, eviction by last view, and a damaged

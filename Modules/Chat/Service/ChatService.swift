@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import KeelBasics
 import Logging
@@ -10,6 +11,7 @@ import Realtime
 /// from a durable outbox and come in over the socket.
 ///
 /// ```swift
+/// import Domain
 /// import Foundation
 /// import Networking
 ///
@@ -257,7 +259,7 @@ public final class ChatService: Sendable {
   /// Uploads the signed-in user's profile image (PNG, JPEG, GIF or WebP, 8 MiB at most), streamed from `file`, and
   /// keeps the profile in the settings.
   ///
-  /// - Returns: The user, with the image's path in ``SessionUser/profileImage``.
+  /// - Returns: The user, with the image's path in `SessionUser.profileImage`.
   /// - Throws: ``ChatError/Kind/invalidInput`` for a file that is missing, not such an image or too large, before
   ///   anything is sent; otherwise ``ChatError``.
   @discardableResult

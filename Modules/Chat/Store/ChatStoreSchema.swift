@@ -1,4 +1,5 @@
 import GRDB
+import Persistence
 
 /// The tables of a ``ChatStore`` database, created by a `DatabaseMigrator` (one transaction per migration).
 ///
@@ -77,3 +78,6 @@ enum ChatStoreSchema {
     return migrator
   }
 }
+
+/// Persistence's error, not GRDB's deprecated alias of the same name: the store's files import both.
+typealias PersistenceError = Persistence.PersistenceError

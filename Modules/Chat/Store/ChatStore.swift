@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import KeelBasics
+import Persistence
 
 /// The chat's local database (REQUIREMENTS C3): workspaces, conversations (channels and DM rooms), members, messages
 /// and read pointers in SQLite through GRDB, read first by every screen and refreshed from the server behind it.
@@ -44,7 +45,7 @@ public final class ChatStore: SQLiteStore {
   /// new.
   public let setAside: SetAside?
 
-  let pool: DatabasePool
+  package let pool: DatabasePool
 
   /// A file the store did not open, renamed beside itself.
   public struct SetAside: Sendable, Hashable {
@@ -60,9 +61,9 @@ public final class ChatStore: SQLiteStore {
   /// - Parameters:
   ///   - url: A file URL for the database. SQLite adds `-wal` and `-shm` files beside it.
   ///   - maxSize: The most bytes the data may take, at least 1 MiB; 256 MB by default.
-  /// - Throws: ``PersistenceError``: ``PersistenceError/Kind/invalidInput`` for a size below 1 MiB or a URL that is
-  ///   not a file, ``PersistenceError/Kind/permissionDenied``, ``PersistenceError/Kind/diskFull`` or
-  ///   ``PersistenceError/Kind/io`` when no store can be opened there at all.
+  /// - Throws: `PersistenceError`: `PersistenceError.Kind.invalidInput` for a size below 1 MiB or a URL that is
+  ///   not a file, `PersistenceError.Kind.permissionDenied`, `PersistenceError.Kind.diskFull` or
+  ///   `PersistenceError.Kind.io` when no store can be opened there at all.
   public init(url: URL, maxSize: Int64 = 256_000_000) throws {
     guard url.isFileURL, maxSize >= 1 << 20 else {
       throw PersistenceError(
@@ -141,5 +142,5 @@ public final class ChatStore: SQLiteStore {
   }
 
   /// What the store is called in its errors.
-  static var storeName: String { "chat store" }
+  package static var storeName: String { "chat store" }
 }

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import KeelBasics
 import Logging
@@ -6,7 +7,7 @@ import Persistence
 import TestSupport
 import Testing
 
-@testable import Domain
+@testable import Chat
 
 /// A conversation's sync rules on a real store and a scripted server: pushes held during a catch-up, catch-ups that
 /// start where the last one ended (not at the newest push), duplicates stored once, a failed catch-up retried.

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Persistence
 
 extension ChatStore {
   /// Whose members a list is: a workspace's or a conversation's.

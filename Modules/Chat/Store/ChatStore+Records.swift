@@ -1,4 +1,5 @@
 import Foundation
+import Persistence
 
 extension ChatStore {
   /// A workspace, as the store keeps it.

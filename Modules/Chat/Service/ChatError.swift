@@ -1,5 +1,7 @@
+import Domain
+
 /// Why a chat call failed, in a form a caller can act on: compare ``kind``, then read ``requestFailure`` for what the
-/// server or the transport said (its ``RequestFailure/serverCode`` is the backend's, such as `E403` or `E11`).
+/// server or the transport said (its `RequestFailure.serverCode` is the backend's, such as `E403` or `E11`).
 ///
 /// ```swift
 /// func explain(_ error: any Error) -> String {
@@ -33,6 +35,10 @@ public struct ChatError: ServiceError {
     public static let storage = Kind("storage")
     /// Nobody is signed in, or no chat backend is configured; nothing was sent.
     public static let notSignedIn = Kind("notSignedIn")
+    /// A name (a workspace's, a channel's, a DM partner's) names nothing the user can see.
+    public static let notFound = Kind("notFound")
+    /// A name names more than one thing (a nickname two DM partners share); ``ChatError/candidates`` lists them.
+    public static let ambiguous = Kind("ambiguous")
 
     /// The kind's name, for example `refused`.
     public var description: String { name }
@@ -46,6 +52,8 @@ public struct ChatError: ServiceError {
   public var requestFailure: RequestFailure?
   /// The error underneath, if any (the store's, the HTTP client's).
   public var underlying: (any Error)?
+  /// What an ``Kind/ambiguous`` name could mean, for the caller to choose from.
+  public var candidates: [ChatStore.Member] = []
 
   /// An error of `kind` described by `description`, a complete sentence.
   public init(

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Persistence
 
 extension ChatStore {
   /// Stores `messages` in one transaction, each exactly once: one already stored (found by server id, else by the
@@ -9,7 +10,7 @@ extension ChatStore {
   /// conversations if the store is over ``maxSize``.
   ///
   /// - Returns: The messages that were new to the store, in the order given: what a screen has not shown yet.
-  /// - Throws: ``PersistenceError``: ``PersistenceError/Kind/invalidInput`` for a time outside the years 1970 to
+  /// - Throws: `PersistenceError`: `PersistenceError.Kind.invalidInput` for a time outside the years 1970 to
   ///   9999, or a storage failure; nothing is written when it throws.
   @discardableResult
   public func upsert(_ messages: [Message]) async throws -> [Message] {

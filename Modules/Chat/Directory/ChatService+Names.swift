@@ -1,0 +1,83 @@
+import Domain
+import Foundation
+
+extension ChatService {
+  /// The workspace `name` names among the user's, from the server: an id, or a name in any case; `nil` names the
+  /// last one used (``lastWorkspaceID``) if it is still there, else the first by name. The one chosen becomes the last
+  /// one used.
+  ///
+  /// - Throws: ``ChatError`` of kind ``ChatError/Kind/notFound`` when there is no such workspace, or none at all;
+  ///   the kinds a list throws when the server cannot be reached.
+  public func workspace(named name: String?) async throws -> ChatStore.Workspace {
+    let all = try await refreshWorkspaces().sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+    let chosen: ChatStore.Workspace
+    if let name {
+      guard
+        let named = all.first(where: { $0.id == name })
+          ?? all.first(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame })
+      else {
+        throw ChatError(.notFound, "You are in no workspace \"\(name)\".")
+      }
+      chosen = named
+    } else {
+      guard let current = all.first(where: { $0.id == lastWorkspaceID }) ?? all.first else {
+        throw ChatError(.notFound, "You are in no workspace yet: someone must invite you to one.")
+      }
+      chosen = current
+    }
+    if chosen.id != lastWorkspaceID { try setLastWorkspaceID(chosen.id) }
+    return chosen
+  }
+
+  /// The conversation `name` names in the workspace `workspaceID`, from the server: a conversation id, a channel's
+  /// name (`general`, `#general`), or a DM partner's user id, email (`@ada@keel.dev`) or nickname (`@ada`). A
+  /// nickname is anyone's to take, so one that several DM partners have is refused rather than guessed.
+  ///
+  /// ```swift
+  /// func general(_ chat: ChatService, in workspace: String) async throws -> ChatConversation {
+  ///   await chat.open(try await chat.conversation(named: "#general", in: workspace).id)
+  /// }
+  /// ```
+  ///
+  /// - Throws: ``ChatError`` of kind ``ChatError/Kind/notFound`` when nothing matches; of kind
+  ///   ``ChatError/Kind/ambiguous`` when a nickname names more than one DM partner, with them in
+  ///   ``ChatError/candidates``; the kinds a list throws when the server cannot be reached.
+  public func conversation(named name: String, in workspaceID: String) async throws -> ChatStore.Conversation {
+    let me = try me()
+    let channels = try await refreshChannels(in: workspaceID)
+    let rooms = try await refreshDirectMessages(in: workspaceID)
+    if let channel = channels.first(where: { $0.id == name }) { return channel }
+    if let room = rooms.first(where: { $0.conversation.id == name }) { return room.conversation }
+    let bare = name.hasPrefix("#") || name.hasPrefix("@") ? String(name.dropFirst()) : name
+    if !name.hasPrefix("@"),
+      let channel = channels.first(where: { $0.name.caseInsensitiveCompare(bare) == .orderedSame })
+    {
+      return channel
+    }
+    // A DM is named after its other member: by id, by email (`@ada@keel.dev`), or by nickname, which anyone may take.
+    func others(_ room: DirectMessageRoom) -> [ChatStore.Member] { room.members.filter { $0.userID != me } }
+    if let room = rooms.first(where: { room in
+      others(room).contains { $0.userID == bare || $0.email?.caseInsensitiveCompare(bare) == .orderedSame }
+    }) {
+      return room.conversation
+    }
+    let named = rooms.filter { room in
+      others(room).contains { $0.nickname.caseInsensitiveCompare(bare) == .orderedSame }
+        || room.conversation.name.caseInsensitiveCompare(bare) == .orderedSame
+    }
+    guard named.count <= 1 else {
+      let partners = named.flatMap(others)
+      let listed = partners.map { "\($0.nickname)\($0.email.map { " <\($0)>" } ?? "") (\($0.userID))" }
+      var error = ChatError(
+        .ambiguous,
+        "\"\(name)\" names \(named.count) people you have DMs with: \(listed.joined(separator: ", ")); name one by "
+          + "email or id, such as @\(partners.first.map { $0.email ?? $0.userID } ?? bare).")
+      error.candidates = partners
+      throw error
+    }
+    guard let room = named.first else {
+      throw ChatError(.notFound, "There is no channel or DM \"\(name)\" here.")
+    }
+    return room.conversation
+  }
+}
