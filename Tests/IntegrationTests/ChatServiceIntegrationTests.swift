@@ -243,5 +243,48 @@ extension ChatAgainstSandbox {
       for user in [ann, ada, eve] { await user.chat.shutDown() }
       await sandbox.stop()
     }
+
+    @Test("Only the owner renames and deletes a channel and a workspace; each store then forgets what was deleted")
+    func renameAndDelete() async throws {
+      let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+      let transport = TransportKind.nio.transport
+      let ann = try await ChatUser.signUp("ann", on: sandbox, transport: transport)
+      let bob = try await ChatUser.signUp("bob", on: sandbox, transport: transport)
+      let workspace = try await ann.chat.createWorkspace(named: "Keel")
+      try await ann.chat.invite(email: "bob@example.com", to: workspace.id)
+      let general = try await ann.chat.createChannel(named: "general", in: workspace.id)
+      let random = try await ann.chat.createChannel(named: "random", in: workspace.id)
+      _ = try await bob.chat.join(general.id)
+      _ = try await ann.chat.send("Hello", to: general.id)
+      #expect(await chatPoll { try await ann.chat.outboxCount() == 0 })
+      let seen = await ann.chat.open(general.id)
+      #expect(await seen.caughtUp() == .live)
+      await seen.close()
+      #expect(try await ann.chat.store.messageCount(in: general.id) == 1)
+
+      func refused(_ body: () async throws -> Void) async -> String? {
+        await #expect(throws: ChatError.self) { try await body() }?.requestFailure?.serverCode
+      }
+      #expect(await refused { _ = try await bob.chat.renameChannel(general.id, to: "mine") } == "E403")
+      #expect(await refused { try await bob.chat.deleteChannel(general.id) } == "E403")
+      #expect(await refused { _ = try await bob.chat.renameWorkspace(workspace.id, to: "Mine") } == "E403")
+      #expect(await refused { try await bob.chat.deleteWorkspace(workspace.id) } == "E403")
+
+      #expect(try await ann.chat.renameChannel(general.id, to: "lounge").name == "lounge")
+      #expect(try await bob.chat.refreshChannels(in: workspace.id).map(\.name).sorted() == ["lounge", "random"])
+      try await ann.chat.deleteChannel(general.id)
+      #expect(try await ann.chat.store.conversation(general.id) == nil)
+      #expect(try await ann.chat.store.messageCount(in: general.id) == 0, "its messages are forgotten too")
+      #expect(try await bob.chat.refreshChannels(in: workspace.id).map(\.id) == [random.id])
+
+      #expect(try await ann.chat.renameWorkspace(workspace.id, to: "Keel HQ").name == "Keel HQ")
+      #expect(try await bob.chat.refreshWorkspaces().map(\.name) == ["Keel HQ"])
+      try await ann.chat.deleteWorkspace(workspace.id)
+      #expect(try await ann.chat.store.workspaces().isEmpty)
+      #expect(try await ann.chat.store.conversation(random.id) == nil)
+      #expect(try await bob.chat.refreshWorkspaces().isEmpty)
+      for user in [ann, bob] { await user.chat.shutDown() }
+      await sandbox.stop()
+    }
   }
 }

@@ -124,6 +124,30 @@ extension ChatAgainstSandbox {
       try await capped.shutdown()
     }
 
+    @Test("A sync point the server does not know (E404) starts again from the newest page, and the catch-up goes on")
+    func unknownSyncPoint() async throws {
+      let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+      let (ann, bob, channel) = try await pair(sandbox)
+      try await send((0..<3).map { "old \($0)" }, from: ann, to: channel)
+      let first = await bob.chat.open(channel)
+      #expect(await first.caughtUp() == .live)
+      await first.close()
+
+      // The message Bob's last catch-up ended with is gone from the server (another server's store, say).
+      try await bob.chat.store.setSyncPoint("m-gone", in: channel)
+      try await send((0..<4).map { "new \($0)" }, from: ann, to: channel)
+      let again = await bob.chat.open(channel)
+      #expect(await again.caughtUp() == .live)
+      let texts = (0..<3).map { "old \($0)" } + (0..<4).map { "new \($0)" }
+      #expect(again.snapshot.messages.map(\.text) == texts)
+      let newest = try #require(again.snapshot.messages.last?.id)
+      #expect(try await bob.chat.store.syncPoint(in: channel) == newest, "the newest page's last message")
+      await again.close()
+      await ann.chat.shutDown()
+      await bob.chat.shutDown()
+      await sandbox.stop()
+    }
+
     @Test("200 messages while Bob's socket drops 50 times and pushes are duplicated and reordered: each once, in order")
     func noLossNoDuplicates() async throws {
       let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
