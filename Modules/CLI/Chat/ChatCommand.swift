@@ -38,13 +38,6 @@ struct ChatContext {
   let chat: ChatService
   let me: SessionUser
 
-  /// The user's workspaces from the server, by name, and the one chat commands use without `--workspace`: the last
-  /// one used if it is still there, else the first.
-  func workspaces() async throws -> (all: [ChatStore.Workspace], current: ChatStore.Workspace?) {
-    let all = try await chat.refreshWorkspaces().sorted { ($0.name, $0.id) < ($1.name, $1.id) }
-    return (all, all.first { $0.id == chat.lastWorkspaceID } ?? all.first)
-  }
-
   /// The workspace `requested` names (an id or a name), or else the last one used, else the first by name; kept as
   /// the last one used (`ChatService.workspace(named:)`).
   ///

@@ -13,7 +13,7 @@ struct ChatWorkspacesCommand: AsyncParsableCommand {
 
   func run() async throws {
     try await global.runChat { context in
-      let (workspaces, current) = try await context.workspaces()
+      let (workspaces, current) = try await context.chat.workspacesByName()
       let rows = workspaces.map { workspace in
         WorkspaceRow(
           id: workspace.id, name: workspace.name, ownerId: workspace.ownerID, isCurrent: workspace.id == current?.id)

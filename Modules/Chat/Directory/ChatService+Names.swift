@@ -9,7 +9,7 @@ extension ChatService {
   /// - Throws: ``ChatError`` of kind ``ChatError/Kind/notFound`` when there is no such workspace, or none at all;
   ///   the kinds a list throws when the server cannot be reached.
   public func workspace(named name: String?) async throws -> ChatStore.Workspace {
-    let all = try await refreshWorkspaces().sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+    let (all, current) = try await workspacesByName()
     let chosen: ChatStore.Workspace
     if let name {
       guard
@@ -20,13 +20,22 @@ extension ChatService {
       }
       chosen = named
     } else {
-      guard let current = all.first(where: { $0.id == lastWorkspaceID }) ?? all.first else {
+      guard let current else {
         throw ChatError(.notFound, "You are in no workspace yet: someone must invite you to one.")
       }
       chosen = current
     }
     if chosen.id != lastWorkspaceID { try setLastWorkspaceID(chosen.id) }
     return chosen
+  }
+
+  /// The user's workspaces from the server, by name, and the current one: the last one used (``lastWorkspaceID``) if
+  /// it is still there, else the first.
+  ///
+  /// - Throws: as ``refreshWorkspaces()``.
+  public func workspacesByName() async throws -> (all: [ChatStore.Workspace], current: ChatStore.Workspace?) {
+    let all = try await refreshWorkspaces().sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+    return (all, all.first { $0.id == lastWorkspaceID } ?? all.first)
   }
 
   /// The conversation `name` names in the workspace `workspaceID`, from the server: a conversation id, a channel's
