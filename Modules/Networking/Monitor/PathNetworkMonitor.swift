@@ -1,6 +1,6 @@
 #if canImport(Network)
   import Dispatch
-  import Locking
+  import KeelBasics
   import Network
 
   /// A ``NetworkMonitor`` that asks the system: `NWPathMonitor`'s path, online when it is `.satisfied` (Apple
