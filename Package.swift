@@ -220,7 +220,7 @@ let package = Package(
     // sync, outbox and realtime connection, on Domain's sessions and Realtime's Socket.IO client.
     .target(
       name: "Chat",
-      dependencies: ["Domain", "Realtime", "Networking", "Persistence", grdb, logging, basics],
+      dependencies: ["Domain", "Realtime", "Networking", "Persistence", grdb, crypto, logging, basics],
       path: "Modules/Chat",
       swiftSettings: swiftSettings
     ),

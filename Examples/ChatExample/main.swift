@@ -65,7 +65,7 @@ do {
   step("refreshDirectMessages", rooms.map { "@\($0.conversation.name): \($0.lastMessage?.text ?? "-")" }.joined())
   try check(rooms.count == 1 && rooms[0].lastMessage != nil, "The DM with ada is missing: \(rooms).")
 
-  let conversation = await chat.open(general.id)
+  let conversation = try await chat.open(general.id)
   let status = await conversation.caughtUp()
   step("open(#general)", "\(conversation.snapshot.messages.count) message(s), \(status)")
   try check(status == .live, "#general is \(status), not live.")

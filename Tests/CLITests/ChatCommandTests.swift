@@ -8,7 +8,7 @@ import Testing
   import FoundationNetworking
 #endif
 
-/// Issue 20's `keel chat` contract, as a new user meets it: the embedded Sandbox's workspace to try, sending and
+/// The `keel chat` contract, as a new user meets it: the embedded Sandbox's workspace to try, sending and
 /// reading, a `tail` that shows what a second terminal sends (the same user on the same data directory, and another
 /// user on a served Sandbox), and input refused before anything is sent.
 @Suite("keel chat", .serialized, .timeLimit(.minutes(3)))

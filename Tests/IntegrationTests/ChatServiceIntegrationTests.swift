@@ -41,8 +41,8 @@ extension ChatAgainstSandbox {
       #expect(unjoined.map(\.id) == [general.id] && unjoined.first?.joined == false)
       #expect(try await bob.chat.join(general.id).joined)
 
-      let annSees = await ann.chat.open(general.id)
-      let bobSees = await bob.chat.open(general.id)
+      let annSees = try await ann.chat.open(general.id)
+      let bobSees = try await bob.chat.open(general.id)
       #expect(await annSees.caughtUp() == .live)
       #expect(await bobSees.caughtUp() == .live)
       #expect(await chatPoll { bob.chat.liveConversations == [general.id] })
@@ -97,14 +97,14 @@ extension ChatAgainstSandbox {
       #expect(transferred.ownerID == bob.id)
       await #expect(throws: ChatError.self) { try await ann.chat.renameWorkspace(workspace.id, to: "Mine") }
       #expect(try await bob.chat.renameWorkspace(workspace.id, to: "Ours").name == "Ours")
-      #expect(try await bob.chat.updateNickname("Bobby").nickname == "Bobby")
-      #expect(bob.chat.profile?.nickname == "Bobby")
+      #expect(try await bob.sessions.updateNickname("Bobby").nickname == "Bobby")
+      #expect(bob.sessions.currentUser?.nickname == "Bobby", "the session's user is the server's answer")
 
       // A profile image, streamed up, shown to the other member, served with an ETag.
       let avatar = try pngFile(in: ann.directory, named: "avatar.png", filler: 9)
-      let annWithImage = try await ann.chat.updateProfileImage(avatar)
+      let annWithImage = try await ann.sessions.updateProfileImage(avatar)
       let imagePath = try #require(annWithImage.profileImage)
-      #expect(ann.chat.profile?.profileImage == imagePath)
+      #expect(ann.sessions.currentUser?.profileImage == imagePath)
       let seen = try await bob.chat.members(ofWorkspace: workspace.id).first { $0.userID == ann.id }
       #expect(seen?.profileURL == imagePath)
       var fetch = URLRequest(url: URL(string: sandbox.baseURL.absoluteString + imagePath)!)
@@ -157,8 +157,8 @@ extension ChatAgainstSandbox {
       let big = ann.directory.appendingPathComponent("big.png")
       try (Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(count: 8 << 20)).write(to: big)
       #expect(await refused { _ = try await ann.chat.send("big", images: [big], to: "c1") } == .invalidInput)
-      #expect(await refused { _ = try await ann.chat.updateProfileImage(text) } == .invalidInput)
-      #expect(await refused { _ = try await ann.chat.updateProfileImage(big) } == .invalidInput)
+      await #expect(throws: SessionError.self) { try await ann.sessions.updateProfileImage(text) }
+      await #expect(throws: SessionError.self) { try await ann.sessions.updateProfileImage(big) }
       #expect(try await ann.chat.outboxCount() == 0)
       let after = try await sandbox.control.statistics()
       #expect(
@@ -179,7 +179,7 @@ extension ChatAgainstSandbox {
       let channel = try await ann.chat.createChannel(named: "general", in: workspace.id)
 
       // Bob has not joined: the server refuses his message (E403), and the refusal does not hold up his next one.
-      let conversation = await bob.chat.open(channel.id)
+      let conversation = try await bob.chat.open(channel.id)
       let pending = try await bob.chat.send("Let me in", to: channel.id)
       let failed = try #require(
         await chatSnapshot(of: conversation) { $0.messages.contains { $0.state == .failed } })
@@ -224,7 +224,7 @@ extension ChatAgainstSandbox {
         #expect(try await ann.chat.conversation(named: name, in: workspace.id).id == withAda.conversation.id)
       }
       // Eve takes Ada's nickname: "@ada" is now two people, refused with both listed; her email still says whom.
-      _ = try await eve.chat.updateNickname("ada")
+      _ = try await eve.sessions.updateNickname("ada")
       let ambiguous = await #expect(throws: ChatError.self) {
         try await ann.chat.conversation(named: "@ada", in: workspace.id)
       }
@@ -257,7 +257,7 @@ extension ChatAgainstSandbox {
       _ = try await bob.chat.join(general.id)
       _ = try await ann.chat.send("Hello", to: general.id)
       #expect(await chatPoll { try await ann.chat.outboxCount() == 0 })
-      let seen = await ann.chat.open(general.id)
+      let seen = try await ann.chat.open(general.id)
       #expect(await seen.caughtUp() == .live)
       await seen.close()
       #expect(try await ann.chat.store.messageCount(in: general.id) == 1)

@@ -46,14 +46,14 @@ extension ChatAgainstSandbox {
       try await sandbox.control.addFault(
         SandboxFault(route: "/v1/conversations/\(channel)/messages", method: "GET", latency: .seconds(1)))
 
-      let first = await bob.chat.open(channel)
+      let first = try await bob.chat.open(channel)
       #expect(first.snapshot.messages.isEmpty, "nothing stored yet")
       #expect(await first.caughtUp() == .live)
       #expect(first.snapshot.messages.map(\.text) == (0..<30).map { "first \($0)" })
       await first.close()
 
       try await send((0..<10).map { "second \($0)" }, from: ann, to: channel)
-      let again = await bob.chat.open(channel)
+      let again = try await bob.chat.open(channel)
       #expect(again.snapshot.messages.count == 30, "the store answers before the server")
       #expect(await again.caughtUp() == .live)
       let texts = again.snapshot.messages.map(\.text)
@@ -74,13 +74,13 @@ extension ChatAgainstSandbox {
       small.maxCatchUpMessages = 20
       let (ann, bob, channel) = try await pair(sandbox, bobConfiguration: small)
       try await send((0..<5).map { "old \($0)" }, from: ann, to: channel)
-      let first = await bob.chat.open(channel)
+      let first = try await bob.chat.open(channel)
       #expect(await first.caughtUp() == .live)
       await first.close()
 
       try await send((0..<45).map { "new \($0)" }, from: ann, to: channel)
       let before = try await sandbox.control.statistics().requests("GET /v1/conversations/:conversation/messages")
-      let again = await bob.chat.open(channel)
+      let again = try await bob.chat.open(channel)
       #expect(await again.caughtUp() == .live)
       let pages =
         try await sandbox.control.statistics().requests("GET /v1/conversations/:conversation/messages") - before
@@ -105,13 +105,13 @@ extension ChatAgainstSandbox {
           connectTimeout: .seconds(60), idleConnectionTimeout: .seconds(1), maxResponseBodySize: 20_000))
       let (ann, bob, channel) = try await pair(sandbox, bobTransport: capped)
       try await send(["before"], from: ann, to: channel)
-      let first = await bob.chat.open(channel)
+      let first = try await bob.chat.open(channel)
       #expect(await first.caughtUp() == .live)
       await first.close()
 
       let long = String(repeating: "€", count: 9_000)
       try await send(["small 0", long] + (1...3).map { "small \($0)" }, from: ann, to: channel)
-      let again = await bob.chat.open(channel)
+      let again = try await bob.chat.open(channel)
       #expect(await again.caughtUp() == .live)
       let messages = again.snapshot.messages
       #expect(messages.map(\.text) == ["before", "small 0", "", "small 1", "small 2", "small 3"])
@@ -129,14 +129,14 @@ extension ChatAgainstSandbox {
       let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
       let (ann, bob, channel) = try await pair(sandbox)
       try await send((0..<3).map { "old \($0)" }, from: ann, to: channel)
-      let first = await bob.chat.open(channel)
+      let first = try await bob.chat.open(channel)
       #expect(await first.caughtUp() == .live)
       await first.close()
 
       // The message Bob's last catch-up ended with is gone from the server (another server's store, say).
       try await bob.chat.store.setSyncPoint("m-gone", in: channel)
       try await send((0..<4).map { "new \($0)" }, from: ann, to: channel)
-      let again = await bob.chat.open(channel)
+      let again = try await bob.chat.open(channel)
       #expect(await again.caughtUp() == .live)
       let texts = (0..<3).map { "old \($0)" } + (0..<4).map { "new \($0)" }
       #expect(again.snapshot.messages.map(\.text) == texts)
@@ -152,7 +152,7 @@ extension ChatAgainstSandbox {
     func noLossNoDuplicates() async throws {
       let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
       let (ann, bob, channel) = try await pair(sandbox)
-      let conversation = await bob.chat.open(channel)
+      let conversation = try await bob.chat.open(channel)
       #expect(await conversation.caughtUp() == .live)
       try await sandbox.control.socketIOFault(duplicate: true, reorder: .milliseconds(30))
 
@@ -186,7 +186,7 @@ extension ChatAgainstSandbox {
       let (ann, bob, channel) = try await pair(sandbox)
       let route = "/v1/conversations/\(channel)/messages"
       try await sandbox.control.addFault(SandboxFault(route: route, method: "POST", dropConnectionRate: 1))
-      let annSees = await ann.chat.open(channel)
+      let annSees = try await ann.chat.open(channel)
       for number in 0..<20 { _ = try await ann.chat.send("offline \(number)", to: channel) }
       #expect(await chatPoll { annSees.snapshot.messages.count == 20 })
       #expect(annSees.snapshot.messages.allSatisfy { $0.state == .pending }, "shown at once, pending")
@@ -198,7 +198,7 @@ extension ChatAgainstSandbox {
       #expect(await chatPoll { try await ann.chat.outboxCount() == 0 })
       try await sandbox.control.removeFaults()
 
-      let bobSees = await bob.chat.open(channel)
+      let bobSees = try await bob.chat.open(channel)
       #expect(await bobSees.caughtUp() == .live)
       #expect(bobSees.snapshot.messages.map(\.text) == (0..<20).map { "offline \($0)" }, "in order, each once")
       let resends = try await sandbox.control.statistics().responses(
@@ -219,7 +219,7 @@ extension ChatAgainstSandbox {
     func socketTokenRefresh() async throws {
       let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
       let (ann, bob, channel) = try await pair(sandbox)
-      let conversation = await bob.chat.open(channel)
+      let conversation = try await bob.chat.open(channel)
       #expect(await conversation.caughtUp() == .live)
       let refreshesBefore = try await sandbox.control.statistics().counter("refreshes")
       try await sandbox.control.expireTokens()
@@ -239,7 +239,7 @@ extension ChatAgainstSandbox {
     func lifecycle() async throws {
       let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
       let (ann, bob, channel) = try await pair(sandbox)
-      let conversation = await bob.chat.open(channel)
+      let conversation = try await bob.chat.open(channel)
       #expect(await conversation.caughtUp() == .live)
       await bob.chat.appDidEnterBackground()
       #expect(bob.chat.connectionState == .suspended && bob.chat.liveConversations.isEmpty)

@@ -145,4 +145,46 @@ struct SessionManagerIntegrationTests {
     #expect(try await sandboxCounter("logins", on: sandbox) == 0)
     await sandbox.stop()
   }
+
+  @Test(
+    "The profile is the session's: a new nickname and image become the session's user, kept across a refresh and a restart"
+  )
+  func profile() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let directory = try sessionStoreDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let transport = TransportKind.urlSession.transport
+    let sessions = sandboxSessions(
+      on: sandbox, store: try EncryptedFileSecureStore(directory: directory), transport: transport)
+    await #expect(throws: SessionError.self, "nobody is signed in") { try await sessions.updateNickname("Ada") }
+    let user = try await sessions.login(email: "demo@keel.dev", password: "demo-password")
+    let states = Recorder<SessionState>()
+    let observer = Task { for await state in sessions.states() { states.record(state) } }
+
+    let renamed = try await sessions.updateNickname("  Demo Two  ")
+    #expect(renamed.nickname == "Demo Two" && renamed.id == user.id)
+    #expect(sessions.currentUser == renamed)
+    #expect(await eventually { states.elements.last == .loggedIn(renamed) }, "observers see the new profile")
+    let refusal = await #expect(throws: SessionError.self) { try await sessions.updateNickname("   ") }
+    #expect(refusal?.kind == .invalidInput)
+
+    let avatar = try pngFile(in: directory, named: "avatar.png", filler: 3)
+    let pictured = try await sessions.updateProfileImage(avatar)
+    let path = try #require(pictured.profileImage)
+    #expect(sessions.currentUser?.profileImage == path && sessions.currentUser?.nickname == "Demo Two")
+    let text = directory.appendingPathComponent("notes.png")
+    try Data("not an image".utf8).write(to: text)
+    let notImage = await #expect(throws: SessionError.self) { try await sessions.updateProfileImage(text) }
+    #expect(notImage?.kind == .invalidInput)
+
+    // A refresh keeps the new profile; so does a restart on the same store.
+    _ = try await HTTPClient().send(.data(SandboxRoute.expireTokens(on: sandbox)))
+    #expect(try await sessions.me() == pictured)
+    #expect(sessions.currentUser == pictured, "the refreshed credential did not bring the old profile back")
+    let restarted = sandboxSessions(
+      on: sandbox, store: try EncryptedFileSecureStore(directory: directory), transport: transport)
+    #expect(restarted.currentUser == pictured)
+    observer.cancel()
+    await sandbox.stop()
+  }
 }

@@ -72,7 +72,7 @@ enum ChatBenchmarks {
     let expected = ChatBenchFixture.missed + 1
     let clock = ContinuousClock()
     let start = clock.now
-    let conversation = await chat.open(channel)
+    let conversation = try await chat.open(channel)
     for await snapshot in conversation.snapshots()
     where snapshot.status == .live && snapshot.messages.count == expected {
       break
@@ -165,7 +165,7 @@ enum ChatBenchmarks {
     let bob = try ChatService(
       baseURL: running.baseURL, sessions: running.bob, socketTransport: running.socket, directory: directories.1,
       clock: ContinuousClock())
-    let conversation = await bob.open(running.latencyChannel)
+    let conversation = try await bob.open(running.latencyChannel)
     guard await conversation.caughtUp() == .live else { throw BenchmarkError(description: "Bob is not live") }
     while !bob.connectionState.isConnected { try await Task.sleep(for: .milliseconds(5)) }
     let snapshots = conversation.snapshots()

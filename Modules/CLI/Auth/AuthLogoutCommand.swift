@@ -1,4 +1,5 @@
 import ArgumentParser
+import Chat
 import Domain
 import Foundation
 
@@ -30,14 +31,21 @@ struct AuthLogoutCommand: AsyncParsableCommand {
         try context.output.result(SignedOut(wasSignedIn: false, serverTold: false), human: "Nobody was signed in.")
         return
       }
+      var serverTold = true
       do {
         try await sessions.logout()
-        try context.output.result(SignedOut(wasSignedIn: true, serverTold: true), human: "Signed out.")
       } catch let error as SessionError where error.kind == .revocationFailed {
         context.output.note("keel: \(error.description)")
-        try context.output.result(
-          SignedOut(wasSignedIn: true, serverTold: false), human: "Signed out here; the server was not told.")
+        serverTold = false
       }
+      // The chat kept here was the account's: what the server gave goes now, not at the next chat command.
+      if let chat = try? context.dependencies.chat {
+        await chat.forgetSignedOutAccounts()
+        await context.dependencies.shutDown()
+      }
+      try context.output.result(
+        SignedOut(wasSignedIn: true, serverTold: serverTold),
+        human: serverTold ? "Signed out." : "Signed out here; the server was not told.")
     }
   }
 }

@@ -32,7 +32,7 @@ struct ChatHistoryCommand: AsyncParsableCommand {
       let chosen = try await context.workspace(workspace.workspace)
       let target = try await context.conversation(conversation, in: chosen)
       let names = await context.nicknames(in: chosen)
-      let open = await context.chat.open(target.id)
+      let open = try await context.chat.open(target.id)
       let status = await open.caughtUp()
       while open.snapshot.messages.count < limit, (try? await open.loadOlder()) == true {}
       let messages = open.snapshot.messages.suffix(limit).map {

@@ -45,7 +45,7 @@ struct ChatTailCommand: AsyncParsableCommand {
       let names = await context.nicknames(in: chosen)
       let place = Output.printable(target.kind == .channel ? "#\(target.name)" : "@\(target.name)")
       context.command.output.note("keel: following \(place) in \(Output.printable(chosen.name)); Ctrl-C to stop.")
-      let open = await context.chat.open(target.id)
+      let open = try await context.chat.open(target.id)
       let sessions = context.command.dependencies.sessions
       let end = await withTaskGroup(of: End.self) { group in
         group.addTask {
@@ -53,12 +53,13 @@ struct ChatTailCommand: AsyncParsableCommand {
           return .interrupted
         }
         group.addTask {
-          for await state in sessions.states() where state != .loggedIn(context.me) { return .sessionEnded }
+          for await _ in sessions.states() where sessions.currentUser?.id != context.me.id { return .sessionEnded }
           return .closed
         }
         group.addTask { [last] in
           await Self.follow(open, last: last, names: names, context: context)
-          return .closed
+          // The chat closes the conversations of a session that ended, perhaps before the states tell it here.
+          return sessions.currentUser?.id == context.me.id ? .closed : .sessionEnded
         }
         let first = await group.next() ?? .closed
         group.cancelAll()

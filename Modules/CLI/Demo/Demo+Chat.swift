@@ -22,7 +22,7 @@ extension Demo {
     try await chatA.invite(email: emailB, to: workspace.id)
     let channel = try await chatA.createChannel(named: "demo-\(run)", in: workspace.id)
     _ = try await chatB.join(channel.id)
-    let conversation = await chatB.open(channel.id)
+    let conversation = try await chatB.open(channel.id)
     let status = await conversation.caughtUp()
     try expect(status == .live, "B's conversation is \(status), not live")
 

@@ -44,7 +44,7 @@ extension ChatService {
   ///
   /// ```swift
   /// func general(_ chat: ChatService, in workspace: String) async throws -> ChatConversation {
-  ///   await chat.open(try await chat.conversation(named: "#general", in: workspace).id)
+  ///   try await chat.open(try await chat.conversation(named: "#general", in: workspace).id)
   /// }
   /// ```
   ///

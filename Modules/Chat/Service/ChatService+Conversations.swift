@@ -11,11 +11,15 @@ extension ChatService {
   /// conversation (unless the app is in the background) and disconnects when the last one closes.
   ///
   /// Opening a conversation that is open already shares its sync; each ``ChatConversation`` is closed on its own.
-  public func open(_ conversationID: String) async -> ChatConversation {
+  /// Signing out stops every open conversation: it was the account's.
+  ///
+  /// - Throws: ``ChatError/Kind/notSignedIn``; ``ChatError/Kind/storage`` when the account's store cannot be opened.
+  public func open(_ conversationID: String) async throws -> ChatConversation {
+    let store = try store
     let (sync, isNew, connect) = control.withLock { control -> (ConversationSync, Bool, Bool) in
       control.holders[conversationID, default: 0] += 1
       if let sync = control.open[conversationID] { return (sync, false, false) }
-      let sync = makeSync(conversationID)
+      let sync = makeSync(conversationID, store: store)
       control.open[conversationID] = sync
       return (sync, true, control.open.count == 1 && !control.background && !control.isShutDown)
     }
@@ -73,7 +77,7 @@ extension ChatService {
     if disconnect { await socket.disconnect() }
   }
 
-  private func makeSync(_ conversationID: String) -> ConversationSync {
+  private func makeSync(_ conversationID: String, store: ChatStore) -> ConversationSync {
     let (client, baseURL, sessions) = (sessions.client, baseURL, sessions)
     return ConversationSync(
       id: conversationID, store: store,

@@ -35,6 +35,7 @@ extension ChatService {
   /// - Throws: ``ChatError``.
   @discardableResult
   public func refreshWorkspaces() async throws -> [ChatStore.Workspace] {
+    let store = try store
     let answer = try await call(.workspaces, as: ChatWire.Workspaces.self, doing: "list the workspaces")
     let workspaces = answer.workspaces.map(\.record)
     try await stored("keep the workspaces") { try await store.replaceWorkspaces(workspaces) }
@@ -56,6 +57,7 @@ extension ChatService {
   /// - Throws: ``ChatError``.
   @discardableResult
   public func refreshChannels(in workspaceID: String) async throws -> [ChatStore.Conversation] {
+    let store = try store
     let answer = try await call(
       .channels(workspaceID: workspaceID, joinedOnly: false), as: ChatWire.Channels.self, doing: "list the channels")
     let channels = answer.channels.map(\.record)
@@ -80,6 +82,7 @@ extension ChatService {
   /// - Throws: ``ChatError``.
   @discardableResult
   public func refreshDirectMessages(in workspaceID: String) async throws -> [DirectMessageRoom] {
+    let store = try store
     let me = try me()
     let answer = try await call(
       .directMessages(workspaceID: workspaceID), as: ChatWire.DirectMessages.self, doing: "list the DM rooms")
@@ -116,6 +119,7 @@ extension ChatService {
   /// - Throws: ``ChatError/Kind/invalidInput`` for a name that is empty or longer than 100 characters once trimmed,
   ///   before anything is sent; otherwise ``ChatError``.
   public func createWorkspace(named name: String) async throws -> ChatStore.Workspace {
+    let store = try store
     let name = try Self.validName(name, of: "workspace")
     let workspace = try await call(.createWorkspace(name: name), as: ChatWire.Workspace.self, doing: "create \(name)")
     try await stored("keep the workspace") { try await store.upsert([workspace.record]) }
@@ -127,6 +131,7 @@ extension ChatService {
   /// - Throws: as ``createWorkspace(named:)``; ``ChatError/Kind/refused`` (`E403`) for a workspace the user does not
   ///   own.
   public func renameWorkspace(_ workspaceID: String, to name: String) async throws -> ChatStore.Workspace {
+    let store = try store
     let name = try Self.validName(name, of: "workspace")
     let workspace = try await call(
       .renameWorkspace(id: workspaceID, name: name), as: ChatWire.Workspace.self, doing: "rename \(workspaceID)")
@@ -138,6 +143,7 @@ extension ChatService {
   ///
   /// - Throws: ``ChatError``.
   public func deleteWorkspace(_ workspaceID: String) async throws {
+    let store = try store
     _ = try await call(.deleteWorkspace(id: workspaceID), as: Empty.self, doing: "delete \(workspaceID)")
     try await stored("forget the workspace") {
       let remaining = try await store.workspaces().filter { $0.id != workspaceID }
@@ -152,6 +158,7 @@ extension ChatService {
   ///
   /// - Throws: ``ChatError``.
   public func members(ofWorkspace workspaceID: String) async throws -> [ChatStore.Member] {
+    let store = try store
     let answer = try await call(
       .workspaceMembers(id: workspaceID), as: ChatWire.Members.self, doing: "list the members of \(workspaceID)")
     let members = answer.members.map(\.member)
@@ -177,6 +184,7 @@ extension ChatService {
   ///
   /// - Throws: ``ChatError``.
   public func transferWorkspace(_ workspaceID: String, to userID: String) async throws -> ChatStore.Workspace {
+    let store = try store
     let workspace = try await call(
       .transferWorkspace(id: workspaceID, to: userID), as: ChatWire.Workspace.self,
       doing: "transfer \(workspaceID)")
@@ -206,6 +214,7 @@ extension ChatService {
   ///
   /// - Throws: ``ChatError``.
   public func deleteChannel(_ channelID: String) async throws {
+    let store = try store
     _ = try await call(.deleteChannel(id: channelID), as: Empty.self, doing: "delete \(channelID)")
     try await stored("forget the channel") { try await store.removeConversation(channelID) }
   }
@@ -238,6 +247,7 @@ extension ChatService {
   ///
   /// - Throws: ``ChatError``.
   public func members(ofChannel channelID: String) async throws -> [ChatStore.Member] {
+    let store = try store
     let answer = try await call(
       .channelMembers(id: channelID), as: ChatWire.Members.self, doing: "list the members of \(channelID)")
     let members = answer.members.map(\.member)
@@ -250,6 +260,7 @@ extension ChatService {
   /// - Throws: ``ChatError/Kind/invalidInput`` for the user themselves, before anything is sent; otherwise
   ///   ``ChatError``.
   public func openDirectMessage(with userID: String, in workspaceID: String) async throws -> DirectMessageRoom {
+    let store = try store
     let me = try me()
     guard userID != me else { throw ChatError(.invalidInput, "A DM room is with another member, not oneself.") }
     let answer = try await call(
@@ -271,6 +282,7 @@ extension ChatService {
   /// - Throws: ``ChatError``.
   @discardableResult
   public func markRead(_ conversationID: String, upTo messageID: String) async throws -> Int {
+    let store = try store
     let answer = try await call(
       .read(conversationID: conversationID, messageID: messageID), as: ChatWire.Unread.self,
       doing: "mark \(conversationID) read")
@@ -279,6 +291,7 @@ extension ChatService {
   }
 
   private func keepChannel(_ route: ChatRouter.Route, doing what: String) async throws -> ChatStore.Conversation {
+    let store = try store
     let channel = try await call(route, as: ChatWire.Channel.self, doing: what).record
     try await stored("keep the channel") { try await store.upsert([channel]) }
     return channel

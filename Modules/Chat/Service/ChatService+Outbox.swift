@@ -41,20 +41,21 @@ extension ChatService {
   public func send(_ text: String, images: [URL] = [], to conversationID: String) async throws -> ChatStore.Message {
     let me = try me()
     try Self.validate(text, images: images)
+    let account = try account()
     let clientMessageID = UUID().uuidString.lowercased()
-    let names = try copyImages(images, for: clientMessageID)
+    let names = try copyImages(images, for: clientMessageID, into: account)
     let outgoing = OutgoingMessage(
       conversationID: conversationID, clientMessageID: clientMessageID, senderID: me, text: text, images: names)
     do {
-      try await outbox.enqueue(outgoing)
+      try await account.outbox.enqueue(outgoing)
     } catch {
-      removeImages(names)
+      removeImages(names, of: account)
       throw ChatError.storage(error, doing: "keep the message in the outbox")
     }
     let pending = ChatStore.Message(
       id: nil, clientMessageID: clientMessageID, conversationID: conversationID, senderID: me, text: text,
-      images: names.map { outboxImages.appendingPathComponent($0).path }, createdAt: now(), state: .pending)
-    await show(pending, added: true)
+      images: names.map { account.images.appendingPathComponent($0).path }, createdAt: now(), state: .pending)
+    await show(pending, in: account, added: true)
     wakeup.signal()
     return pending
   }
@@ -68,8 +69,9 @@ extension ChatService {
     guard message.state == .failed, let clientMessageID = message.clientMessageID, message.senderID == me else {
       throw ChatError(.invalidInput, "Only a failed message of the signed-in user's can be sent again.")
     }
+    let account = try account()
     let names = message.images.map { URL(fileURLWithPath: $0).lastPathComponent }
-    guard names.allSatisfy({ FileManager.default.fileExists(atPath: outboxImages.appendingPathComponent($0).path) })
+    guard names.allSatisfy({ FileManager.default.fileExists(atPath: account.images.appendingPathComponent($0).path) })
     else {
       throw ChatError(.invalidInput, "The images of message \(clientMessageID) are gone from the outbox.")
     }
@@ -77,14 +79,14 @@ extension ChatService {
       conversationID: message.conversationID, clientMessageID: clientMessageID, senderID: me, text: message.text,
       images: names)
     do {
-      try await outbox.enqueue(outgoing)
+      try await account.outbox.enqueue(outgoing)
     } catch {
       throw ChatError.storage(error, doing: "keep the message in the outbox")
     }
     var pending = message
     pending.state = .pending
     pending.failureReason = nil
-    await show(pending, added: false)
+    await show(pending, in: account, added: false)
     wakeup.signal()
   }
 
@@ -96,8 +98,8 @@ extension ChatService {
   public func outcome(of message: ChatStore.Message) async -> ChatStore.Message {
     guard let clientMessageID = message.clientMessageID else { return message }
     let updates = settled.updates()  // before the store is read, so that nothing settles unseen in between
-    guard !control.withLock({ $0.isShutDown }) else { return message }
-    let settledInStore: @Sendable () async -> ChatStore.Message? = { [store] in
+    guard !control.withLock({ $0.isShutDown }), let store = try? store else { return message }
+    let settledInStore: @Sendable () async -> ChatStore.Message? = {
       guard
         let stored = try? await store.message(
           clientMessageID: clientMessageID, in: message.conversationID, from: message.senderID),
@@ -130,9 +132,12 @@ extension ChatService {
   /// attempt succeeded: for a "waiting for the network" banner, or a tool that gives up waiting.
   public var outboxProblem: String? { retryReason.withLock { $0 } }
 
-  /// How many messages wait in the outbox.
+  /// How many of the signed-in user's messages wait in the outbox.
+  ///
+  /// - Throws: ``ChatError/Kind/notSignedIn``; ``ChatError/Kind/storage``.
   public func outboxCount() async throws -> Int {
-    try await stored("count the outbox") { try await outbox.count() }
+    let account = try account()
+    return try await stored("count the outbox") { try await account.outbox.count() }
   }
 
   /// Checks a message as ``send(_:images:to:)`` does before anything is written or sent, for a caller that wants to
@@ -173,34 +178,35 @@ extension ChatService {
     }
   }
 
-  private func copyImages(_ images: [URL], for clientMessageID: String) throws -> [String] {
+  private func copyImages(_ images: [URL], for clientMessageID: String, into account: ChatAccount) throws -> [String] {
     var names: [String] = []
     do {
       for (index, image) in images.enumerated() {
         let name = "\(clientMessageID)-\(index)" + (image.pathExtension.isEmpty ? "" : ".\(image.pathExtension)")
-        let copy = outboxImages.appendingPathComponent(name)
+        let copy = account.images.appendingPathComponent(name)
         try OwnerOnlyFiles.write(try Data(contentsOf: image), to: copy)
         names.append(name)
       }
     } catch {
-      removeImages(names)
+      removeImages(names, of: account)
       throw ChatError.storage(error, doing: "copy the images into the outbox")
     }
     return names
   }
 
-  func removeImages(_ names: [String]) {
-    for name in names { try? FileManager.default.removeItem(at: outboxImages.appendingPathComponent(name)) }
+  func removeImages(_ names: [String], of account: ChatAccount) {
+    for name in names { try? FileManager.default.removeItem(at: account.images.appendingPathComponent(name)) }
   }
 
-  /// Stores `message` and shows it in its conversation if that is open.
-  private func show(_ message: ChatStore.Message, added: Bool) async {
+  /// Stores `message` in `account`'s store and shows it in its conversation if that is open.
+  private func show(_ message: ChatStore.Message, in account: ChatAccount, added: Bool) async {
     do {
-      try await store.upsert([message])
+      try await account.store.upsert([message])
     } catch {
       logger.warning(
         "Cannot show message \(message.clientMessageID ?? "?") in the store; the outbox keeps it: \(error)")
     }
+    guard accounts.withLock({ $0.current === account }) else { return }
     await openSync(message.conversationID)?.changed(added: added ? 1 : 0)
   }
 
@@ -228,18 +234,36 @@ extension ChatService {
   /// The outbox's sender: one message at a time, oldest first; after a failure that may pass, it waits (a growing
   /// delay, cut short when the network comes back) and sends the same message again, so that the order holds.
   ///
-  /// Every chat service on the directory sends from the same outbox (a `keel chat send` beside a `keel chat tail`):
-  /// each sends only while it holds ``outboxLock``, so that no message goes twice at once and no one removes the
-  /// files of a message another is sending. A service that finds the lock held tries again shortly.
+  /// It sends from the signed-in user's outbox alone, and waits while nobody is signed in. Every chat service on the
+  /// directory sends from the same outbox (a `keel chat send` beside a `keel chat tail`): each sends only while it
+  /// holds the account's lock, so that no message goes twice at once and no one removes the files of a message
+  /// another is sending. A service that finds the lock held tries again shortly.
   func sendLoop() async {
     var failures = 0
+    var sender: String?
     while !Task.isCancelled {
-      guard outboxLock.tryLock() else {
+      guard sessions.currentUser != nil else {
+        await wakeup.wait(orAfter: nil, sleep: sleep)
+        continue
+      }
+      let account: ChatAccount
+      do {
+        account = try self.account()
+      } catch {
+        logger.error("Cannot open the outbox; trying again: \(error)")
+        await wakeup.wait(orAfter: configuration.maxRetryDelay, sleep: sleep)
+        continue
+      }
+      if sender != account.userID {
+        sender = account.userID
+        failures = 0
+      }
+      guard account.lock.tryLock() else {
         await wakeup.wait(orAfter: Self.outboxLockRetry, sleep: sleep)
         continue
       }
-      let turn = await sendNext(failures: &failures)
-      outboxLock.unlock()
+      let turn = await sendNext(from: account, failures: &failures)
+      account.lock.unlock()
       switch turn {
       case .next: continue
       case .wait(let delay): await wakeup.wait(orAfter: delay, sleep: sleep)
@@ -252,10 +276,10 @@ extension ChatService {
   static let outboxLockRetry: Duration = .milliseconds(100)
 
   /// Sends the oldest message, once, and settles it; says what to do next.
-  private func sendNext(failures: inout Int) async -> Turn {
+  private func sendNext(from account: ChatAccount, failures: inout Int) async -> Turn {
     let item: QueuedItem<OutgoingMessage>?
     do {
-      item = try await outbox.peek(limit: 1).first
+      item = try await account.outbox.peek(limit: 1).first
     } catch {
       // Shutting down: a read cut short says nothing about the outbox.
       if error is CancellationError || Task.isCancelled { return .stop }
@@ -263,21 +287,21 @@ extension ChatService {
       return .wait(configuration.maxRetryDelay)
     }
     guard let item else { return .wait(nil) }
-    let outcome = await deliver(item.element)
+    let outcome = await deliver(item.element, from: account)
     guard !Task.isCancelled else { return .stop }
     switch outcome {
     case .sent(let message):
       failures = 0
       retryReason.withLock { $0 = nil }
-      await settle(item, as: message)
+      await settle(item, as: message, in: account)
       return .next
     case .refused(let reason):
       failures = 0
       logger.warning("The server refused message \(item.element.clientMessageID): \(reason)")
-      var failed = pendingRecord(of: item.element)
+      var failed = pendingRecord(of: item.element, in: account)
       failed.state = .failed
       failed.failureReason = reason
-      await settle(item, as: failed)
+      await settle(item, as: failed, in: account)
       return .next
     case .retry(let reason):
       retryReason.withLock { $0 = reason }
@@ -290,40 +314,43 @@ extension ChatService {
 
   /// Stores what became of `item`, then takes it off the outbox: a crash between the two sends it again, and the
   /// server, seeing its client message id, answers with the message it stored the first time.
-  private func settle(_ item: QueuedItem<OutgoingMessage>, as message: ChatStore.Message) async {
-    await show(message, added: false)
+  private func settle(
+    _ item: QueuedItem<OutgoingMessage>, as message: ChatStore.Message, in account: ChatAccount
+  ) async {
+    await show(message, in: account, added: false)
     do {
-      _ = try await outbox.acknowledge([item.id])
+      _ = try await account.outbox.acknowledge([item.id])
     } catch {
       logger.error("Cannot take message \(item.element.clientMessageID) off the outbox; it goes again: \(error)")
       return
     }
     _ = settled.publish(message)
     // A failed message keeps its image copies for `resend(_:)`.
-    if message.state == .sent { removeImages(item.element.images) }
+    if message.state == .sent { removeImages(item.element.images, of: account) }
   }
 
-  private func pendingRecord(of outgoing: OutgoingMessage) -> ChatStore.Message {
+  private func pendingRecord(of outgoing: OutgoingMessage, in account: ChatAccount) -> ChatStore.Message {
     ChatStore.Message(
       id: nil, clientMessageID: outgoing.clientMessageID, conversationID: outgoing.conversationID,
       senderID: outgoing.senderID, text: outgoing.text,
-      images: outgoing.images.map { outboxImages.appendingPathComponent($0).path }, createdAt: now(), state: .pending)
+      images: outgoing.images.map { account.images.appendingPathComponent($0).path }, createdAt: now(),
+      state: .pending)
   }
 
-  /// One attempt: the multipart body written to a file beside the images, streamed to the server.
-  func deliver(_ outgoing: OutgoingMessage) async -> Delivery {
-    guard let user = sessions.currentUser else { return .retry("nobody is signed in") }
-    guard user.id == outgoing.senderID else {
-      return .refused("It was written by \(outgoing.senderID), and \(user.id) is signed in now.")
+  /// One attempt: the multipart body written to a file beside the images, streamed to the server. A message whose
+  /// sender is no longer signed in waits in their outbox: it is never sent as anyone else.
+  func deliver(_ outgoing: OutgoingMessage, from account: ChatAccount) async -> Delivery {
+    guard let user = sessions.currentUser, user.id == account.userID, user.id == outgoing.senderID else {
+      return .retry("its sender, \(outgoing.senderID), is not signed in")
     }
     var form = MultipartFormData()
     form.append(outgoing.text, name: "text")
     form.append(outgoing.clientMessageID, name: "clientMessageId")
-    let body = outboxImages.appendingPathComponent("\(outgoing.clientMessageID).body")
+    let body = account.images.appendingPathComponent("\(outgoing.clientMessageID).body")
     defer { try? FileManager.default.removeItem(at: body) }
     do throws(MultipartError) {
       for name in outgoing.images {
-        try form.append(fileAt: outboxImages.appendingPathComponent(name), name: "images")
+        try form.append(fileAt: account.images.appendingPathComponent(name), name: "images")
       }
       _ = try form.write(to: body, limits: Self.messageLimits)
     } catch {

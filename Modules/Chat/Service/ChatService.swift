@@ -20,7 +20,7 @@ import Realtime
 ///     baseURL: URL(string: "https://chat.example.com")!, sessions: sessions, socketTransport: socket,
 ///     directory: directory, clock: ContinuousClock())
 ///   for try await workspaces in chat.workspaces() { print(workspaces.map(\.name)) }  // stored, then the server's
-///   let general = await chat.open("c2")
+///   let general = try await chat.open("c2")
 ///   Task { for await snapshot in general.snapshots() { print(snapshot.messages.count, snapshot.status) } }
 ///   _ = try await chat.send("Hello", images: [], to: "c2")  // pending at once; sent when the server has it
 ///   await general.close()
@@ -42,22 +42,22 @@ import Realtime
 ///   (``appDidEnterBackground()``, ``appWillEnterForeground()``); ``liveConversations`` says which are following it.
 ///   Its CONNECT carries the session's access token, refreshed as REST's is.
 ///
+/// - **Accounts:** the store and the outbox are the signed-in account's (``store``), each in a directory of its own;
+///   when the session ends, the account's open conversations stop and what the server gave is forgotten, while what its
+///   user has not sent waits for them alone (``forgetSignedOutAccounts()``).
+///
 /// Call ``shutDown()`` before releasing it: its outbox and socket keep it alive until then.
 public final class ChatService: Sendable {
   /// The chat backend.
   public let baseURL: URL
-  /// The local store screens read first.
-  public let store: ChatStore
   /// What pages, catch-up and retries use.
   public let configuration: ChatConfiguration
 
   let sessions: SessionManager
-  let outbox: DurableQueue<OutgoingMessage>
-  /// Where the outbox keeps its copies of the images of unsent messages.
-  let outboxImages: URL
-  /// Held while a message is sent from the outbox: every `ChatService` on the directory, in any process, sends one at
-  /// a time.
-  let outboxLock: FileLock
+  /// The chat's directory: each account's in `accounts/` below it.
+  let root: URL
+  /// The signed-in account's chat, opened on first use, and the accounts signed out of that are still to be retired.
+  let accounts = Locked(Accounts())
   let socket: SocketIOClient
   let settings: (any KeyValueStore)?
   let networkMonitor: (any NetworkMonitor)?
@@ -72,6 +72,14 @@ public final class ChatService: Sendable {
   let settled = Broadcast<ChatStore.Message?>(nil)
   /// Why the outbox's last attempt failed for now; `nil` once one succeeds.
   let retryReason = Locked<String?>(nil)
+
+  /// The accounts the service has opened.
+  struct Accounts {
+    /// The signed-in user's; `nil` until first used, and while nobody is signed in.
+    var current: ChatAccount?
+    /// Accounts signed out of, which ``sessionChanged(to:)`` retires.
+    var ended: [ChatAccount] = []
+  }
 
   /// What changes while the service runs.
   struct Control {
@@ -91,16 +99,16 @@ public final class ChatService: Sendable {
   ///   - sessions: The session: REST calls go through its client, and the socket authenticates with its token.
   ///   - socketTransport: The socket's WebSocket: `NIOWebSocketTransport` on Linux, `URLSessionWebSocketTransport`
   ///     on Apple platforms.
-  ///   - directory: Where `chat.sqlite` (the store), `outbox.sqlite` and `outbox-images/` live, all owner-only.
-  ///   - settings: Where ``lastWorkspaceID`` and the profile are kept; not kept when `nil`.
+  ///   - directory: The chat's directory, owner-only: each account's store (`chat.sqlite`), outbox (`outbox.sqlite`)
+  ///     and images (`outbox-images/`) in a directory of its own below it.
+  ///   - settings: Where ``lastWorkspaceID`` is kept; not kept when `nil`.
   ///   - networkMonitor: When given, the outbox sends as soon as it reports the network back.
   ///   - configuration: Pages, the gap bound, the store's size, retries.
   ///   - clock: The clock of retry waits and the socket's timers; a `TestClock` in tests.
   ///   - now: The time a pending message shows until the server gives it one.
   ///   - logger: Sync, sends and the socket at `info`; never a message's text or a token.
-  /// - Throws: ``ChatError/Kind/storage`` when the store or the outbox cannot be opened (a damaged store file is set
-  ///   aside and a new one started, see `ChatStore`); ``ChatError/Kind/invalidInput`` for a `baseURL` the socket
-  ///   cannot use.
+  /// - Throws: ``ChatError/Kind/storage`` when `directory` cannot be made; ``ChatError/Kind/invalidInput`` for a
+  ///   `baseURL` the socket cannot use.
   public init(
     baseURL: URL, sessions: SessionManager, socketTransport: any WebSocketTransport, directory: URL,
     settings: (any KeyValueStore)? = nil, networkMonitor: (any NetworkMonitor)? = nil,
@@ -117,20 +125,11 @@ public final class ChatService: Sendable {
     self.logger = logger
     self.now = now
     sleep = Self.sleeper(clock)
-    outboxImages = directory.appendingPathComponent("outbox-images", isDirectory: true)
+    root = directory
     do {
       try OwnerOnlyFiles.makeDirectory(directory, ownedByKeel: false)
-      try OwnerOnlyFiles.makeDirectory(outboxImages)
-      store = try ChatStore(url: directory.appendingPathComponent("chat.sqlite"), maxSize: configuration.storeMaxSize)
-      outbox = try DurableQueue(
-        url: directory.appendingPathComponent("outbox.sqlite"), capacity: configuration.outboxCapacity,
-        overflow: .rejectNew, now: now)
-      outboxLock = try FileLock(at: directory.appendingPathComponent("outbox.lock"))
     } catch {
-      throw ChatError.storage(error, doing: "open the chat's store and outbox in \(directory.path)")
-    }
-    if let setAside = store.setAside {
-      logger.warning("The chat store was set aside (\(setAside.reason)); a new one starts empty.")
+      throw ChatError.storage(error, doing: "make the chat's directory \(directory.path)")
     }
     let token = socketToken
     let socketConfiguration = SocketIOConfiguration(
@@ -162,7 +161,13 @@ public final class ChatService: Sendable {
     // Both loops keep the service alive until `shutDown()`: an app keeps one chat service while signed in.
     let sender = Task { [weak self] in _ = await self?.sendLoop() }
     let pump = Task { [weak self] in _ = await self?.socketLoop() }
-    var tasks = [sender, pump]
+    let accounts = Task { [weak self, sessions] in
+      for await state in sessions.states() {
+        guard let self else { return }
+        await self.sessionChanged(to: state.userID)
+      }
+    }
+    var tasks = [sender, pump, accounts]
     if let networkMonitor {
       tasks.append(
         Task { [weak self] in
@@ -194,96 +199,120 @@ public final class ChatService: Sendable {
 
   // MARK: - Settings
 
-  /// The settings key of ``lastWorkspaceID``.
-  public static let lastWorkspaceKey = "keel.chat.lastWorkspaceID"
-
-  /// The workspace the user had open last, kept in the key-value store (not a secret, so not in the secure store):
-  /// where the app opens next time. `nil` when none was kept or the service has no settings store.
+  /// The workspace the signed-in user had open last, kept in the key-value store (not a secret, so not in the secure
+  /// store) under a key of their account's: where the app opens next time. `nil` when none was kept, nobody is signed
+  /// in, or the service has no settings store. Signing out forgets it.
   public var lastWorkspaceID: String? {
-    try? settings?.value(String.self, forKey: Self.lastWorkspaceKey)
+    guard let account = try? account() else { return nil }
+    return try? settings?.value(String.self, forKey: account.lastWorkspaceKey)
   }
 
-  /// Keeps `workspaceID` as ``lastWorkspaceID``, or forgets it for `nil`.
+  /// Keeps `workspaceID` as the signed-in user's ``lastWorkspaceID``, or forgets it for `nil`.
   ///
-  /// - Throws: ``ChatError/Kind/storage`` when the settings cannot be written.
+  /// - Throws: ``ChatError/Kind/notSignedIn``; ``ChatError/Kind/storage`` when the settings cannot be written.
   public func setLastWorkspaceID(_ workspaceID: String?) throws {
+    let key = try account().lastWorkspaceKey
     do {
       if let workspaceID {
-        try settings?.set(workspaceID, forKey: Self.lastWorkspaceKey)
+        try settings?.set(workspaceID, forKey: key)
       } else {
-        try settings?.removeValue(forKey: Self.lastWorkspaceKey)
+        try settings?.removeValue(forKey: key)
       }
     } catch {
       throw ChatError.storage(error, doing: "keep the last workspace")
     }
   }
 
-  /// The settings key of ``profile``.
-  public static let profileKey = "keel.chat.profile"
+  // MARK: - Accounts
 
-  /// The user's profile as last changed by ``updateNickname(_:)``, kept in the key-value store; `nil` before.
-  public var profile: SessionUser? {
-    try? settings?.value(SessionUser.self, forKey: Self.profileKey)
-  }
-
-  /// Changes the signed-in user's nickname (`PATCH /v1/me`) and keeps the profile in the settings.
+  /// The signed-in account's local store, which screens read first: each account has its own, and nobody else's is
+  /// ever read.
   ///
-  /// - Throws: ``ChatError/Kind/invalidInput`` for a nickname that is empty or longer than 64 characters once trimmed,
-  ///   before anything is sent; otherwise ``ChatError``.
-  @discardableResult
-  public func updateNickname(_ nickname: String) async throws -> SessionUser {
-    let nickname = nickname.trimmingCharacters(in: .whitespacesAndNewlines)
-    guard (1...64).contains(nickname.count) else {
-      throw ChatError(.invalidInput, "A nickname has 1 to 64 characters once trimmed; nothing was sent.")
-    }
-    _ = try me()
-    let user: SessionUser
-    do {
-      user = try await sessions.client.send(.json(AuthRouter(.updateProfile(nickname: nickname), baseURL: baseURL)))
-    } catch let error as NetworkError {
-      throw ChatError.request(RequestFailure(error), doing: "change the nickname")
-    }
-    return keepProfile(user)
+  /// - Throws: ``ChatError/Kind/notSignedIn``; ``ChatError/Kind/storage`` when it cannot be opened (a damaged file is
+  ///   set aside and a new store started, see `ChatStore`).
+  public var store: ChatStore {
+    get throws { try account().store }
   }
 
-  /// Keeps `user` as ``profile`` in the settings (a failure is logged: the server has the change) and returns it.
-  private func keepProfile(_ user: SessionUser) -> SessionUser {
-    do {
-      try settings?.set(user, forKey: Self.profileKey)
-    } catch {
-      logger.warning("The new profile cannot be kept in the settings: \(error)")
-    }
-    return user
-  }
-
-  /// Uploads the signed-in user's profile image (PNG, JPEG, GIF or WebP, 8 MiB at most), streamed from `file`, and
-  /// keeps the profile in the settings.
+  /// The signed-in user's chat on this device, opened on first use.
   ///
-  /// - Returns: The user, with the image's path in `SessionUser.profileImage`.
-  /// - Throws: ``ChatError/Kind/invalidInput`` for a file that is missing, not such an image or too large, before
-  ///   anything is sent; otherwise ``ChatError``.
-  @discardableResult
-  public func updateProfileImage(_ file: URL) async throws -> SessionUser {
-    _ = try me()
-    var form = MultipartFormData()
-    let body = outboxImages.appendingPathComponent("profile-\(UUID().uuidString).body")
-    defer { try? FileManager.default.removeItem(at: body) }
-    do throws(MultipartError) {
-      try form.append(fileAt: file, name: "image")
-      var limits = Self.messageLimits
-      limits.maxFiles = 1
-      _ = try form.write(to: body, limits: limits)
-    } catch {
-      throw ChatError(.invalidInput, "Cannot use this profile image: \(error.description.clause); nothing was sent.")
+  /// - Throws: ``ChatError/Kind/notSignedIn``; ``ChatError/Kind/storage`` when it cannot be opened.
+  func account() throws -> ChatAccount {
+    try account(of: me())
+  }
+
+  /// `userID`'s chat: the current account when it is theirs; otherwise one opened now, which becomes the current one
+  /// when `userID` is signed in (the one it replaces is retired by ``sessionChanged(to:)``).
+  private func account(of userID: String) throws -> ChatAccount {
+    try accounts.withLock { accounts in
+      if let current = accounts.current, current.userID == userID { return current }
+      let account: ChatAccount
+      do {
+        account = try ChatAccount(userID: userID, root: root, configuration: configuration, now: now)
+      } catch {
+        throw ChatError.storage(error, doing: "open the chat's store and outbox in \(root.path)")
+      }
+      if let setAside = account.store.setAside {
+        logger.warning("The chat store was set aside (\(setAside.reason)); a new one starts empty.")
+      }
+      if sessions.currentUser?.id == userID {
+        if let replaced = accounts.current { accounts.ended.append(replaced) }
+        accounts.current = account
+      }
+      return account
     }
-    let user: SessionUser
-    do {
-      user = try await sessions.client.send(
-        .json(ChatRouter(.profileImage(body: body, contentType: form.contentType), baseURL: baseURL)))
-    } catch let error as NetworkError {
-      throw ChatError.request(RequestFailure(error), doing: "upload the profile image")
+  }
+
+  /// The session changed hands (`userID`, `nil` when nobody is signed in): an account signed out of stops its
+  /// conversations and the socket, and is retired (what the server gave is forgotten, what its user has not sent stays
+  /// theirs); so is any other account's left in the directory; an older layout's outbox goes to its senders'.
+  func sessionChanged(to userID: String?) async {
+    let ended = accounts.withLock { accounts -> [ChatAccount] in
+      if let current = accounts.current, current.userID != userID {
+        accounts.ended.append(current)
+        accounts.current = nil
+      }
+      defer { accounts.ended = [] }
+      return accounts.ended
     }
-    return keepProfile(user)
+    if !ended.isEmpty {
+      let syncs = control.withLock { control in
+        defer {
+          control.open = [:]
+          control.holders = [:]
+        }
+        return Array(control.open.values)
+      }
+      for sync in syncs { await sync.stop() }
+      await socket.disconnect()
+    }
+    // Not cut short by a shutdown: what is forgotten is forgotten whole, and a shutdown waits for it.
+    let retiring = Task { [self] in
+      for account in ended {
+        do {
+          try await account.retire(settings: settings)
+        } catch {
+          logger.error("The chat of an account signed out of cannot be forgotten: \(error)")
+        }
+      }
+      do {
+        try await ChatAccount.adoptUnsorted(in: root, configuration: configuration, now: now) { [self] in
+          try account(of: $0)
+        }
+        try await ChatAccount.retireOthers(
+          than: userID, in: root, settings: settings, configuration: configuration, now: now)
+      } catch {
+        logger.error("The chat of accounts signed out of cannot be forgotten: \(error)")
+      }
+    }
+    await retiring.value
+    wakeup.signal()
+  }
+
+  /// Forgets the chat of every account but the signed-in user's, as the service does when the session changes hands:
+  /// for a tool that signs out in a process of its own and wants nothing left behind at once.
+  public func forgetSignedOutAccounts() async {
+    await sessionChanged(to: sessions.currentUser?.id)
   }
 
   // MARK: - Calls
@@ -312,6 +341,8 @@ public final class ChatService: Sendable {
   func stored<Value>(_ what: String, _ body: () async throws -> Value) async throws -> Value {
     do {
       return try await body()
+    } catch let error as ChatError {
+      throw error
     } catch {
       throw ChatError.storage(error, doing: what)
     }

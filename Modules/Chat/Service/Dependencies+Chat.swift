@@ -18,8 +18,9 @@ extension KeelConfiguration {
 
 extension Dependencies {
   /// The chat (C1–C6) on the backend at `KeelConfiguration.backendBaseURL`, signed in with `sessions`: built on
-  /// first use, when its outbox starts sending what an earlier run left, and stopped by `shutDown()`. Its store and
-  /// outbox are kept in the data directory's `chat` folder, the last workspace and the profile in `settings.json`.
+  /// first use, when its outbox starts sending what an earlier run left, and stopped by `shutDown()`. Each account's
+  /// store and outbox are kept in a directory of its own in the data directory's `chat` folder, the last workspace in
+  /// `settings.json`.
   ///
   /// - Throws: ``ChatError`` of kind ``ChatError/Kind/invalidInput`` when there is no backend, or
   ///   ``ChatError/Kind/storage`` when no directory can hold its store. The next use tries again.

@@ -56,8 +56,6 @@ public struct ChatRouter: Endpoint, CustomStringConvertible {
     case send(conversationID: String, body: URL, contentType: String)
     /// `POST /v1/conversations/{id}/read` with `{"messageId"}`.
     case read(conversationID: String, messageID: String)
-    /// `POST /v1/me/image`: the signed-in user's profile image, a `multipart/form-data` body streamed from `file`.
-    case profileImage(body: URL, contentType: String)
   }
 
   /// Which call this is.
@@ -87,7 +85,6 @@ public struct ChatRouter: Endpoint, CustomStringConvertible {
     case .directMessages(let id), .openDirectMessage(let id, _): ["v1", "workspaces", id, "dms"]
     case .messages(let id, _, _, _, _), .send(let id, _, _): ["v1", "conversations", id, "messages"]
     case .read(let id, _): ["v1", "conversations", id, "read"]
-    case .profileImage: ["v1", "me", "image"]
     }
   }
 
@@ -122,16 +119,15 @@ public struct ChatRouter: Endpoint, CustomStringConvertible {
     case .transferWorkspace(_, let userID), .transferChannel(_, let userID), .openDirectMessage(_, let userID):
       .json(["userId": userID])
     case .read(_, let messageID): .json(["messageId": messageID])
-    case .send(_, let file, let contentType), .profileImage(let file, let contentType):
-      .file(file, contentType: contentType)
+    case .send(_, let file, let contentType): .file(file, contentType: contentType)
     default: .empty
     }
   }
 
-  /// A send may carry 40 MiB of images, a profile image 8: they get five minutes, not the transport's default.
+  /// A send may carry 40 MiB of images: it gets five minutes, not the transport's default.
   public var timeout: Duration? {
     switch route {
-    case .send, .profileImage: .seconds(300)
+    case .send: .seconds(300)
     default: nil
     }
   }

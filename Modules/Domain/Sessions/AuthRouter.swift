@@ -29,6 +29,8 @@ public struct AuthRouter: Endpoint, CustomStringConvertible {
     case signUp(email: String, password: String, nickname: String?)
     /// `PATCH /v1/me` with `{"nickname"}`, authenticated by the session's client.
     case updateProfile(nickname: String)
+    /// `POST /v1/me/image` with a multipart `image` field, authenticated by the session's client.
+    case updateProfileImage(body: Data, contentType: String)
   }
 
   /// Which of the backend's calls this is.
@@ -49,6 +51,7 @@ public struct AuthRouter: Endpoint, CustomStringConvertible {
     case .refresh: "/v1/auth/refresh"
     case .logout: "/v1/auth/logout"
     case .me, .updateProfile: "/v1/me"
+    case .updateProfileImage: "/v1/me/image"
     case .signUp: "/v1/auth/signup"
     }
   }
@@ -68,30 +71,36 @@ public struct AuthRouter: Endpoint, CustomStringConvertible {
     switch route {
     case .refresh(let refreshToken): ["RefreshToken": refreshToken]
     case .logout(let accessToken): ["Authorization": "Bearer \(accessToken)"]
-    case .login, .me, .signUp, .updateProfile: [:]
+    case .login, .me, .signUp, .updateProfile, .updateProfileImage: [:]
     }
   }
 
   /// `{"email","password"}` for ``Route/login(email:password:)``, with `nickname` for a sign-up; `{"nickname"}` for a
-  /// profile; none for the others.
+  /// profile; the multipart form for a profile image; none for the others.
   public var body: HTTPBody {
     switch route {
     case .login(let email, let password): .json(["email": email, "password": password])
     case .signUp(let email, let password, let nickname):
       .json(["email": email, "password": password].merging(nickname.map { ["nickname": $0] } ?? [:]) { $1 })
     case .updateProfile(let nickname): .json(["nickname": nickname])
+    case .updateProfileImage(let body, let contentType): .data(body, contentType: contentType)
     default: .empty
     }
   }
 
-  /// Whether a session's client puts its access token on this call: ``Route/me`` and
-  /// ``Route/updateProfile(nickname:)``. Sign-in, sign-up and refresh must go without one, and sign-out carries its
-  /// own.
+  /// Whether a session's client puts its access token on this call: ``Route/me`` and the profile's changes.
+  /// Sign-in, sign-up and refresh must go without one, and sign-out carries its own.
   var requiresSessionCredential: Bool {
     switch route {
-    case .me, .updateProfile: true
+    case .me, .updateProfile, .updateProfileImage: true
     default: false
     }
+  }
+
+  /// A profile image may take 8 MiB: it gets two minutes, not the transport's default.
+  public var timeout: Duration? {
+    if case .updateProfileImage = route { return .seconds(120) }
+    return nil
   }
 
   /// The method and path, never the password or a token, for example `POST /v1/auth/login`.

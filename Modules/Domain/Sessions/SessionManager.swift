@@ -269,7 +269,10 @@ extension SessionManager {
   /// Keeps a refreshed access token, unless its session ended or was replaced while the refresh ran.
   fileprivate func didRefresh(_ fresh: Credentials) {
     let failure: (any Error)? = session.withLock { current in
-      guard current?.refreshToken == fresh.refreshToken else { return nil }
+      guard let kept = current, kept.refreshToken == fresh.refreshToken else { return nil }
+      // The interceptor's copy of the user is the one from the sign-in; a changed profile is the session's.
+      var fresh = fresh
+      fresh.user = kept.user
       current = fresh
       do {
         try secureStore.set(fresh, forKey: Self.storageKey)

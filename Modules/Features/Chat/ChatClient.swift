@@ -82,7 +82,8 @@ public struct ChatClient: Sendable {
       conversation: { id in
         AsyncStream { continuation in
           let following = Task {
-            let conversation = await chat.open(id)
+            // Nobody signed in, or no store: the stream ends, as it does when the session ends.
+            guard let conversation = try? await chat.open(id) else { return continuation.finish() }
             for await snapshot in conversation.snapshots() { continuation.yield(snapshot) }
             await conversation.close()
             continuation.finish()
@@ -92,7 +93,7 @@ public struct ChatClient: Sendable {
       },
       loadOlder: { id in
         // Shares the open conversation's sync; this hold is released at once.
-        let conversation = await chat.open(id)
+        let conversation = try await chat.open(id)
         do {
           let more = try await conversation.loadOlder()
           await conversation.close()

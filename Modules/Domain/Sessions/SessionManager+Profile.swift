@@ -1,0 +1,83 @@
+import Foundation
+import KeelBasics
+import Logging
+import Networking
+import Persistence
+
+extension SessionManager {
+  /// What a profile image may be, as the backend takes it (SandboxAPI §7): one PNG, JPEG, GIF or WebP image of at most
+  /// 8 MiB.
+  public static let profileImageLimits = MultipartLimits(
+    maxFiles: 1, maxFileSize: 8 << 20, maxBodySize: 9 << 20, maxFieldSize: 1_024,
+    allowedFileTypes: ["image/png", "image/jpeg", "image/gif", "image/webp"])
+
+  /// Changes the signed-in user's nickname (`PATCH /v1/me`). The session's user becomes the server's answer:
+  /// ``currentUser`` and ``states()`` (a new ``SessionState/loggedIn(_:)``) show it, and a restart keeps it.
+  ///
+  /// - Returns: The user as the server now has them.
+  /// - Throws: ``SessionError``: ``SessionError/Kind/invalidInput`` for a nickname that is empty or longer than 64
+  ///   characters once trimmed, before anything is sent; ``SessionError/Kind/requestFailed`` when the server refuses it
+  ///   or cannot be reached, with the reason ``RequestFailure/Reason/sessionExpired`` when nobody is signed in.
+  @discardableResult
+  public func updateNickname(_ nickname: String) async throws -> SessionUser {
+    let nickname = nickname.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard (1...64).contains(nickname.count) else {
+      throw SessionError(.invalidInput, "A nickname has 1 to 64 characters once trimmed; nothing was sent.")
+    }
+    let baseURL = try configuredBackend(for: "change the nickname")
+    let user: SessionUser = try await RequestFailure.wrapping(SessionError.requestFailed) {
+      try await client.send(.json(AuthRouter(.updateProfile(nickname: nickname), baseURL: baseURL)))
+    }
+    return keepProfile(user)
+  }
+
+  /// Uploads the signed-in user's profile image from `file` (`POST /v1/me/image`); the session's user gets its path
+  /// in `SessionUser.profileImage`, as ``updateNickname(_:)`` keeps a nickname.
+  ///
+  /// - Returns: The user as the server now has them.
+  /// - Throws: ``SessionError``: ``SessionError/Kind/invalidInput`` for a file that is missing, over 8 MiB, or not a
+  ///   PNG, JPEG, GIF or WebP image by its bytes, before anything is sent; otherwise as ``updateNickname(_:)``.
+  @discardableResult
+  public func updateProfileImage(_ file: URL) async throws -> SessionUser {
+    var form = MultipartFormData()
+    let body: Data
+    do throws(MultipartError) {
+      try form.append(fileAt: file, name: "image")
+      body = try form.encoded(limits: Self.profileImageLimits)
+    } catch {
+      throw SessionError(.invalidInput, "Cannot use this profile image: \(error.description.clause); nothing was sent.")
+    }
+    // The form's type falls back to the file's extension; the server goes by the bytes alone, and so does this.
+    let head = body.range(of: Data("\r\n\r\n".utf8)).map { body[$0.upperBound...].prefix(16) } ?? Data()
+    let sniffed = MultipartFormData.contentType(sniffing: Data(head), pathExtension: "")
+    guard Self.profileImageLimits.allowedFileTypes?.contains(sniffed) ?? true else {
+      throw SessionError(
+        .invalidInput, "\(file.path) is not a PNG, JPEG, GIF or WebP image, whatever its name; nothing was sent.")
+    }
+    let baseURL = try configuredBackend(for: "upload a profile image")
+    let route = AuthRouter.Route.updateProfileImage(body: body, contentType: form.contentType)
+    let user: SessionUser = try await RequestFailure.wrapping(SessionError.requestFailed) {
+      try await client.send(.json(AuthRouter(route, baseURL: baseURL)))
+    }
+    return keepProfile(user)
+  }
+
+  /// Makes `user` the session's user, kept in the secure store and published, if the session is still theirs; a
+  /// failure to keep it is logged (the server has the change, and `/v1/me` tells it again).
+  private func keepProfile(_ user: SessionUser) -> SessionUser {
+    let failure: (any Error)? = session.withLock { current in
+      guard var changed = current, changed.user.id == user.id else { return nil }
+      changed.user = user
+      current = changed
+      broadcast.publish(.loggedIn(user))
+      do {
+        try secureStore.set(changed, forKey: Self.storageKey)
+        return nil
+      } catch {
+        return error
+      }
+    }
+    if let failure { logger.warning("The new profile cannot be kept in the secure store: \(failure)") }
+    return user
+  }
+}
