@@ -166,6 +166,39 @@ struct ChatCommandTests {
     await sandbox.stop()
   }
 
+  @Test("A tail shows within 30 s what the server never pushed while its connection stayed up; each message has a seq")
+  func tailFindsSilencedMessages() async throws {
+    let sandbox = try await Self.servedSandbox()
+    let ada = try Keel.dataDirectory("ada")
+    let demo = try Keel.dataDirectory("demo")
+    defer {
+      try? FileManager.default.removeItem(at: ada)
+      try? FileManager.default.removeItem(at: demo)
+    }
+    let adaOptions = Keel.options(sandbox, ada)
+    let demoOptions = Keel.options(sandbox, demo)
+    try await Self.login("ada@keel.dev", adaOptions)
+    try await Self.login("demo@keel.dev", demoOptions)
+    let tail = try Self.tail(["#general", "--last", "1", "--json"] + adaOptions)
+    #expect(await tail.waitForErrors(containing: "following #general"), "\(tail.errors)")
+    #expect(await Self.printed(tail, #""seq":1"#), "the welcome message, numbered: \(tail.output)")
+
+    // The server sends nothing for three seconds (pings come every 25 s: the connection stays up).
+    try await sandbox.control.socketIOFault(silence: .seconds(3))
+    let sent = try await Keel.run(["chat", "send", "general", "Said in the silence"] + demoOptions)
+    #expect(sent.status == 0, "\(sent.errors)")
+    let shown = await poll(for: .seconds(30)) {
+      String(decoding: tail.output, as: UTF8.self).contains("Said in the silence")
+    }
+    #expect(shown, "\(tail.errors)")
+    let lines = String(decoding: tail.output, as: UTF8.self).split(separator: "\n")
+    let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    #expect(objects.map { $0["seq"] as? Int } == [1, 2], "\(lines)")
+    kill(tail.process.processIdentifier, SIGINT)
+    #expect(await tail.finish() == 130)
+    await sandbox.stop()
+  }
+
   @Test("A tail ends with 77 soon after its session ends, though its socket was open and quiet")
   func tailEndsWithTheSession() async throws {
     // A session of 15 s (its refresh grant), and pings every second.

@@ -1,3 +1,4 @@
+import Clocks
 import Domain
 import Foundation
 import KeelBasics
@@ -30,6 +31,10 @@ struct ConversationSyncTests {
       var huge: Set<String> = []
       /// Whether the server knows `brief`; one that does not answers whole messages.
       var answersBrief = true
+      /// Whether its messages carry their numbers (`seq`), as SandboxAPI §7's do; older servers' do not.
+      var numbered = false
+      /// How many requests asked for brief messages.
+      var briefs = 0
     }
 
     private let state = Locked(State())
@@ -39,9 +44,14 @@ struct ConversationSyncTests {
 
     func add(_ numbers: ClosedRange<Int>) {
       state.withLock { state in
-        for number in numbers { state.messages.append(Self.message(number)) }
+        for number in numbers { state.messages.append(Self.message(number, numbered: state.numbered)) }
       }
     }
+
+    /// Numbers the messages added from now on.
+    func number() { state.withLock { $0.numbered = true } }
+
+    var briefs: Int { state.withLock { $0.briefs } }
 
     func failNext(_ count: Int) { state.withLock { $0.failures = count } }
 
@@ -57,16 +67,17 @@ struct ConversationSyncTests {
 
     var requests: [(after: String?, before: String?)] { state.withLock { $0.requests } }
 
-    static func message(_ number: Int) -> ChatWire.Message {
+    static func message(_ number: Int, numbered: Bool = false) -> ChatWire.Message {
       ChatWire.Message(
         id: "m\(number)", conversationId: "c1", clientMessageId: nil, senderId: "ann", text: "message \(number)",
-        images: [], createdAt: Double(1_700_000_000_000 + number))
+        images: [], createdAt: Double(1_700_000_000_000 + number), seq: numbered ? number : nil)
     }
 
     func page(after: String?, before: String?, limit: Int, brief: Bool = false) async throws -> ChatWire.Page {
       let (failing, count) = state.withLock { state in
         state.requests.append((after, before))
         state.limits.append(limit)
+        if brief { state.briefs += 1 }
         defer { state.failures = max(0, state.failures - 1) }
         return (state.failures > 0, state.requests.count)
       }
@@ -114,14 +125,17 @@ struct ConversationSyncTests {
     store = try ChatStore(url: directory.appendingPathComponent("chat.sqlite"))
   }
 
-  func sync(pageSize: Int = 50) -> ConversationSync {
+  func sync(pageSize: Int = 50, silenceCheck: ConversationSync.SilenceCheck? = nil) -> ConversationSync {
     let (server, retries) = (server, retries)
     return ConversationSync(
       id: "c1", store: store, fetch: { try await server.page(after: $0, before: $1, limit: $2, brief: $3) },
       configuration: ChatConfiguration(pageSize: pageSize, catchUpPageSize: 10).clamped,
       logger: Logger(label: "keel.tests.sync") { _ in SwiftLogNoOpLogHandler() },
-      sleep: { _ in await retries.pass() })
+      sleep: { _ in await retries.pass() }, silenceCheck: silenceCheck)
   }
+
+  /// A numbered message, as a push brings it.
+  func pushed(_ number: Int) -> ChatStore.Message { ScriptedServer.message(number, numbered: true).record }
 
   func texts(_ sync: ConversationSync) -> [String] { sync.snapshots.current.messages.map(\.text) }
 
@@ -226,6 +240,68 @@ struct ConversationSyncTests {
     #expect(texts(sync) == (1...5).map { "message \($0)" })
     #expect(server.requests.last?.after == "m3")
     #expect(try await store.syncPoint(in: "c1") == "m5")
+  }
+
+  @Test("A push numbered past the next one catches up at once; one in order, a duplicate or an older one asks nothing")
+  func gapCatchesUp() async throws {
+    server.number()
+    server.add(1...3)
+    let sync = sync()
+    await sync.requestCatchUp()
+    await until(sync, isLive)
+    // 4 and 5 are on the server; 4's push is lost, 5's arrives: shown at once, and the gap caught up.
+    server.add(4...5)
+    await sync.receive(pushed(5))
+    await requests(2)
+    await until(sync) { $0.status == .live && $0.messages.count == 5 }
+    #expect(texts(sync) == (1...5).map { "message \($0)" })
+    #expect(server.requests.last?.after == "m3", "from where the last catch-up ended")
+    #expect(try await store.messages(in: "c1", limit: 10).map(\.seq) == [1, 2, 3, 4, 5])
+
+    server.add(6...6)
+    await sync.receive(pushed(6))
+    await sync.receive(pushed(6))
+    await sync.receive(pushed(2))
+    await until(sync) { $0.messages.count == 6 }
+    #expect(server.requests.count == 2, "nothing was missed, so nothing was asked")
+  }
+
+  @Test("A live conversation that hears nothing asks for its newest message, brief, and catches up on what it missed")
+  func silenceIsChecked() async throws {
+    server.number()
+    server.add(1...2)
+    let clock = TestClock()
+    let connected = Locked(true)
+    let sync = sync(
+      silenceCheck: ConversationSync.SilenceCheck(
+        sleep: { try await clock.sleep(for: $0) }, following: { connected.withLock { $0 } }))
+    await sync.requestCatchUp()
+    await until(sync, isLive)
+
+    // Nothing new: one small request, and no catch-up.
+    #expect(await clock.sleeperArrived())
+    await clock.advance(by: .seconds(15))
+    await requests(2)
+    #expect(server.briefs == 1 && server.limits.last == 1, "one brief message asked for")
+    // Two messages whose pushes were lost, with the connection kept: the next check finds them.
+    server.add(3...4)
+    #expect(await clock.sleeperArrived())
+    await clock.advance(by: .seconds(15))
+    await until(sync) { $0.status == .live && $0.messages.count == 4 }
+    #expect(server.requests.last?.after == "m2")
+    let asked = server.requests.count
+
+    // A push heard since the last check, then a socket that is down: neither check asks anything.
+    server.add(5...5)
+    await sync.receive(pushed(5))
+    #expect(await clock.sleeperArrived())
+    await clock.advance(by: .seconds(15))
+    connected.withLock { $0 = false }
+    #expect(await clock.sleeperArrived())
+    await clock.advance(by: .seconds(15))
+    #expect(await clock.sleeperArrived())
+    #expect(server.requests.count == asked, "no request while hearing, none while the socket is down")
+    await sync.stop()
   }
 
   @Test("A message pushed twice, and brought again by a catch-up, is stored once")

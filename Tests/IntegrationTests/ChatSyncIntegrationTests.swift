@@ -252,5 +252,53 @@ extension ChatAgainstSandbox {
       await bob.chat.shutDown()
       await sandbox.stop()
     }
+
+    @Test("Pushes the server drops while the connection stays up are found by the open conversation's silence check")
+    func silenceFound() async throws {
+      let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+      var configuration = ChatConfiguration.testing
+      configuration.silenceCheckInterval = .seconds(2)
+      let (ann, bob, channel) = try await pair(sandbox, bobConfiguration: configuration)
+      let conversation = try await bob.chat.open(channel)
+      #expect(await conversation.caughtUp() == .live)
+      try await send(["before"], from: ann, to: channel)
+      #expect(await chatPoll { conversation.snapshot.messages.map(\.text) == ["before"] })
+
+      // Three seconds in which the server sends nothing (the socket stays up: pings come every 25 s).
+      try await sandbox.control.socketIOFault(silence: .seconds(3))
+      try await send(["during 1", "during 2"], from: ann, to: channel)
+      #expect(
+        await chatPoll(for: .seconds(30)) {
+          conversation.snapshot.messages.map(\.text) == ["before", "during 1", "during 2"]
+        }, "\(conversation.snapshot.messages.map(\.text))")
+      #expect(conversation.snapshot.messages.map(\.seq) == [1, 2, 3])
+      await conversation.close()
+      await ann.chat.shutDown()
+      await bob.chat.shutDown()
+      await sandbox.stop()
+    }
+
+    @Test("A push lost in the middle of a burst is caught up as soon as the next one arrives, not at the next check")
+    func gapFound() async throws {
+      let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+      var configuration = ChatConfiguration.testing
+      configuration.silenceCheckInterval = .seconds(30)
+      let (ann, bob, channel) = try await pair(sandbox, bobConfiguration: configuration)
+      let conversation = try await bob.chat.open(channel)
+      #expect(await conversation.caughtUp() == .live)
+      try await send(["one"], from: ann, to: channel)
+      #expect(await chatPoll { conversation.snapshot.messages.map(\.text) == ["one"] })
+
+      // The push of "two" is lost (Ann's own socket is closed: hers are not counted); "three" arrives.
+      try await sandbox.control.socketIOFault(loseNext: 1)
+      try await send(["two", "three"], from: ann, to: channel)
+      #expect(
+        await chatPoll(for: .seconds(10)) { conversation.snapshot.messages.map(\.text) == ["one", "two", "three"] },
+        "well before the 30 s check: \(conversation.snapshot.messages.map(\.text))")
+      await conversation.close()
+      await ann.chat.shutDown()
+      await bob.chat.shutDown()
+      await sandbox.stop()
+    }
   }
 }

@@ -207,7 +207,7 @@ struct SandboxSocketIOTests {
     await sandbox.stop()
   }
 
-  @Test("Faults: a duplicated push comes twice; a dropped socket reconnects; silence is a ping timeout")
+  @Test("Faults: a duplicated push comes twice; lost pushes never come; a dropped socket reconnects; silence times out")
   func faults() async throws {
     // A pong may come late on a loaded machine: the server waits 10 s for one, so that it does not drop the client
     // before the silence under test; the client's window is 12 s, so the silence lasts 15 s.
@@ -223,6 +223,12 @@ struct SandboxSocketIOTests {
     #expect(await iterator.next()?.args == ["x"])
     #expect(await iterator.next()?.args == ["x"])
     try await sandbox.control.removeSocketIOFaults()
+
+    // Lost pushes: the next two that reach a socket are not sent, the connection kept; the third comes.
+    try await sandbox.control.socketIOFault(loseNext: 2)
+    for word in ["lost", "lost too", "kept"] { try await sandbox.control.pushSocketIOEvent("twice", args: [word]) }
+    #expect(await iterator.next()?.args == ["kept"])
+    #expect(client.state.isConnected)
 
     let first = client.state
     try await sandbox.control.socketIOFault(drop: true)

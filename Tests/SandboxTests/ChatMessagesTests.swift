@@ -222,6 +222,10 @@ struct ChatMessagesTests {
       #expect(brief.body.count < 30 * 400, "a brief message weighs a few hundred bytes: \(brief.body.count)")
       #expect(messages.allSatisfy { $0["brief"] as? Bool == true && $0["text"] as? String == "" && $0["id"] is String })
       #expect(Set(messages.compactMap { $0["senderId"] as? String }).count == 1)
+      #expect(messages.compactMap { $0["seq"] as? Int } == Array(1...30), "numbered 1 to 30, brief ones too")
+      let newest = try await client.send(
+        "GET", "/v1/conversations/\(room.channel)/messages?limit=1&brief=true", headers: room.bob)
+      #expect((newest.json["messages"] as? [[String: Any]])?.first?["seq"] as? Int == 30, "the cheap newest number")
       let bad = try await client.send(
         "GET", "/v1/conversations/\(room.channel)/messages?brief=yes", headers: room.bob)
       #expect(bad.status == 400)

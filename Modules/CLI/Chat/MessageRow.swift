@@ -20,6 +20,9 @@ struct MessageRow: Encodable {
   let failureReason: String?
   /// Whether the server holds it but it was too large for keel to take: no text or images here.
   let unavailable: Bool
+  /// Its number in its conversation (1, 2, 3, … in the order the server stored them); absent until the server
+  /// numbered it.
+  let seq: Int?
 
   /// The row of `message`, its sender named from `names` and its images resolved against `baseURL`.
   init(_ message: ChatStore.Message, names: [String: String], baseURL: URL) {
@@ -34,6 +37,7 @@ struct MessageRow: Encodable {
     state = message.state.rawValue
     failureReason = message.failureReason
     unavailable = message.isUnavailable
+    seq = message.seq
   }
 
   /// `[2026-11-26 09:41:07] ada: Hello [image: http://…]`, the text's line breaks and controls escaped.

@@ -24,12 +24,17 @@ public struct ChatConfiguration: Sendable {
   public var maxRetryDelay: Duration
   /// How the socket reconnects after a lost connection.
   public var reconnection: ReconnectionPolicy
+  /// How long a live conversation may hear nothing while the socket is connected before it asks the server, with one
+  /// small request, whether it missed a message (a push the server lost without dropping the connection); at most 30
+  /// seconds, 15 by default.
+  public var silenceCheckInterval: Duration
 
   /// A configuration; every value has the default its property describes.
   public init(
     pageSize: Int = 50, catchUpPageSize: Int = 100, maxCatchUpMessages: Int = 2_000,
     storeMaxSize: Int64 = 256_000_000, outboxCapacity: Int = 10_000, retryDelay: Duration = .seconds(1),
-    maxRetryDelay: Duration = .seconds(30), reconnection: ReconnectionPolicy = ReconnectionPolicy()
+    maxRetryDelay: Duration = .seconds(30), reconnection: ReconnectionPolicy = ReconnectionPolicy(),
+    silenceCheckInterval: Duration = .seconds(15)
   ) {
     self.pageSize = pageSize
     self.catchUpPageSize = catchUpPageSize
@@ -39,9 +44,11 @@ public struct ChatConfiguration: Sendable {
     self.retryDelay = retryDelay
     self.maxRetryDelay = maxRetryDelay
     self.reconnection = reconnection
+    self.silenceCheckInterval = silenceCheckInterval
   }
 
-  /// The values clamped to what works: pages of 1 to 100, a gap bound of at least one page, delays of at least zero.
+  /// The values clamped to what works: pages of 1 to 100, a gap bound of at least one page, delays of at least zero,
+  /// a silence check every 10 ms to 30 s.
   var clamped: ChatConfiguration {
     var copy = self
     copy.pageSize = min(max(pageSize, 1), 1_000)
@@ -50,6 +57,7 @@ public struct ChatConfiguration: Sendable {
     copy.outboxCapacity = max(outboxCapacity, 1)
     copy.retryDelay = max(retryDelay, .zero)
     copy.maxRetryDelay = max(maxRetryDelay, copy.retryDelay)
+    copy.silenceCheckInterval = min(max(silenceCheckInterval, .milliseconds(10)), .seconds(30))
     return copy
   }
 }

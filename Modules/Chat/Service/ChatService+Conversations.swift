@@ -94,7 +94,8 @@ extension ChatService {
         } catch let error as NetworkError {
           throw ChatError.request(RequestFailure(error), doing: "read the messages of \(conversationID)")
         }
-      }, configuration: configuration, logger: logger, sleep: sleep)
+      }, configuration: configuration, logger: logger, sleep: sleep,
+      silenceCheck: ConversationSync.SilenceCheck(sleep: sleep, following: { [socket] in socket.state.isConnected }))
   }
 
   // MARK: - The socket
@@ -148,6 +149,7 @@ extension ChatWire.Message {
     if case .array(let values)? = value["images"] { images = values.compactMap(\.string) }
     self.init(
       id: id, conversationId: conversationId, clientMessageId: value["clientMessageId"]?.string, senderId: senderId,
-      text: value["text"]?.string ?? "", images: images, createdAt: createdAt)
+      text: value["text"]?.string ?? "", images: images, createdAt: createdAt,
+      seq: value["seq"]?.number.flatMap { $0 >= 1 && $0 <= 1e15 ? Int($0) : nil })
   }
 }

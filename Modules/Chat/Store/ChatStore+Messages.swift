@@ -56,13 +56,13 @@ extension ChatStore {
     var arguments: StatementArguments = [
       message.id, message.clientMessageID, message.conversationID, message.senderID, message.text, images,
       milliseconds(position.createdAt), position.key, message.state.rawValue, message.failureReason,
-      message.isUnavailable,
+      message.isUnavailable, message.seq,
     ]
     guard let rowID else {
       try db.execute(
         sql: """
           INSERT INTO message (serverID, clientMessageID, conversationID, senderID, text, images, createdAt, sortKey,
-            state, failureReason, unavailable) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            state, failureReason, unavailable, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           """, arguments: arguments)
       return true
     }
@@ -72,7 +72,7 @@ extension ChatStore {
       sql: """
         UPDATE message SET serverID = COALESCE(?, serverID), clientMessageID = COALESCE(?, clientMessageID),
           conversationID = ?, senderID = ?, text = ?, images = ?, createdAt = ?, sortKey = ?, state = ?,
-          failureReason = ?, unavailable = ? WHERE rowid = ?
+          failureReason = ?, unavailable = ?, seq = COALESCE(?, seq) WHERE rowid = ?
         """, arguments: arguments)
     return false
   }
@@ -148,6 +148,33 @@ extension ChatStore {
     }
   }
 
+  // MARK: - Sequence numbers
+
+  /// The highest number (``Message/seq``) of `conversationID`'s stored messages; `nil` when none has one.
+  public func newestSeq(in conversationID: String) async throws -> Int? {
+    try await read("read the newest number") { db in
+      try Int.fetchOne(db, sql: "SELECT MAX(seq) FROM message WHERE conversationID = ?", arguments: [conversationID])
+    }
+  }
+
+  /// Whether a message with the server id `serverID` is stored.
+  public func contains(serverID: String) async throws -> Bool {
+    try await read("find a message") { db in
+      try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM message WHERE serverID = ?)", arguments: [serverID])
+        ?? false
+    }
+  }
+
+  /// How many of `conversationID`'s stored messages have a number in `range`: all of them when nothing in it is
+  /// missing.
+  public func count(numbered range: ClosedRange<Int>, in conversationID: String) async throws -> Int {
+    try await read("count numbered messages") { db in
+      try Int.fetchOne(
+        db, sql: "SELECT COUNT(DISTINCT seq) FROM message WHERE conversationID = ? AND seq BETWEEN ? AND ?",
+        arguments: [conversationID, range.lowerBound, range.upperBound]) ?? 0
+    }
+  }
+
   // MARK: - Sync points
 
   /// The server id of the message `conversationID`'s last catch-up ended with: everything up to it is stored without a
@@ -209,6 +236,6 @@ extension ChatStore {
       senderID: row["senderID"], text: row["text"], images: images,
       createdAt: date(milliseconds: row["createdAt"]),
       state: Message.State(rawValue: row["state"]) ?? .failed, failureReason: row["failureReason"],
-      isUnavailable: row["unavailable"])
+      isUnavailable: row["unavailable"], seq: row["seq"])
   }
 }

@@ -113,12 +113,15 @@ extension ChatStore {
     /// and time, and no text or images here; a screen shows it as unavailable. A whole copy, when one comes, takes
     /// its place.
     public var isUnavailable: Bool
+    /// Its number in its conversation, 1, 2, 3, … in the order the server stored them; `nil` until the server
+    /// numbered it (pending, failed), or from a server that does not.
+    public var seq: Int?
 
     /// A message.
     public init(
       id: String?, clientMessageID: String?, conversationID: String, senderID: String, text: String,
       images: [String] = [], createdAt: Date, state: State = .sent, failureReason: String? = nil,
-      isUnavailable: Bool = false
+      isUnavailable: Bool = false, seq: Int? = nil
     ) {
       self.id = id
       self.clientMessageID = clientMessageID
@@ -130,6 +133,7 @@ extension ChatStore {
       self.state = state
       self.failureReason = failureReason
       self.isUnavailable = isUnavailable
+      self.seq = seq
     }
 
     /// Where this message stands in its conversation's order.

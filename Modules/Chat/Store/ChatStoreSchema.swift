@@ -75,6 +75,10 @@ enum ChatStoreSchema {
     migrator.registerMigration("chat-v4-unavailable") { db in
       try db.execute(sql: "ALTER TABLE message ADD COLUMN unavailable INTEGER NOT NULL DEFAULT 0")
     }
+    // A message's number in its conversation, which tells a client what it missed.
+    migrator.registerMigration("chat-v5-seq") { db in
+      try db.execute(sql: "ALTER TABLE message ADD COLUMN seq INTEGER")
+    }
     return migrator
   }
 }

@@ -30,10 +30,24 @@ actor ConversationSync {
   private var retry: Task<Void, Never>?
   private var failures = 0
   private var stopped = false
+  /// The number (``ChatStore/Message/seq``) up to which every message is stored, as far as this sync knows: set by
+  /// each catch-up, moved on by each push that follows it; `nil` before the first catch-up.
+  private var heard: Int?
+  /// Whether a push came since the last silence check.
+  private var heardSinceCheck = false
+  private var watcher: Task<Void, Never>?
+  private let silenceCheck: SilenceCheck?
+
+  /// What checks a live conversation that hears nothing: how it waits ``ChatConfiguration/silenceCheckInterval``,
+  /// and whether pushes should be coming now (the socket is connected).
+  struct SilenceCheck: Sendable {
+    let sleep: @Sendable (Duration) async throws -> Void
+    let following: @Sendable () -> Bool
+  }
 
   init(
     id: String, store: ChatStore, fetch: @escaping FetchPage, configuration: ChatConfiguration, logger: Logger,
-    sleep: @escaping @Sendable (Duration) async throws -> Void
+    sleep: @escaping @Sendable (Duration) async throws -> Void, silenceCheck: SilenceCheck? = nil
   ) {
     self.id = id
     self.store = store
@@ -43,6 +57,7 @@ actor ConversationSync {
     self.sleep = sleep
     shown = configuration.pageSize
     snapshots = Broadcast(ConversationSnapshot(messages: [], status: .stored), buffering: .bufferingNewest(1))
+    self.silenceCheck = silenceCheck
   }
 
   /// Shows what the store has; the first catch-up follows (the service starts it).
@@ -70,6 +85,14 @@ actor ConversationSync {
     retry?.cancel()
     retry = nil
     Task { await self.catchUp() }
+    if watcher == nil, let silenceCheck {
+      let interval = configuration.silenceCheckInterval
+      watcher = Task { [weak self] in
+        while (try? await silenceCheck.sleep(interval)) != nil {
+          guard let self, await self.checkSilence(following: silenceCheck.following) else { return }
+        }
+      }
+    }
   }
 
   private func catchUp() async {
@@ -85,11 +108,14 @@ actor ConversationSync {
         failure = error
       }
     } while catchUpAgain && !stopped
+    // Caught up to the newest: everything up to the newest number stored is here.
+    if failure == nil { heard = (try? await store.newestSeq(in: id)) ?? 0 }
     // Pushes that came meanwhile: the loop takes the ones that come while it stores these, then the window goes live.
+    var gap = false
     while !held.isEmpty {
       let batch = held
       held = []
-      await apply(batch)
+      if await apply(batch) { gap = true }
     }
     catchingUp = false
     guard !stopped else { return }
@@ -102,6 +128,7 @@ actor ConversationSync {
       status = .live
     }
     await publish()
+    if gap, failure == nil { requestCatchUp() }
   }
 
   private func catchUpOnce() async throws {
@@ -202,24 +229,72 @@ actor ConversationSync {
 
   // MARK: - Pushes and local changes
 
-  /// A pushed message: held during a catch-up, stored (once) otherwise.
+  /// A pushed message: held during a catch-up, stored (once) otherwise. One numbered past the next the sync expects
+  /// (a push before it was lost) is shown at once and starts a catch-up, which brings what was missed; a duplicate or
+  /// an older one is ignored.
   func receive(_ message: ChatStore.Message) async {
     guard !stopped else { return }
+    heardSinceCheck = true
     if catchingUp {
       held.append(message)
       return
     }
-    await apply([message])
+    if await apply([message]) { requestCatchUp() }
   }
 
-  private func apply(_ messages: [ChatStore.Message]) async {
+  /// Stores pushed `messages` and moves ``heard`` on; returns whether one skips past a number not stored (a gap).
+  private func apply(_ messages: [ChatStore.Message]) async -> Bool {
+    let known = heard
+    let fresh = messages.filter { message in
+      guard let seq = message.seq, let known else { return true }
+      return seq > known
+    }
+    guard !fresh.isEmpty else { return false }
     do {
-      shown += try await store.upsert(messages).count
+      shown += try await store.upsert(fresh).count
     } catch {
       // Not lost: the next catch-up reads from the sync point, which pushes never move.
       logger.warning("Cannot store pushed messages of \(id); the next catch-up brings them: \(error)")
     }
     await publish()
+    guard var heard = known else { return false }
+    defer { self.heard = heard }
+    for seq in fresh.compactMap(\.seq).sorted() where seq > heard {
+      // A number further on is no gap when what lies between is stored already (the outbox's own answers).
+      if seq > heard + 1 {
+        let between = (heard + 1)...(seq - 1)
+        guard (try? await store.count(numbered: between, in: id)) == between.count else {
+          logger.info("A push of \(id) skipped from \(heard) to \(seq); catching up on what was missed.")
+          return true
+        }
+      }
+      heard = seq
+    }
+    return false
+  }
+
+  /// Asks the server for the conversation's newest message, brief (one small request), when it is live, the socket
+  /// connected, and no push came since the last check: one newer than what is stored starts a catch-up. Returns
+  /// `false` once the sync is stopped.
+  private func checkSilence(following: @Sendable () -> Bool) async -> Bool {
+    guard !stopped else { return false }
+    defer { heardSinceCheck = false }
+    guard !heardSinceCheck, status == .live, !catchingUp, following() else { return true }
+    do {
+      guard let newest = try await fetch(nil, nil, 1, true).messages.last else { return true }
+      let missed: Bool
+      if let seq = newest.seq {
+        missed = seq > (heard ?? 0)
+      } else {
+        missed = try await !store.contains(serverID: newest.id)
+      }
+      guard missed, !stopped else { return !stopped }
+      logger.info("\(id) heard nothing, and the server has newer messages; catching up.")
+      requestCatchUp()
+    } catch {
+      logger.debug("The silence check of \(id) failed; the next one tries again: \(error)")
+    }
+    return !stopped
   }
 
   /// A message the outbox added (`added`) or changed in the store: the window shows it.
@@ -260,6 +335,8 @@ actor ConversationSync {
     stopped = true
     retry?.cancel()
     retry = nil
+    watcher?.cancel()
+    watcher = nil
     held = []
     snapshots.update { $0.status = .closed }
     snapshots.finish()

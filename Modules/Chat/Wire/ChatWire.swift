@@ -63,6 +63,8 @@ enum ChatWire {
     let images: [String]
     /// Milliseconds since 1970.
     let createdAt: Double
+    /// Its number in its conversation (1, 2, 3, …); `nil` from a server that does not number them.
+    var seq: Int? = nil
     /// Whether the server left the text and images out (a brief page).
     var brief: Bool? = nil
 
@@ -70,14 +72,14 @@ enum ChatWire {
     var unavailable: Message {
       Message(
         id: id, conversationId: conversationId, clientMessageId: clientMessageId, senderId: senderId, text: "",
-        images: [], createdAt: createdAt, brief: true)
+        images: [], createdAt: createdAt, seq: seq, brief: true)
     }
 
     var record: ChatStore.Message {
       ChatStore.Message(
         id: id, clientMessageID: clientMessageId, conversationID: conversationId, senderID: senderId, text: text,
         images: images, createdAt: Date(timeIntervalSince1970: createdAt / 1_000), state: .sent,
-        isUnavailable: brief == true)
+        isUnavailable: brief == true, seq: seq)
     }
   }
 

@@ -99,7 +99,8 @@ extension ChatBackend {
         let last = state.messages[conversationID]?.last?.createdAt ?? 0
         let message = ChatState.Message(
           id: state.newID("m"), conversationID: conversationID, clientMessageID: clientMessageID, senderID: me,
-          text: text, imageIDs: imageIDs, createdAt: max(now, last + 1))
+          text: text, imageIDs: imageIDs, createdAt: max(now, last + 1),
+          seq: (state.messages[conversationID]?.count ?? 0) + 1)
         state.messages[conversationID, default: []].append(message)
         state.messageCount += 1
         state.readPointers[conversationID, default: [:]][me] = message.id
@@ -220,7 +221,8 @@ extension ChatBackend {
     [
       "id": .string(message.id), "conversationId": .string(message.conversationID),
       "clientMessageId": message.clientMessageID.map(JSONValue.string) ?? .null, "senderId": .string(message.senderID),
-      "text": "", "images": [], "createdAt": .number(Double(message.createdAt)), "brief": true,
+      "text": "", "images": [], "createdAt": .number(Double(message.createdAt)), "seq": .number(Double(message.seq)),
+      "brief": true,
     ]
   }
 
@@ -229,7 +231,7 @@ extension ChatBackend {
       "id": .string(message.id), "conversationId": .string(message.conversationID),
       "clientMessageId": message.clientMessageID.map(JSONValue.string) ?? .null, "senderId": .string(message.senderID),
       "text": .string(message.text), "images": .array(message.imageIDs.map { .string("/v1/chat-images/\($0)") }),
-      "createdAt": .number(Double(message.createdAt)),
+      "createdAt": .number(Double(message.createdAt)), "seq": .number(Double(message.seq)),
     ]
   }
 }

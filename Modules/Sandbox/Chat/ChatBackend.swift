@@ -74,6 +74,15 @@ struct ChatBackend: Sendable {
 
   /// Puts back a snapshot.
   func restore(_ snapshot: ChatState) {
+    var snapshot = snapshot
+    // A file written before messages had a number: each conversation's are numbered in their order.
+    for (conversationID, messages) in snapshot.messages where messages.contains(where: { $0.seq == 0 }) {
+      snapshot.messages[conversationID] = messages.enumerated().map { index, message in
+        var numbered = message
+        numbered.seq = index + 1
+        return numbered
+      }
+    }
     state.withLock { $0 = snapshot }
     seed()
   }

@@ -27,7 +27,7 @@ extension ChatState {
   private mutating func add(_ text: String, from sender: String, to conversationID: String, _ now: Int64) {
     let message = Message(
       id: newID("m"), conversationID: conversationID, clientMessageID: nil, senderID: sender, text: text,
-      imageIDs: [], createdAt: now)
+      imageIDs: [], createdAt: now, seq: (messages[conversationID]?.count ?? 0) + 1)
     messages[conversationID, default: []].append(message)
     messageCount += 1
     readPointers[conversationID, default: [:]][sender] = message.id

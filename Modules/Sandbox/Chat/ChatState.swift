@@ -36,6 +36,9 @@ struct ChatState: Codable, Sendable {
     let imageIDs: [String]
     /// Milliseconds since 1970, strictly increasing within a conversation, so that (time, id) orders it alone.
     let createdAt: Int64
+    /// Its number in its conversation: 1, 2, 3, … in the order the backend stored them, without a gap. A state file
+    /// written before messages had one is numbered as it is read.
+    var seq: Int
   }
 
   var workspaces: [String: Workspace] = [:]
@@ -85,5 +88,25 @@ struct ChatState: Codable, Sendable {
   func conversations(in workspaceID: String, kind: Conversation.Kind) -> [Conversation] {
     conversations.values.filter { $0.workspaceID == workspaceID && $0.kind == kind }
       .sorted { ($0.id.count, $0.id) < ($1.id.count, $1.id) }
+  }
+}
+
+extension ChatState.Message {
+  private enum CodingKeys: String, CodingKey {
+    case id, conversationID, clientMessageID, senderID, text, imageIDs, createdAt, seq
+  }
+
+  /// A message as a state file keeps it; `seq` 0 when the file was written before messages had one.
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    self.init(
+      id: try container.decode(String.self, forKey: .id),
+      conversationID: try container.decode(String.self, forKey: .conversationID),
+      clientMessageID: try container.decodeIfPresent(String.self, forKey: .clientMessageID),
+      senderID: try container.decode(String.self, forKey: .senderID),
+      text: try container.decode(String.self, forKey: .text),
+      imageIDs: try container.decode([String].self, forKey: .imageIDs),
+      createdAt: try container.decode(Int64.self, forKey: .createdAt),
+      seq: try container.decodeIfPresent(Int.self, forKey: .seq) ?? 0)
   }
 }

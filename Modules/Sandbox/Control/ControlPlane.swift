@@ -43,7 +43,8 @@ struct ControlPlane: Sendable {
 
   /// `{"drop":true}` cuts every socket; `{"silenceMs":N}` sends nothing (pings included) and ignores what comes for N
   /// ms; `{"delayMs":N}` delays every push; `{"duplicate":true}` delivers each push twice; `{"reorderMs":N}` holds
-  /// each push a random 0 to N ms, so that pushes close together arrive in any order. Several at once apply together.
+  /// each push a random 0 to N ms, so that pushes close together arrive in any order; `{"loseNext":N}` loses the next
+  /// N pushes that would reach a socket, the connections kept. Several at once apply together.
   private func addSocketFault(_ request: SandboxRequest) throws -> SandboxResponse {
     guard case .object(let body)? = JSONValue.parse(request.body) else {
       throw BackendError.malformed("a Socket.IO fault is a JSON object")
@@ -62,6 +63,12 @@ struct ControlPlane: Sendable {
     if let silence { realtime.silence(for: silence) }
     if let delay { realtime.delayPushes(by: delay) }
     if case .bool(let duplicate)? = body["duplicate"] { realtime.duplicatePushes(duplicate) }
+    switch body["loseNext"] {
+    case nil, .null?: break
+    case .number(let count)? where count >= 0 && count <= 10_000 && count == count.rounded():
+      realtime.losePushes(Int(count))
+    default: throw BackendError.malformed("loseNext must be a whole number from 0 to 10000")
+    }
     let dropped = realtime.connectionCount
     if body["drop"] == .bool(true) { realtime.dropAll() }
     return .json(["connections": .number(Double(dropped))])

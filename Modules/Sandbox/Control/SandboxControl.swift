@@ -62,10 +62,11 @@ public struct SandboxControl: Sendable {
   /// Applies Socket.IO faults (SandboxAPI §6): `drop` cuts every socket now, `silence` makes the server send nothing
   /// (pings included) and ignore what comes for that long, `delay` holds every push that long, `duplicate` delivers
   /// each push twice (or, `false`, once again), `reorder` holds each push a random time up to that long so that pushes
-  /// close together arrive in any order. ``removeSocketIOFaults()`` ends them.
+  /// close together arrive in any order, `loseNext` loses the next pushes that would reach a socket, the connections
+  /// kept. ``removeSocketIOFaults()`` ends them.
   public func socketIOFault(
     drop: Bool = false, silence: Duration? = nil, delay: Duration? = nil, duplicate: Bool? = nil,
-    reorder: Duration? = nil
+    reorder: Duration? = nil, loseNext: Int? = nil
   ) async throws {
     func milliseconds(_ duration: Duration) -> Double {
       Double(duration.components.seconds * 1_000) + Double(duration.components.attoseconds) / 1e15
@@ -76,6 +77,7 @@ public struct SandboxControl: Sendable {
     if let delay { body["delayMs"] = milliseconds(delay) }
     if let duplicate { body["duplicate"] = duplicate }
     if let reorder { body["reorderMs"] = milliseconds(reorder) }
+    if let loseNext { body["loseNext"] = loseNext }
     _ = try await send("POST", "socketio/faults", body: try JSONSerialization.data(withJSONObject: body))
   }
 

@@ -48,6 +48,8 @@ final class SocketIOHub: Sendable {
     var duplicates = false
     /// The most a push waits at random, so that pushes close together overtake each other.
     var reorder: Duration = .zero
+    /// How many of the next pushes that would reach a socket are lost instead, the connections kept.
+    var lose = 0
   }
 
   /// A hub with `pingInterval` and `pingTimeout`, at most `connectionsPerAddress` connections from one address,
@@ -99,9 +101,14 @@ final class SocketIOHub: Sendable {
   /// arrive in any order; `.zero` ends it.
   func reorderPushes(within window: Duration) { state.withLock { $0.reorder = window } }
 
+  /// Loses the next `count` pushes that would reach a socket, as a server that drops a message on its way without
+  /// dropping the connection does.
+  func losePushes(_ count: Int) { state.withLock { $0.lose = count } }
+
   /// Ends every fault.
   func clearFaults() {
     state.withLock { state in
+      state.lose = 0
       state.silencedUntil = nil
       state.delay = .zero
       state.duplicates = false
@@ -129,7 +136,12 @@ final class SocketIOHub: Sendable {
     event: String, args: [SocketValue], namespace: String, to target: (SandboxSocket) -> Bool
   ) -> Int {
     let (targets, delay, duplicates, reorder) = state.withLock { state in
-      (state.sockets.values.filter(target), state.delay, state.duplicates, state.reorder)
+      var targets = state.sockets.values.filter(target)
+      if !targets.isEmpty, state.lose > 0 {
+        state.lose -= 1
+        targets = []
+      }
+      return (targets, state.delay, state.duplicates, state.reorder)
     }
     let packet = SocketPacket.event(event, args, namespace: namespace)
     for socket in targets {
