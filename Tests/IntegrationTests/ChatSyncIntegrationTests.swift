@@ -165,11 +165,17 @@ extension ChatAgainstSandbox {
       }
       try await send(texts, from: ann, to: channel)
       try await drops.value
+      let settled = await chatPoll {
+        try await bob.chat.store.messageCount(in: channel) == texts.count
+          && conversation.snapshot.messages.count == texts.count && conversation.snapshot.status == .live
+      }
+      let storedCount = try await bob.chat.store.messageCount(in: channel)
       #expect(
-        await chatPoll {
-          try await bob.chat.store.messageCount(in: channel) == texts.count
-            && conversation.snapshot.messages.count == texts.count && conversation.snapshot.status == .live
-        })
+        settled,
+        """
+        stored \(storedCount), shown \(conversation.snapshot.messages.count), \(conversation.snapshot.status), \
+        socket \(bob.chat.connectionState)
+        """)
       let stored = try await bob.chat.store.messages(in: channel, limit: 1_000)
       #expect(stored.map(\.text) == texts, "exactly the messages sent, in the order sent")
       #expect(Set(stored.compactMap(\.id)).count == texts.count && stored.allSatisfy { $0.state == .sent })

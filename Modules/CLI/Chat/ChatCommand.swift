@@ -21,7 +21,7 @@ struct ChatCommand: AsyncParsableCommand {
       """,
     subcommands: [
       ChatWorkspacesCommand.self, ChatChannelsCommand.self, ChatDirectMessagesCommand.self, ChatHistoryCommand.self,
-      ChatSendCommand.self, ChatTailCommand.self,
+      ChatSendCommand.self, ChatTailCommand.self, ChatChannelCommand.self, ChatWorkspaceCommand.self,
     ]
   )
 }
@@ -55,13 +55,16 @@ struct ChatContext {
   }
 
   /// The conversation `name` names in `workspace` (`ChatService.conversation(named:in:)`): a conversation id, a
-  /// channel's name (`general`, `#general`), or a DM partner's user id, email (`@ada@keel.dev`) or nickname (`@ada`).
+  /// channel's name (`general`, `#general`), or a DM partner's user id, email (`@ada@keel.dev`) or nickname (`@ada`);
+  /// with `openingDirectMessage`, a member of the workspace with no DM yet gets one.
   ///
   /// - Throws: ``CommandFailure`` of ``ExitStatus/notFound`` when none matches, of ``ExitStatus/invalidInput`` when a
   ///   nickname names more than one DM partner (the candidates listed).
-  func conversation(_ name: String, in workspace: ChatStore.Workspace) async throws -> ChatStore.Conversation {
+  func conversation(
+    _ name: String, in workspace: ChatStore.Workspace, openingDirectMessage: Bool = false
+  ) async throws -> ChatStore.Conversation {
     do {
-      return try await chat.conversation(named: name, in: workspace.id)
+      return try await chat.conversation(named: name, in: workspace.id, openingDirectMessage: openingDirectMessage)
     } catch let error as ChatError where error.kind == .notFound {
       throw CommandFailure(
         .notFound,

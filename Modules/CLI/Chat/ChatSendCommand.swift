@@ -18,7 +18,8 @@ struct ChatSendCommand: AsyncParsableCommand {
       cannot be reached within --timeout, and then the message waits in the outbox for the next chat command.
       """)
 
-  @Argument(help: "The conversation: a channel (general), a DM partner (@ada), or an id.")
+  @Argument(
+    help: "The conversation: a channel (general), a DM partner (@ada; a DM room is opened with a member if none yet).")
   var conversation: String
 
   @Argument(help: "The message's text; may be empty with an image.")
@@ -41,7 +42,7 @@ struct ChatSendCommand: AsyncParsableCommand {
     try await global.runChat(check: checkImages) { context in
       let files = try checkedImages()
       let chosen = try await context.workspace(workspace.workspace)
-      let target = try await context.conversation(conversation, in: chosen)
+      let target = try await context.conversation(conversation, in: chosen, openingDirectMessage: true)
       guard target.joined else {
         throw CommandFailure(
           .invalidInput, "You have not joined #\(target.name), so you cannot send to it; nothing was sent.")

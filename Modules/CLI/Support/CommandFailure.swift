@@ -127,8 +127,12 @@ struct CommandFailure: Error, CustomStringConvertible {
     case .notSignedIn:
       return CommandFailure(.auth, "Nobody is signed in: sign in with keel auth login --email EMAIL.")
     case .storage: return CommandFailure(.localStorage, error.description)
+    case .notFound: return CommandFailure(.notFound, error.description)
+    case .ambiguous: return CommandFailure(.invalidInput, error.description)
     default:
       guard let failure = error.requestFailure else { return CommandFailure(.failure, error.description) }
+      // Not the owner, or not a member: the server's reason, as a permission refused.
+      if failure.statusCode == 403 { return CommandFailure(.auth, "\(error.description.clause).") }
       var mapped = from(failure)
       // The server's own words say more than the status's ("not a member of c3" rather than "nothing there").
       if failure.reason == .server || failure.reason == .invalidRequest {

@@ -89,4 +89,48 @@ extension ChatService {
     }
     return room.conversation
   }
+
+  /// The conversation `name` names, as ``conversation(named:in:)`` finds it, or, for `@member` when the user has no
+  /// DM with them yet, the DM room opened with the workspace's member of that id, email or nickname.
+  ///
+  /// - Throws: as ``conversation(named:in:)``; ``ChatError/Kind/notFound`` when no member of the workspace has that
+  ///   name either, ``ChatError/Kind/ambiguous`` when several members have that nickname.
+  public func conversation(
+    named name: String, in workspaceID: String, openingDirectMessage: Bool
+  ) async throws -> ChatStore.Conversation {
+    do {
+      return try await conversation(named: name, in: workspaceID)
+    } catch let error as ChatError where error.kind == .notFound && openingDirectMessage && name.hasPrefix("@") {
+      let member = try await self.member(named: String(name.dropFirst()), in: workspaceID)
+      return try await openDirectMessage(with: member.userID, in: workspaceID).conversation
+    }
+  }
+
+  /// The workspace's member `name` names, other than the user: by id, by email, or by nickname (which anyone may take,
+  /// so one that several members have is refused rather than guessed).
+  ///
+  /// - Throws: ``ChatError/Kind/notFound`` when none has it; ``ChatError/Kind/ambiguous`` (with ``ChatError/candidates``)
+  ///   when several have that nickname; the kinds a list throws when the server cannot be reached.
+  public func member(named name: String, in workspaceID: String) async throws -> ChatStore.Member {
+    let me = try me()
+    let members = try await members(ofWorkspace: workspaceID).filter { $0.userID != me }
+    if let member = members.first(where: {
+      $0.userID == name || $0.email?.caseInsensitiveCompare(name) == .orderedSame
+    }) {
+      return member
+    }
+    let named = members.filter { $0.nickname.caseInsensitiveCompare(name) == .orderedSame }
+    guard named.count <= 1 else {
+      let listed = named.map { "\($0.nickname)\($0.email.map { " <\($0)>" } ?? "") (\($0.userID))" }
+      var error = ChatError(
+        .ambiguous,
+        "\"\(name)\" names \(named.count) members: \(listed.joined(separator: ", ")); name one by email or id.")
+      error.candidates = named
+      throw error
+    }
+    guard let member = named.first else {
+      throw ChatError(.notFound, "No other member of this workspace is \"\(name)\".")
+    }
+    return member
+  }
 }
