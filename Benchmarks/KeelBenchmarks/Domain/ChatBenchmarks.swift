@@ -60,24 +60,40 @@ enum ChatBenchmarks {
     let directory = try ChatBenchFixture.scratchDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
     let channel = running.catchUpChannel
-    do {
-      // Bob's store as a catch-up finds it: the anchor stored, the sync point on it.
-      let store = try ChatStore(url: directory.appendingPathComponent("chat.sqlite"))
-      try await store.upsert([running.anchor])
-      try await store.setSyncPoint(running.anchor.id ?? "", in: channel)
-    }
     let chat = try ChatService(
       baseURL: running.baseURL, sessions: running.bob, socketTransport: running.socket, directory: directory,
       clock: ContinuousClock())
+    // Bob's store as a catch-up finds it: the anchor stored, the sync point on it.
+    let store = try chat.store
+    try await store.upsert([running.anchor])
+    try await store.setSyncPoint(running.anchor.id ?? "", in: channel)
     let expected = ChatBenchFixture.missed + 1
     let clock = ContinuousClock()
     let start = clock.now
     let conversation = try await chat.open(channel)
-    for await snapshot in conversation.snapshots()
-    where snapshot.status == .live && snapshot.messages.count == expected {
-      break
+    // Bounded, so that a catch-up that never ends fails the row instead of hanging the run.
+    let caughtUp = await withTaskGroup(of: Bool.self) { group in
+      group.addTask {
+        for await snapshot in conversation.snapshots()
+        where snapshot.status == .live && snapshot.messages.count == expected {
+          return true
+        }
+        return false
+      }
+      group.addTask {
+        try? await Task.sleep(for: .seconds(120))
+        return false
+      }
+      let first = await group.next() ?? false
+      group.cancelAll()
+      return first
     }
     let elapsed = start.duration(to: clock.now)
+    guard caughtUp else {
+      await conversation.close()
+      await chat.shutDown()
+      throw BenchmarkError(description: "keel's catch-up did not bring \(expected) messages within 120 s")
+    }
     await conversation.close()
     await chat.shutDown()
     let stored = try await chat.store.messageCount(in: channel)
