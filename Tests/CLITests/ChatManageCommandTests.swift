@@ -70,3 +70,46 @@ struct ChatManageCommandTests {
     await sandbox.stop()
   }
 }
+
+/// `keel images get` on the chat backend's images: as the signed-in member, through that account's cache.
+@Suite("keel images get: chat images", .serialized, .timeLimit(.minutes(3)))
+struct ChatImageCommandTests {
+  @Test("A member gets a chat image (network, then disk); someone else gets 67, nobody signed in 77")
+  func chatImage() async throws {
+    let sandbox = try await ChatCommandTests.servedSandbox()
+    let ada = try Keel.dataDirectory("ada")
+    let demo = try Keel.dataDirectory("demo")
+    let eve = try Keel.dataDirectory("eve")
+    defer { for directory in [ada, demo, eve] { try? FileManager.default.removeItem(at: directory) } }
+    try await ChatCommandTests.login("ada@keel.dev", Keel.options(sandbox, ada))
+    try await ChatCommandTests.login("demo@keel.dev", Keel.options(sandbox, demo))
+    let image = demo.appendingPathComponent("dot.png")
+    try Data(ChatCommandTests.png).write(to: image)
+    let sent = try await Keel.run(
+      ["chat", "send", "general", "A dot", "--image", image.path, "--json"] + Keel.options(sandbox, demo))
+    #expect(sent.status == 0, "\(sent.errors)")
+    let url = try #require((try Keel.json(sent)["images"] as? [String])?.first)
+    let path = try #require(URL(string: url)?.path)
+    #expect(path.hasPrefix("/v1/chat-images/"))
+
+    let file = ada.appendingPathComponent("got.png")
+    for source in ["network", "disk"] {
+      let got = try await Keel.run(["images", "get", path, "--output", file.path] + Keel.options(sandbox, ada))
+      #expect(got.status == 0, "\(got.errors)")
+      #expect(got.lines.first?.contains("from the \(source)") == true, "\(got.lines)")
+      #expect(try Data(contentsOf: file) == Data(ChatCommandTests.png))
+    }
+
+    // Eve has an account but is in no workspace of theirs: the server does not show her the image.
+    _ = try await ChatCommandTests.call(
+      sandbox, "POST", "/v1/auth/signup", json: ["email": "eve@example.com", "password": "eve-password"])
+    try await ChatCommandTests.login("eve@example.com", Keel.options(sandbox, eve))
+    let refused = try await Keel.run(["images", "get", path] + Keel.options(sandbox, eve))
+    #expect(refused.status == 67, "\(refused.errors)")
+    let stranger = try Keel.dataDirectory("stranger")
+    defer { try? FileManager.default.removeItem(at: stranger) }
+    let nobody = try await Keel.run(["images", "get", url] + Keel.options(sandbox, stranger))
+    #expect(nobody.status == 77, "\(nobody.errors)")
+    await sandbox.stop()
+  }
+}

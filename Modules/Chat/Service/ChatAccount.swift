@@ -99,6 +99,9 @@ final class ChatAccount: Sendable {
     try? FileManager.default.removeItem(at: oldImages)
   }
 
+  /// The disk level of the account's image loader: server-given, so forgotten when the account is retired.
+  var imageCache: URL { directory.appendingPathComponent("image-cache", isDirectory: true) }
+
   /// The directory of `userID`'s chat in `root`.
   static func directory(of userID: String, in root: URL) -> URL {
     accounts(in: root).appendingPathComponent(digest(of: userID), isDirectory: true)
@@ -129,17 +132,10 @@ final class ChatAccount: Sendable {
   @discardableResult
   func retire(settings: (any KeyValueStore)? = nil) async throws -> Bool {
     try? settings?.removeValue(forKey: lastWorkspaceKey)
+    try? FileManager.default.removeItem(at: imageCache)
     let unsent = try await store.forgetAllButUnsent()
     guard unsent == 0, try await outbox.count() == 0 else { return false }
     try FileManager.default.removeItem(at: directory)
     return true
-  }
-}
-
-extension SessionState {
-  /// The signed-in user's id; `nil` when nobody is signed in.
-  var userID: String? {
-    guard case .loggedIn(let user) = self else { return nil }
-    return user.id
   }
 }

@@ -1,3 +1,4 @@
+import Domain
 import Realtime
 
 /// How a ``ChatService`` pages, catches up, keeps and retries; the defaults suit a phone app.
@@ -24,6 +25,9 @@ public struct ChatConfiguration: Sendable {
   public var maxRetryDelay: Duration
   /// How the socket reconnects after a lost connection.
   public var reconnection: ReconnectionPolicy
+  /// The limits of the account's image cache (``ChatService/imageLoader``): memory, disk, and how long an image with
+  /// no `max-age` stays fresh.
+  public var imageCacheLimits: ImageCacheLimits
   /// How long a live conversation may hear nothing while the socket is connected before it asks the server, with one
   /// small request, whether it missed a message (a push the server lost without dropping the connection); at most 30
   /// seconds, 15 by default.
@@ -34,7 +38,7 @@ public struct ChatConfiguration: Sendable {
     pageSize: Int = 50, catchUpPageSize: Int = 100, maxCatchUpMessages: Int = 2_000,
     storeMaxSize: Int64 = 256_000_000, outboxCapacity: Int = 10_000, retryDelay: Duration = .seconds(1),
     maxRetryDelay: Duration = .seconds(30), reconnection: ReconnectionPolicy = ReconnectionPolicy(),
-    silenceCheckInterval: Duration = .seconds(15)
+    silenceCheckInterval: Duration = .seconds(15), imageCacheLimits: ImageCacheLimits = ImageCacheLimits()
   ) {
     self.pageSize = pageSize
     self.catchUpPageSize = catchUpPageSize
@@ -45,6 +49,7 @@ public struct ChatConfiguration: Sendable {
     self.maxRetryDelay = maxRetryDelay
     self.reconnection = reconnection
     self.silenceCheckInterval = silenceCheckInterval
+    self.imageCacheLimits = imageCacheLimits
   }
 
   /// The values clamped to what works: pages of 1 to 100, a gap bound of at least one page, delays of at least zero,

@@ -58,6 +58,8 @@ public final class ChatService: Sendable {
   let root: URL
   /// The signed-in account's chat, opened on first use, and the accounts signed out of that are still to be retired.
   let accounts = Locked(Accounts())
+  /// The signed-in account's image loader, by user id: at most one, made on first use, dropped when its account ends.
+  let loaders = Locked<[String: ImageLoader]>([:])
   let socket: SocketIOClient
   let settings: (any KeyValueStore)?
   let networkMonitor: (any NetworkMonitor)?
@@ -77,7 +79,7 @@ public final class ChatService: Sendable {
   struct Accounts {
     /// The signed-in user's; `nil` until first used, and while nobody is signed in.
     var current: ChatAccount?
-    /// Accounts signed out of, which ``sessionChanged(to:)`` retires.
+    /// Accounts signed out of, which ``sessionChanged()`` retires.
     var ended: [ChatAccount] = []
   }
 
@@ -162,9 +164,9 @@ public final class ChatService: Sendable {
     let sender = Task { [weak self] in _ = await self?.sendLoop() }
     let pump = Task { [weak self] in _ = await self?.socketLoop() }
     let accounts = Task { [weak self, sessions] in
-      for await state in sessions.states() {
+      for await _ in sessions.states() {
         guard let self else { return }
-        await self.sessionChanged(to: state.userID)
+        await self.sessionChanged()
       }
     }
     var tasks = [sender, pump, accounts]
@@ -242,7 +244,7 @@ public final class ChatService: Sendable {
   }
 
   /// `userID`'s chat: the current account when it is theirs; otherwise one opened now, which becomes the current one
-  /// when `userID` is signed in (the one it replaces is retired by ``sessionChanged(to:)``).
+  /// when `userID` is signed in (the one it replaces is retired by ``sessionChanged()``).
   private func account(of userID: String) throws -> ChatAccount {
     try accounts.withLock { accounts in
       if let current = accounts.current, current.userID == userID { return current }
@@ -263,19 +265,28 @@ public final class ChatService: Sendable {
     }
   }
 
-  /// The session changed hands (`userID`, `nil` when nobody is signed in): an account signed out of stops its
-  /// conversations and the socket, and is retired (what the server gave is forgotten, what its user has not sent stays
-  /// theirs); so is any other account's left in the directory; an older layout's outbox goes to its senders'.
-  func sessionChanged(to userID: String?) async {
+  /// The session may have changed hands: an account that is not the signed-in user's (now, not as a state that may
+  /// be stale says) stops its conversations and the socket, and is retired (what the server gave is forgotten, what
+  /// its user has not sent stays theirs); so is any other account's left in the directory; an older layout's outbox
+  /// goes to its senders'.
+  func sessionChanged() async {
+    let userID = sessions.currentUser?.id
     let ended = accounts.withLock { accounts -> [ChatAccount] in
       if let current = accounts.current, current.userID != userID {
         accounts.ended.append(current)
         accounts.current = nil
       }
       defer { accounts.ended = [] }
-      return accounts.ended
+      // One signed out and in again keeps their account.
+      return accounts.ended.filter { $0.userID != userID }
     }
     if !ended.isEmpty {
+      // Its images in memory go with it; those on disk go with its directory.
+      let dropped = loaders.withLock { loaders in
+        defer { loaders = [:] }
+        return Array(loaders.values)
+      }
+      for loader in dropped { loader.clearMemory() }
       let syncs = control.withLock { control in
         defer {
           control.open = [:]
@@ -312,7 +323,7 @@ public final class ChatService: Sendable {
   /// Forgets the chat of every account but the signed-in user's, as the service does when the session changes hands:
   /// for a tool that signs out in a process of its own and wants nothing left behind at once.
   public func forgetSignedOutAccounts() async {
-    await sessionChanged(to: sessions.currentUser?.id)
+    await sessionChanged()
   }
 
   // MARK: - Calls

@@ -17,10 +17,11 @@ struct ChatUser {
   let directory: URL
 
   /// Signs `name@example.com` up on `sandbox` and starts a chat service for them, its REST over `transport` and its
-  /// socket over NIO.
+  /// socket over NIO; `now` is the service's time (its images' freshness too).
   static func signUp(
     _ name: String, on sandbox: RunningSandbox, transport: any HTTPTransport,
-    configuration: ChatConfiguration = .testing, directory: URL? = nil
+    configuration: ChatConfiguration = .testing, directory: URL? = nil,
+    now: @escaping @Sendable () -> Date = { Date() }
   ) async throws -> ChatUser {
     let directory = try directory ?? chatDirectory(name)
     let sessions = SessionManager(
@@ -32,7 +33,7 @@ struct ChatUser {
     let chat = try ChatService(
       baseURL: sandbox.baseURL, sessions: sessions, socketTransport: chatSocketTransport,
       directory: directory.appendingPathComponent("chat"), settings: InMemoryKeyValueStore(),
-      configuration: configuration, clock: ContinuousClock())
+      configuration: configuration, clock: ContinuousClock(), now: now)
     return ChatUser(sessions: sessions, chat: chat, id: user.id, directory: directory)
   }
 }
