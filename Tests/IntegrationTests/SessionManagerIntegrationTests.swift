@@ -180,7 +180,8 @@ struct SessionManagerIntegrationTests {
     // A refresh keeps the new profile; so does a restart on the same store.
     _ = try await HTTPClient().send(.data(SandboxRoute.expireTokens(on: sandbox)))
     #expect(try await sessions.me() == pictured)
-    #expect(sessions.currentUser == pictured, "the refreshed credential did not bring the old profile back")
+    #expect(sessions.currentUser == pictured)
+    // What the secure store kept after the refresh: the refreshed credential did not bring the old profile back.
     let restarted = sandboxSessions(
       on: sandbox, store: try EncryptedFileSecureStore(directory: directory), transport: transport)
     #expect(restarted.currentUser == pictured)

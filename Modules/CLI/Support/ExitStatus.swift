@@ -22,7 +22,7 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
   case localStorage = 74
   /// The client-side rate limit refused the request; nothing was sent. Try again later.
   case rateLimited = 75
-  /// Not signed in, a wrong password, or the session expired.
+  /// Not signed in, a wrong password, the session expired, or a call the server refused this user (not the owner).
   case auth = 77
   /// Stopped by Ctrl-C (128 + SIGINT, as a shell reports it).
   case interrupted = 130
@@ -48,7 +48,7 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
     case .server: "server: the server refused the request"
     case .localStorage: "local storage: the data directory could not be read or written"
     case .rateLimited: "rate limited: the client-side limit refused the request; try later"
-    case .auth: "auth: not signed in, wrong password, or the session expired"
+    case .auth: "auth: not signed in, wrong password, the session expired, or not yours to do"
     case .interrupted: "stopped by Ctrl-C"
     }
   }

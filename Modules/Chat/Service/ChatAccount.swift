@@ -46,15 +46,15 @@ final class ChatAccount: Sendable {
     lock = try FileLock(at: directory.appendingPathComponent("outbox.lock"))
   }
 
-  /// Retires every account in `root` but `userID`'s, or every one when nobody is signed in (see ``retire(settings:)``):
-  /// only one account is signed in on a data directory, so the others were signed out of, in this process or another.
+  /// Retires every account in `root` but those `keep` names as each directory is looked at (the signed-in user's;
+  /// none when nobody is signed in), see ``retire(settings:)``: only one account is signed in on a data directory, so
+  /// the others were signed out of, in this process or another.
   static func retireOthers(
-    than userID: String?, in root: URL, settings: (any KeyValueStore)?, configuration: ChatConfiguration,
+    than keep: @Sendable () -> [String], in root: URL, settings: (any KeyValueStore)?, configuration: ChatConfiguration,
     now: @escaping @Sendable () -> Date
   ) async throws {
-    let keep = userID.map(digest(of:))
     let names = (try? FileManager.default.contentsOfDirectory(atPath: accounts(in: root).path)) ?? []
-    for name in names where name != keep && name.count == 64 {
+    for name in names where name.count == 64 && !keep().map(digest(of:)).contains(name) {
       let other = try ChatAccount(
         userID: "", directory: accounts(in: root).appendingPathComponent(name, isDirectory: true),
         configuration: configuration, now: now)

@@ -28,9 +28,9 @@ public struct ChatConfiguration: Sendable {
   /// The limits of the account's image cache (``ChatService/imageLoader``): memory, disk, and how long an image with
   /// no `max-age` stays fresh.
   public var imageCacheLimits: ImageCacheLimits
-  /// How long a live conversation may hear nothing while the socket is connected before it asks the server, with one
-  /// small request, whether it missed a message (a push the server lost without dropping the connection); at most 30
-  /// seconds, 15 by default.
+  /// How often a live conversation that heard no push in the last interval, its socket connected, asks the server with
+  /// one small request whether it missed a message (a push the server lost without dropping the connection): such a
+  /// push is found within two intervals. At most 30 seconds, 15 by default.
   public var silenceCheckInterval: Duration
 
   /// A configuration; every value has the default its property describes.

@@ -64,6 +64,8 @@ extension ChatService {
 
   func release(_ conversation: ChatConversation) async {
     let (stopped, disconnect) = control.withLock { control -> (ConversationSync?, Bool) in
+      // A conversation of an account that ended was stopped with it; the one open now under its id is another's.
+      guard control.open[conversation.id] === conversation.sync else { return (nil, false) }
       let holders = (control.holders[conversation.id] ?? 1) - 1
       guard holders <= 0 else {
         control.holders[conversation.id] = holders

@@ -22,8 +22,8 @@ extension ChatService {
   public var imageLoader: ImageLoader {
     get throws {
       let account = try account()
-      return try loaders.withLock { loaders in
-        if let loader = loaders[account.userID] { return loader }
+      let (loader, replaced) = try loaders.withLock { loaders -> (ImageLoader, [ImageLoader]) in
+        if let loader = loaders[account.userID] { return (loader, []) }
         let loader: ImageLoader
         do {
           loader = try ImageLoader(
@@ -32,9 +32,12 @@ extension ChatService {
         } catch {
           throw ChatError.storage(error, doing: "open the image cache of the chat")
         }
-        loaders = [account.userID: loader]
-        return loader
+        defer { loaders = [account.userID: loader] }
+        return (loader, Array(loaders.values))
       }
+      // Another account's, not yet dropped: its memory goes now, whoever still holds it.
+      for old in replaced { old.clearMemory() }
+      return loader
     }
   }
 

@@ -39,9 +39,11 @@ extension ChatService {
   ///   ``ChatError/Kind/notSignedIn``; ``ChatError/Kind/storage`` when the outbox cannot keep it (full, or a disk
   ///   failure), and then nothing is sent.
   public func send(_ text: String, images: [URL] = [], to conversationID: String) async throws -> ChatStore.Message {
-    let me = try me()
+    _ = try me()
     try Self.validate(text, images: images)
+    // One read of the session: the message goes to its writer's outbox, whoever signs in meanwhile.
     let account = try account()
+    let me = account.userID
     let clientMessageID = UUID().uuidString.lowercased()
     let names = try copyImages(images, for: clientMessageID, into: account)
     let outgoing = OutgoingMessage(
@@ -65,11 +67,11 @@ extension ChatService {
   /// - Throws: ``ChatError/Kind/invalidInput`` for a message that is not a failed message of the signed-in user's, or
   ///   whose images are gone; ``ChatError/Kind/storage`` when the outbox cannot keep it.
   public func resend(_ message: ChatStore.Message) async throws {
-    let me = try me()
+    let account = try account()
+    let me = account.userID
     guard message.state == .failed, let clientMessageID = message.clientMessageID, message.senderID == me else {
       throw ChatError(.invalidInput, "Only a failed message of the signed-in user's can be sent again.")
     }
-    let account = try account()
     let names = message.images.map { URL(fileURLWithPath: $0).lastPathComponent }
     guard names.allSatisfy({ FileManager.default.fileExists(atPath: account.images.appendingPathComponent($0).path) })
     else {
@@ -338,7 +340,7 @@ extension ChatService {
   }
 
   /// One attempt: the multipart body written to a file beside the images, streamed to the server. A message whose
-  /// sender is no longer signed in waits in their outbox: it is never sent as anyone else.
+  /// sender is not signed in when the attempt starts waits in their outbox, for their next sign-in.
   func deliver(_ outgoing: OutgoingMessage, from account: ChatAccount) async -> Delivery {
     guard let user = sessions.currentUser, user.id == account.userID, user.id == outgoing.senderID else {
       return .retry("its sender, \(outgoing.senderID), is not signed in")

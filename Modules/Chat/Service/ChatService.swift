@@ -60,6 +60,8 @@ public final class ChatService: Sendable {
   let accounts = Locked(Accounts())
   /// The signed-in account's image loader, by user id: at most one, made on first use, dropped when its account ends.
   let loaders = Locked<[String: ImageLoader]>([:])
+  /// The last pass of ``sessionChanged()``: each waits for the one before, so that no two retire at once.
+  let passes = Locked<Task<Void, Never>?>(nil)
   let socket: SocketIOClient
   let settings: (any KeyValueStore)?
   let networkMonitor: (any NetworkMonitor)?
@@ -270,6 +272,22 @@ public final class ChatService: Sendable {
   /// its user has not sent stays theirs); so is any other account's left in the directory; an older layout's outbox
   /// goes to its senders'.
   func sessionChanged() async {
+    let pass = passes.withLock { last -> Task<Void, Never> in
+      let previous = last
+      let next = Task { [self] in
+        await previous?.value
+        await changePass()
+      }
+      last = next
+      return next
+    }
+    // Not cut short by a shutdown: what is forgotten is forgotten whole, and a shutdown waits for it.
+    await pass.value
+    wakeup.signal()
+  }
+
+  /// One pass of ``sessionChanged()``.
+  private func changePass() async {
     let userID = sessions.currentUser?.id
     let ended = accounts.withLock { accounts -> [ChatAccount] in
       if let current = accounts.current, current.userID != userID {
@@ -297,27 +315,25 @@ public final class ChatService: Sendable {
       for sync in syncs { await sync.stop() }
       await socket.disconnect()
     }
-    // Not cut short by a shutdown: what is forgotten is forgotten whole, and a shutdown waits for it.
-    let retiring = Task { [self] in
-      for account in ended {
-        do {
-          try await account.retire(settings: settings)
-        } catch {
-          logger.error("The chat of an account signed out of cannot be forgotten: \(error)")
-        }
-      }
+    for account in ended where account.userID != sessions.currentUser?.id {
       do {
-        try await ChatAccount.adoptUnsorted(in: root, configuration: configuration, now: now) { [self] in
-          try account(of: $0)
-        }
-        try await ChatAccount.retireOthers(
-          than: userID, in: root, settings: settings, configuration: configuration, now: now)
+        try await account.retire(settings: settings)
       } catch {
-        logger.error("The chat of accounts signed out of cannot be forgotten: \(error)")
+        logger.error("The chat of an account signed out of cannot be forgotten: \(error)")
       }
     }
-    await retiring.value
-    wakeup.signal()
+    do {
+      try await ChatAccount.adoptUnsorted(in: root, configuration: configuration, now: now) { [self] in
+        try account(of: $0)
+      }
+      // Whoever is signed in as each directory is looked at keeps theirs, however the session moved meanwhile.
+      try await ChatAccount.retireOthers(
+        than: { [self] in
+          [sessions.currentUser?.id, accounts.withLock { $0.current?.userID }].compactMap { $0 }
+        }, in: root, settings: settings, configuration: configuration, now: now)
+    } catch {
+      logger.error("The chat of accounts signed out of cannot be forgotten: \(error)")
+    }
   }
 
   /// Forgets the chat of every account but the signed-in user's, as the service does when the session changes hands:

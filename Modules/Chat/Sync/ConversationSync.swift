@@ -253,12 +253,14 @@ actor ConversationSync {
     do {
       shown += try await store.upsert(fresh).count
     } catch {
-      // Not lost: the next catch-up reads from the sync point, which pushes never move.
-      logger.warning("Cannot store pushed messages of \(id); the next catch-up brings them: \(error)")
+      // Not lost: a catch-up reads from the sync point, which pushes never move.
+      logger.warning("Cannot store pushed messages of \(id); a catch-up brings them: \(error)")
+      return true
     }
     await publish()
     guard var heard = known else { return false }
-    defer { self.heard = heard }
+    // A catch-up may have moved it on while this one waited for the store.
+    defer { self.heard = max(self.heard ?? heard, heard) }
     for seq in fresh.compactMap(\.seq).sorted() where seq > heard {
       // A number further on is no gap when what lies between is stored already (the outbox's own answers).
       if seq > heard + 1 {
@@ -274,20 +276,18 @@ actor ConversationSync {
   }
 
   /// Asks the server for the conversation's newest message, brief (one small request), when it is live, the socket
-  /// connected, and no push came since the last check: one newer than what is stored starts a catch-up. Returns
+  /// connected, and no push came since the last check: one the store does not have starts a catch-up. Returns
   /// `false` once the sync is stopped.
   private func checkSilence(following: @Sendable () -> Bool) async -> Bool {
     guard !stopped else { return false }
-    defer { heardSinceCheck = false }
-    guard !heardSinceCheck, status == .live, !catchingUp, following() else { return true }
+    // A push that comes while this check asks counts for the next interval.
+    let heardSomething = heardSinceCheck
+    heardSinceCheck = false
+    guard !heardSomething, status == .live, !catchingUp, following() else { return true }
     do {
       guard let newest = try await fetch(nil, nil, 1, true).messages.last else { return true }
-      let missed: Bool
-      if let seq = newest.seq {
-        missed = seq > (heard ?? 0)
-      } else {
-        missed = try await !store.contains(serverID: newest.id)
-      }
+      // By id, not by number alone: messages stored before numbers came have none, and the newest may be one.
+      let missed = try await !store.contains(serverID: newest.id)
       guard missed, !stopped else { return !stopped }
       logger.info("\(id) heard nothing, and the server has newer messages; catching up.")
       requestCatchUp()
