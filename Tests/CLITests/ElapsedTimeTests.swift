@@ -2,7 +2,7 @@ import Testing
 
 @testable import KeelCLI
 
-/// How the CLI prints a time taken and a count: as measured, never rounded up (issue 16, item 9).
+/// How the CLI prints a time taken and a count: as measured, never rounded up.
 @Suite struct ElapsedTimeTests {
   @Test(
     "A time taken is tenths under ten seconds and whole seconds to the nearest after, never rounded up",

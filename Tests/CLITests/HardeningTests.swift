@@ -14,7 +14,7 @@ import Testing
   import CDispatch
 #endif
 
-/// Issue 14: what another user of the machine, hostile input or an odd output file can do to the CLI and its data
+/// What another user of the machine, hostile input or an odd output file can do to the CLI and its data
 /// directory. Each test failed before the fix it covers.
 @Suite("Hardening: secrets, other users, odd files and hostile input", .timeLimit(.minutes(3)))
 struct HardeningTests {

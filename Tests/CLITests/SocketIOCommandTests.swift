@@ -4,7 +4,7 @@ import Sandbox
 import TestSupport
 import Testing
 
-/// Issue 18's `keel socketio` contract, case by case, against python-socketio: the black box the realtime client is
+/// The `keel socketio` contract, case by case, against python-socketio: the black box the realtime client is
 /// checked through from outside.
 @Suite("keel socketio")
 struct SocketIOCommandTests {

@@ -91,7 +91,7 @@ struct LoggingTests {
     #expect(!redaction.render(body: Data(#"{"sessionKey":"SECRET-f"}"#.utf8)).contains("SECRET"))
   }
 
-  @Test("A URL's password is masked, the user name kept; a Sandbox-Key header is masked (issue 14)")
+  @Test("A URL's password is masked, the user name kept; a Sandbox-Key header is masked")
   func userInfoAndSandboxKey() throws {
     let standard = LogRedaction.standard
     let url = try #require(URL(string: "http://bob:pw-s3cret@127.0.0.1:8080/v3/users?token=abc&limit=2"))

@@ -3,7 +3,7 @@ import Foundation
 import Persistence
 import Testing
 
-/// Issue 14: every file and directory Persistence creates is owner-only from the start, whatever the umask lets
+/// Every file and directory Persistence creates is owner-only from the start, whatever the umask lets
 /// through; a directory it did not create keeps its mode.
 @Suite("Owner-only files", .timeLimit(.minutes(3)))
 struct OwnerOnlyTests {

@@ -48,7 +48,7 @@ private final class Notifications {
   }
 }
 
-@Suite("Store observation (issue 15)")
+@Suite("Store observation")
 @MainActor
 struct ObservationTests {
   @Test("Reading state registers; a change notifies once; an action that leaves the state equal notifies nothing")

@@ -11,7 +11,7 @@ import Testing
   import Glibc
 #endif
 
-/// Issue 14: the Sandbox's keys, its state file, a truncated body, and one route unable to starve the others.
+/// The Sandbox's keys, its state file, a truncated body, and one route unable to starve the others.
 @Suite("Sandbox security and robustness", .timeLimit(.minutes(3)))
 struct SandboxSecurityTests {
   @Test("With an access key, every route answers 401 without it, counts nothing and changes nothing")

@@ -4,7 +4,7 @@ import Networking
 import TestSupport
 import Testing
 
-/// Issue 14: a 200 that is not an image (a login page, a JSON error) is neither returned nor kept.
+/// A 200 that is not an image (a login page, a JSON error) is neither returned nor kept.
 @Suite("ImageLoader content", .timeLimit(.minutes(3)))
 struct ImageLoaderContentTests {
   static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])
