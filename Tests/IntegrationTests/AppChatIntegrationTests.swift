@@ -80,16 +80,19 @@ struct AppChatIntegrationTests {
     #expect(await waitUntil(store) { $0.chat?.conversation?.messages.last?.text == "One more" })
     store.send(.chat(.conversation(.view(.backTapped))))
 
-    // THEN it is gone, marked read on the server, and the socket closed with it
+    // THEN it is gone and marked read on the server; the account's socket stays for the lists
     #expect(await waitUntil(store) { $0.chat?.conversation == nil })
     let chat = try dependencies.chat
     let unread = try await chat.refreshChannels(in: general.workspaceID).first { $0.id == general.id }?.unreadCount
     #expect(unread == 0)
-    #expect(await poll(for: .seconds(10)) { @Sendable in !chat.connectionState.isConnected })
+    #expect(chat.connectionState.isConnected)
 
     // WHEN demo signs out, THEN the chat goes with the signed-in screens
     store.send(.session(.view(.logoutTapped)))
     #expect(await waitUntil(store) { $0.screen == .login && $0.chat == nil })
+    #expect(
+      await poll(for: .seconds(10)) { @Sendable in !chat.connectionState.isConnected },
+      "its socket ends with the account")
     await ada.shutDown()
     await dependencies.shutDown()
     await sandbox.stop()

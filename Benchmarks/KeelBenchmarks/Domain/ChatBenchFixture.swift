@@ -30,6 +30,8 @@ actor ChatBenchFixture {
     /// The message before the missed ones: where a catch-up starts.
     let anchor: ChatStore.Message
     let latencyChannel: String
+    /// The workspace of both channels.
+    let workspaceID: String
   }
 
   /// The messages a catch-up misses.
@@ -85,7 +87,8 @@ actor ChatBenchFixture {
     }
     let running = Running(
       baseURL: sandbox.baseURL, ann: ann, bob: bob, bobToken: try await bob.accessToken(), annToken: annToken,
-      http: http, socket: NIOWebSocketTransport(), catchUpChannel: catchUp, anchor: anchor, latencyChannel: latency)
+      http: http, socket: NIOWebSocketTransport(), catchUpChannel: catchUp, anchor: anchor, latencyChannel: latency,
+      workspaceID: workspace.id)
     self.running = running
     return running
   }

@@ -16,10 +16,15 @@ import Realtime
 ///   a time: the outbox's committed enqueue, the multipart body written to a file and streamed, the server's push,
 ///   Bob's store and window. The peer POSTs the body from memory and hears the push on a bare `SocketIOClient`.
 ///   Both rows read the same rounds (``LatencyRounds``).
+/// - `unreadLatency.p50` / `.p99`: from a message POSTed by another client until the unread count of its channel
+///   changes in Bob's live channel list (`channels(in:)`): the server's push, Bob's store (the message and its count
+///   in one transaction), the store's change signal, the list read again. Goal: p99 50 ms on loopback. The peer POSTs
+///   the same way and counts the push it hears on a bare `SocketIOClient`: no store, no list.
 enum ChatBenchmarks {
   static func comparisons(quick: Bool) -> [Comparison] {
     let fixture = ChatBenchFixture()
     let rounds = LatencyRounds()
+    let unreadRounds = LatencyRounds()
     let messages = quick ? 20 : 100
     return [
       Comparison(
@@ -29,6 +34,8 @@ enum ChatBenchmarks {
         finish: { await fixture.stop() }),
       latencyRow(0.5, "p50", messages: messages, fixture, rounds),
       latencyRow(0.99, "p99", messages: messages, fixture, rounds),
+      unreadRow(0.5, "p50", target: nil, messages: messages, fixture, unreadRounds),
+      unreadRow(0.99, "p99", target: 50, messages: messages, fixture, unreadRounds),
     ] + ChatStoreBenchmarks.comparisons(quick: quick)
   }
 
@@ -47,6 +54,28 @@ enum ChatBenchmarks {
       peer: {
         let samples = try await rounds.samples(of: .peer, for: name) {
           try await peerLatencies(messages: messages, fixture)
+        }
+        return LatencyRounds.percentile(fraction, of: samples)
+      },
+      finish: { if label == "p99" { await fixture.stop() } })
+  }
+
+  private static func unreadRow(
+    _ fraction: Double, _ label: String, target: Double?, messages: Int, _ fixture: ChatBenchFixture,
+    _ rounds: LatencyRounds
+  ) -> Comparison {
+    let name = "domain.chat.unreadLatency.\(label)"
+    return Comparison(
+      name: name, unit: "ms", better: .lower, target: target, rounds: (1, 5),
+      keel: {
+        let samples = try await rounds.samples(of: .keel, for: name) {
+          try await keelUnreadLatencies(messages: messages, fixture)
+        }
+        return LatencyRounds.percentile(fraction, of: samples)
+      },
+      peer: {
+        let samples = try await rounds.samples(of: .peer, for: name) {
+          try await peerLatencies(messages: messages, fixture, counting: true)
         }
         return LatencyRounds.percentile(fraction, of: samples)
       },
@@ -201,7 +230,50 @@ enum ChatBenchmarks {
     return samples
   }
 
-  private static func peerLatencies(messages: Int, _ fixture: ChatBenchFixture) async throws -> [Double] {
+  /// The unread count's latency in Bob's live channel list: a message from Ann (POSTed as the peer does) until the
+  /// list shows the latency channel's count one higher.
+  private static func keelUnreadLatencies(messages: Int, _ fixture: ChatBenchFixture) async throws -> [Double] {
+    let running = try await fixture.start()
+    let directory = try ChatBenchFixture.scratchDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let bob = try ChatService(
+      baseURL: running.baseURL, sessions: running.bob, socketTransport: running.socket, directory: directory,
+      clock: ContinuousClock())
+    let channel = running.latencyChannel
+    var lists = bob.channels(in: running.workspaceID).makeAsyncIterator()
+    func unread(reaching count: Int) async throws {
+      while let list = try await lists.next() {
+        if let shown = list.first(where: { $0.id == channel })?.unreadCount, shown >= count { return }
+      }
+      throw BenchmarkError(description: "Bob's channel list ended")
+    }
+    _ = try await lists.next()  // the stored list (empty)
+    var count = try await lists.next()?.first { $0.id == channel }?.unreadCount ?? 0
+    while !bob.connectionState.isConnected { try await Task.sleep(for: .milliseconds(5)) }
+    // One message first: the lists fetched again as the socket connected are stored before the rounds begin.
+    _ = try await ChatBenchFixture.post(
+      "warm-up", to: channel, token: running.annToken, baseURL: running.baseURL, over: running.http)
+    count += 1
+    try await unread(reaching: count)
+    let clock = ContinuousClock()
+    var samples: [Double] = []
+    for number in 0..<messages {
+      let start = clock.now
+      _ = try await ChatBenchFixture.post(
+        "unread \(number)", to: channel, token: running.annToken, baseURL: running.baseURL, over: running.http)
+      count += 1
+      try await unread(reaching: count)
+      samples.append(nanoseconds(start.duration(to: clock.now)) / 1e6)
+    }
+    await bob.shutDown()
+    return samples
+  }
+
+  /// The peer's rounds: POST a message, hear its push on a bare socket; `counting`, it also counts the pushes heard
+  /// per conversation, as an unread count kept in memory.
+  private static func peerLatencies(messages: Int, _ fixture: ChatBenchFixture, counting: Bool = false) async throws
+    -> [Double]
+  {
     let running = try await fixture.start()
     let token = running.bobToken
     let socket = try SocketIOClient(
@@ -213,15 +285,24 @@ enum ChatBenchmarks {
     for await state in socket.states() where state.isConnected { break }
     let clock = ContinuousClock()
     var samples: [Double] = []
+    var unread: [String: Int] = [:]
     for number in 0..<messages {
       let text = "peer \(UUID()) \(number)"
       let start = clock.now
       _ = try await ChatBenchFixture.post(
         text, to: running.latencyChannel, token: running.annToken, baseURL: running.baseURL, over: running.http)
-      while let event = await iterator.next(), event.args.first?["text"]?.string != text {}
+      while let event = await iterator.next() {
+        if counting, let conversation = event.args.first?["conversationId"]?.string {
+          unread[conversation, default: 0] += 1
+        }
+        if event.args.first?["text"]?.string == text { break }
+      }
       samples.append(nanoseconds(start.duration(to: clock.now)) / 1e6)
     }
     await socket.disconnect()
+    guard !counting || unread[running.latencyChannel] == messages else {
+      throw BenchmarkError(description: "the peer counted \(unread) of \(messages)")
+    }
     return samples
   }
 }

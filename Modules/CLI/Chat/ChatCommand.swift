@@ -21,7 +21,8 @@ struct ChatCommand: AsyncParsableCommand {
       """,
     subcommands: [
       ChatWorkspacesCommand.self, ChatChannelsCommand.self, ChatDirectMessagesCommand.self, ChatHistoryCommand.self,
-      ChatSendCommand.self, ChatTailCommand.self, ChatChannelCommand.self, ChatWorkspaceCommand.self,
+      ChatSendCommand.self, ChatTailCommand.self, ChatWatchCommand.self, ChatChannelCommand.self,
+      ChatWorkspaceCommand.self,
     ]
   )
 }

@@ -7,8 +7,8 @@ import Realtime
 
 extension ChatService {
   /// Opens a conversation (a channel the user joined, or a DM room): its stored messages show at once, a catch-up
-  /// brings what is newer, then the socket's pushes keep it current. The socket connects with the first open
-  /// conversation (unless the app is in the background) and disconnects when the last one closes.
+  /// brings what is newer, then the socket's pushes keep it current. The account's socket connects with the first
+  /// live list or open conversation (unless the app is in the background), and stays connected.
   ///
   /// Opening a conversation that is open already shares its sync; each ``ChatConversation`` is closed on its own.
   /// Signing out stops every open conversation: it was the account's.
@@ -16,18 +16,18 @@ extension ChatService {
   /// - Throws: ``ChatError/Kind/notSignedIn``; ``ChatError/Kind/storage`` when the account's store cannot be opened.
   public func open(_ conversationID: String) async throws -> ChatConversation {
     let store = try store
-    let (sync, isNew, connect) = control.withLock { control -> (ConversationSync, Bool, Bool) in
+    let (sync, isNew) = control.withLock { control -> (ConversationSync, Bool) in
       control.holders[conversationID, default: 0] += 1
-      if let sync = control.open[conversationID] { return (sync, false, false) }
+      if let sync = control.open[conversationID] { return (sync, false) }
       let sync = makeSync(conversationID, store: store)
       control.open[conversationID] = sync
-      return (sync, true, control.open.count == 1 && !control.background && !control.isShutDown)
+      return (sync, true)
     }
     if isNew {
       await sync.showStored()
       await sync.requestCatchUp()
     }
-    if connect { await socket.connect() }
+    await wantSocket()
     return ChatConversation(id: conversationID, sync: sync, service: self)
   }
 
@@ -48,12 +48,12 @@ extension ChatService {
     await socket.suspend()
   }
 
-  /// The app is active again: the socket reconnects if a conversation is open, and each open conversation catches
-  /// up on what it missed.
+  /// The app is active again: the socket reconnects if it was wanted, each open conversation catches up on what it
+  /// missed, and each live list is fetched again.
   public func appWillEnterForeground() async {
     let reconnect = control.withLock { control in
       control.background = false
-      return !control.open.isEmpty && !control.isShutDown
+      return control.wantsSocket && !control.isShutDown
     }
     if reconnect { await socket.connect() }
   }
@@ -63,20 +63,18 @@ extension ChatService {
   }
 
   func release(_ conversation: ChatConversation) async {
-    let (stopped, disconnect) = control.withLock { control -> (ConversationSync?, Bool) in
+    let stopped = control.withLock { control -> ConversationSync? in
       // A conversation of an account that ended was stopped with it; the one open now under its id is another's.
-      guard control.open[conversation.id] === conversation.sync else { return (nil, false) }
+      guard control.open[conversation.id] === conversation.sync else { return nil }
       let holders = (control.holders[conversation.id] ?? 1) - 1
       guard holders <= 0 else {
         control.holders[conversation.id] = holders
-        return (nil, false)
+        return nil
       }
       control.holders[conversation.id] = nil
-      let stopped = control.open.removeValue(forKey: conversation.id)
-      return (stopped, stopped != nil && control.open.isEmpty)
+      return control.open.removeValue(forKey: conversation.id)
     }
     await stopped?.stop()
-    if disconnect { await socket.disconnect() }
   }
 
   private func makeSync(_ conversationID: String, store: ChatStore) -> ConversationSync {
@@ -98,46 +96,6 @@ extension ChatService {
         }
       }, configuration: configuration, logger: logger, sleep: sleep,
       silenceCheck: ConversationSync.SilenceCheck(sleep: sleep, following: { [socket] in socket.state.isConnected }))
-  }
-
-  // MARK: - The socket
-
-  /// Reads the socket in order: a connection starts a catch-up of every open conversation (holding pushes from that
-  /// moment), a pushed message goes to its open conversation, and a refusal refreshes the token and connects again.
-  func socketLoop() async {
-    var refreshes = 0
-    for await activity in socket.activity() {
-      switch activity {
-      case .state(.connected):
-        refreshes = 0
-        let syncs = control.withLock { Array($0.open.values) }
-        for sync in syncs { await sync.requestCatchUp() }
-      case .state(.refused(let message)):
-        // An expired token, or one the server no longer knows (it restarted, or the session was ended elsewhere):
-        // either way the refresh settles it, bringing a token the server takes, or ending the session when the
-        // server refuses the refresh too, which `SessionManager/states()` tells the app. Three in a row at most.
-        guard refreshes < 3 else {
-          logger.warning("The chat socket was refused: \(message)")
-          continue
-        }
-        refreshes += 1
-        do {
-          if let rejected = socketToken.withLock({ $0 }) { _ = try await sessions.accessToken(replacing: rejected) }
-          let wanted = control.withLock { !$0.open.isEmpty && !$0.background && !$0.isShutDown }
-          if wanted { await socket.connect() }
-        } catch {
-          logger.warning("The chat socket's token cannot be refreshed: \(error)")
-        }
-      case .event(let event) where event.name == "message":
-        guard let message = event.args.first.flatMap(ChatWire.Message.init(pushed:)) else {
-          logger.warning("A pushed message could not be read; the next catch-up brings it.")
-          continue
-        }
-        await openSync(message.conversationId)?.receive(message.record)
-      default:
-        continue
-      }
-    }
   }
 }
 

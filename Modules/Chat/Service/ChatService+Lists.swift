@@ -19,15 +19,16 @@ public struct DirectMessageRoom: Sendable, Hashable {
   }
 }
 
-// MARK: - Lists: the store first, then the server
+// MARK: - Lists: the store first, then the server, then every change
 
 extension ChatService {
-  /// The user's workspaces by name: the stored list at once, then the server's (stored in its place). The stream
-  /// ends after the server's, or throws a ``ChatError`` after the stored one when the server cannot be reached.
+  /// The user's workspaces by name, live: the stored list at once, then the server's (stored in its place), then the
+  /// list again each time it changes — a workspace created, renamed, deleted or joined, here or anywhere (the socket's
+  /// pushes, SandboxAPI §7), and after each reconnection. The stream ends when the consumer stops, when the account
+  /// ends (``ChatError/Kind/notSignedIn``) or the service shuts down; it throws a ``ChatError`` after the stored list
+  /// when the server cannot be reached.
   public func workspaces() -> AsyncThrowingStream<[ChatStore.Workspace], any Error> {
-    storeThenServer(
-      { [self] in try await stored("read the workspaces") { try await store.workspaces() } },
-      { [self] in try await refreshWorkspaces() })
+    live(.workspaces, read: { try await $0.workspaces() }, fetch: { [self] in try await refreshWorkspaces() })
   }
 
   /// Fetches the user's workspaces, keeps them in the store in place of the old list, and returns them.
@@ -42,14 +43,13 @@ extension ChatService {
     return workspaces
   }
 
-  /// A workspace's channels, joined and not (`ChatStore.Conversation.joined` tells), in creation order: stored,
-  /// then the server's.
+  /// A workspace's channels by name, joined and not (`ChatStore.Conversation.joined` tells), each with its unread
+  /// count and member count, live as ``workspaces()`` is: a message, a read on another device, a channel created,
+  /// renamed, deleted, joined or left changes the list.
   public func channels(in workspaceID: String) -> AsyncThrowingStream<[ChatStore.Conversation], any Error> {
-    storeThenServer(
-      { [self] in
-        try await stored("read the channels") { try await store.conversations(in: workspaceID, kind: .channel) }
-      },
-      { [self] in try await refreshChannels(in: workspaceID) })
+    live(
+      .channels(workspaceID: workspaceID), read: { try await $0.conversations(in: workspaceID, kind: .channel) },
+      fetch: { [self] in try await refreshChannels(in: workspaceID) })
   }
 
   /// Fetches a workspace's channels with their unread counts, keeps them, and returns them.
@@ -67,17 +67,18 @@ extension ChatService {
     return channels
   }
 
-  /// The user's DM rooms in a workspace, each with its unread count and newest message: stored, then the server's.
+  /// The user's DM rooms in a workspace by name, each with its unread count and newest message, live as
+  /// ``workspaces()`` is: a message, a read on another device, a room opened with the user changes the list.
   public func directMessages(in workspaceID: String) -> AsyncThrowingStream<[DirectMessageRoom], any Error> {
-    storeThenServer(
-      { [self] in try await storedRooms(in: workspaceID) },
-      { [self] in try await refreshDirectMessages(in: workspaceID) })
+    live(
+      .directMessages(workspaceID: workspaceID), read: { [self] in try await rooms(in: workspaceID, of: $0) },
+      fetch: { [self] in try await refreshDirectMessages(in: workspaceID) })
   }
 
-  /// Fetches the user's DM rooms in a workspace, keeps them (their members too), and returns them.
+  /// Fetches the user's DM rooms in a workspace, keeps them (their members and newest message too), and returns them.
   ///
-  /// The newest message of each is not stored with the room: a message stored outside a catch-up would stand beside a
-  /// gap in the conversation, so it is returned for the list only.
+  /// A newest message stored this way may stand apart from the room's older stored messages until the room is
+  /// opened: its catch-up starts from where the last one ended, not from the newest stored message.
   ///
   /// - Throws: ``ChatError``.
   @discardableResult
@@ -93,11 +94,13 @@ extension ChatService {
     try await stored("keep the DM rooms") {
       try await store.replaceConversations(rooms.map(\.conversation), in: workspaceID, kind: .directMessage)
       for room in rooms { try await store.replaceMembers(room.members, of: .conversation(room.conversation.id)) }
+      try await store.upsert(rooms.compactMap(\.lastMessage))
     }
     return rooms
   }
 
-  private func storedRooms(in workspaceID: String) async throws -> [DirectMessageRoom] {
+  /// The DM rooms of `workspaceID` that `store` holds, each with its members and newest message.
+  private func rooms(in workspaceID: String, of store: ChatStore) async throws -> [DirectMessageRoom] {
     try await stored("read the DM rooms") {
       var rooms: [DirectMessageRoom] = []
       for conversation in try await store.conversations(in: workspaceID, kind: .directMessage) {

@@ -19,7 +19,10 @@ import Realtime
 ///   let chat = try ChatService(
 ///     baseURL: URL(string: "https://chat.example.com")!, sessions: sessions, socketTransport: socket,
 ///     directory: directory, clock: ContinuousClock())
-///   for try await workspaces in chat.workspaces() { print(workspaces.map(\.name)) }  // stored, then the server's
+///   for try await workspaces in chat.workspaces() {  // stored, then the server's, then every change
+///     print(workspaces.map(\.name))
+///     break
+///   }
 ///   let general = try await chat.open("c2")
 ///   Task { for await snapshot in general.snapshots() { print(snapshot.messages.count, snapshot.status) } }
 ///   _ = try await chat.send("Hello", images: [], to: "c2")  // pending at once; sent when the server has it
@@ -29,7 +32,8 @@ import Realtime
 /// ```
 ///
 /// - **Lists** (``workspaces()``, ``channels(in:)``, ``directMessages(in:)``) answer from the store at once, then
-///   from the server, which the store then keeps.
+///   from the server, which the store then keeps, then again each time they change: the socket's pushes (a message,
+///   a read on another device, a room opened, a channel or workspace changed) are applied to the store as they come.
 /// - **A conversation** (``open(_:)``) shows its stored messages at once, then catches up over REST from where its
 ///   last catch-up ended, then follows the socket. Pushes that arrive during a catch-up are held and applied after it;
 ///   every reconnection catches up again; a gap past ``ChatConfiguration/maxCatchUpMessages`` starts again from the
@@ -38,9 +42,10 @@ import Realtime
 ///   outbox sends one message at a time, in order, and when the network fails it waits and sends again with the same
 ///   client message id, so the server keeps each message once even across a crash. A refusal marks it failed with the
 ///   server's reason; ``resend(_:)`` tries again.
-/// - **Lifecycle:** the socket is connected while a conversation is open and the app is active
-///   (``appDidEnterBackground()``, ``appWillEnterForeground()``); ``liveConversations`` says which are following it.
-///   Its CONNECT carries the session's access token, refreshed as REST's is.
+/// - **Lifecycle:** the account has one socket, connected from the first live list or open conversation for as long
+///   as the app is active (``appDidEnterBackground()``, ``appWillEnterForeground()``) and the account lasts; each
+///   connection catches up the open conversations and fetches the live lists again. ``liveConversations`` says which
+///   conversations are following it. Its CONNECT carries the session's access token, refreshed as REST's is.
 ///
 /// - **Accounts:** the store and the outbox are the signed-in account's (``store``), each in a directory of its own;
 ///   when the session ends, the account's open conversations stop and what the server gave is forgotten, while what its
@@ -70,8 +75,9 @@ public final class ChatService: Sendable {
   let sleep: @Sendable (Duration) async throws -> Void
   let control = Locked(Control())
   let wakeup = WakeSignal()
-  /// The socket's last access token, which a refusal of the socket names to the session manager.
-  let socketToken = Locked<String?>(nil)
+  /// The socket's last access token, which a refusal of the socket names to the session manager, and the user it
+  /// was the token of: the user whose pushes the connection brings.
+  let socketToken = Locked<(token: String, userID: String?)?>(nil)
   /// The last message the outbox sent or failed, for ``outcome(of:)``.
   let settled = Broadcast<ChatStore.Message?>(nil)
   /// Why the outbox's last attempt failed for now; `nil` once one succeeds.
@@ -94,6 +100,26 @@ public final class ChatService: Sendable {
     var background = false
     var tasks: [Task<Void, Never>] = []
     var isShutDown = false
+    /// Whether the account's socket is wanted: a list was followed or a conversation opened since it began. It stays
+    /// connected while the app is active, until the account ends or the service shuts down.
+    var wantsSocket = false
+    /// The live list streams, by id: what each follows, and how to end it when its account ends.
+    var lists: [UUID: FollowedList] = [:]
+  }
+
+  /// A live list stream (``workspaces()``, ``channels(in:)``, ``directMessages(in:)``): what it shows, refreshed on
+  /// each connection of the socket, and how it ends.
+  struct FollowedList {
+    let list: ListKind
+    /// Ends the stream: with an error, or (`nil`) as a shutdown does.
+    let finish: @Sendable ((any Error)?) -> Void
+  }
+
+  /// Which list a stream follows.
+  enum ListKind: Hashable {
+    case workspaces
+    case channels(workspaceID: String)
+    case directMessages(workspaceID: String)
   }
 
   /// A chat service on the backend at `baseURL`, keeping its store and outbox in `directory`.
@@ -139,8 +165,9 @@ public final class ChatService: Sendable {
     let socketConfiguration = SocketIOConfiguration(
       url: baseURL,
       auth: { [sessions] in
+        let user = sessions.currentUser?.id
         let access = try await sessions.accessToken()
-        token.withLock { $0 = access }
+        token.withLock { $0 = (access, user) }
         return ["token": .string(access)]
       }, reconnection: configuration.reconnection)
     do {
@@ -184,15 +211,17 @@ public final class ChatService: Sendable {
   /// Stops the outbox and the socket and waits for them. A send in flight is abandoned and stays in the outbox, to go
   /// out with the same client message id from the next service on the same directory.
   public func shutDown() async {
-    let (tasks, syncs) = control.withLock { control in
+    let (tasks, syncs, lists) = control.withLock { control in
       control.isShutDown = true
       defer {
         control.tasks = []
         control.open = [:]
         control.holders = [:]
+        control.lists = [:]
       }
-      return (control.tasks, Array(control.open.values))
+      return (control.tasks, Array(control.open.values), Array(control.lists.values))
     }
+    for list in lists { list.finish(nil) }
     for task in tasks { task.cancel() }
     wakeup.signal()
     await socket.disconnect()
@@ -305,14 +334,19 @@ public final class ChatService: Sendable {
         return Array(loaders.values)
       }
       for loader in dropped { loader.clearMemory() }
-      let syncs = control.withLock { control in
+      let (syncs, lists) = control.withLock { control in
         defer {
           control.open = [:]
           control.holders = [:]
+          control.lists = [:]
+          control.wantsSocket = false
         }
-        return Array(control.open.values)
+        return (Array(control.open.values), Array(control.lists.values))
       }
       for sync in syncs { await sync.stop() }
+      // The lists of the account that ended end too: what they showed is being forgotten.
+      let why = ChatError(.notSignedIn, "The session ended: the chat's lists were its account's.")
+      for list in lists { list.finish(why) }
       await socket.disconnect()
     }
     for account in ended where account.userID != sessions.currentUser?.id {
@@ -372,25 +406,6 @@ public final class ChatService: Sendable {
       throw error
     } catch {
       throw ChatError.storage(error, doing: what)
-    }
-  }
-
-  /// A stream that yields what `local` reads from the store, then what `remote` fetched (and stored); it ends with
-  /// `remote`'s error when the server cannot be reached, after the stored answer.
-  func storeThenServer<Value: Sendable>(
-    _ local: @escaping @Sendable () async throws -> Value, _ remote: @escaping @Sendable () async throws -> Value
-  ) -> AsyncThrowingStream<Value, any Error> {
-    AsyncThrowingStream { continuation in
-      let task = Task {
-        do {
-          continuation.yield(try await local())
-          continuation.yield(try await remote())
-          continuation.finish()
-        } catch {
-          continuation.finish(throwing: error)
-        }
-      }
-      continuation.onTermination = { _ in task.cancel() }
     }
   }
 }

@@ -23,7 +23,7 @@ extension ChatStore {
   /// Replaces the list of the user's workspaces with `workspaces`, as the server just listed them: a workspace no longer
   /// listed is removed.
   public func replaceWorkspaces(_ workspaces: [Workspace]) async throws {
-    try await write("store workspaces") { db in
+    try await writeLists("store workspaces") { db in
       try db.execute(sql: "DELETE FROM workspace")
       for workspace in workspaces { try Self.upsert(workspace, db) }
     }
@@ -31,7 +31,7 @@ extension ChatStore {
 
   /// Stores `workspaces`, each once (by id), keeping the others.
   public func upsert(_ workspaces: [Workspace]) async throws {
-    try await write("store workspaces") { db in
+    try await writeLists("store workspaces") { db in
       for workspace in workspaces { try Self.upsert(workspace, db) }
     }
   }
@@ -40,6 +40,18 @@ extension ChatStore {
     try db.execute(
       sql: "INSERT OR REPLACE INTO workspace (id, name, ownerID) VALUES (?, ?, ?)",
       arguments: [workspace.id, workspace.name, workspace.ownerID])
+  }
+
+  /// Removes the workspace `id` (deleted, or the user is no longer in it) with its conversations and their messages,
+  /// but pending and failed ones, which are the user's.
+  public func removeWorkspace(_ id: String) async throws {
+    try await writeLists("remove a workspace") { db in
+      try db.execute(sql: "DELETE FROM workspace WHERE id = ?", arguments: [id])
+      try db.execute(sql: "DELETE FROM member WHERE scope = ?", arguments: [MemberScope.workspace(id).key])
+      let conversations = try String.fetchAll(
+        db, sql: "SELECT id FROM conversation WHERE workspaceID = ?", arguments: [id])
+      for conversation in conversations { try Self.removeConversation(conversation, db) }
+    }
   }
 
   /// The user's workspaces, by name.
@@ -58,7 +70,7 @@ extension ChatStore {
   public func replaceConversations(_ conversations: [Conversation], in workspaceID: String, kind: Conversation.Kind)
     async throws
   {
-    try await write("store conversations") { db in
+    try await writeLists("store conversations") { db in
       let listed = Set(conversations.map(\.id))
       let stored = try String.fetchAll(
         db, sql: "SELECT id FROM conversation WHERE workspaceID = ? AND kind = ?",
@@ -70,7 +82,7 @@ extension ChatStore {
 
   /// Stores `conversations`, each once (by id), keeping when each was last viewed and read.
   public func upsert(_ conversations: [Conversation]) async throws {
-    try await write("store conversations") { db in
+    try await writeLists("store conversations") { db in
       for conversation in conversations { try Self.upsert(conversation, db) }
     }
   }
@@ -78,15 +90,15 @@ extension ChatStore {
   private static func upsert(_ conversation: Conversation, _ db: Database) throws {
     try db.execute(
       sql: """
-        INSERT INTO conversation (id, workspaceID, kind, name, joined, ownerID, unreadCount)
-          VALUES (?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO conversation (id, workspaceID, kind, name, joined, ownerID, unreadCount, memberCount)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT(id) DO UPDATE SET workspaceID = excluded.workspaceID, kind = excluded.kind,
           name = excluded.name, joined = excluded.joined, ownerID = excluded.ownerID,
-          unreadCount = excluded.unreadCount
+          unreadCount = excluded.unreadCount, memberCount = excluded.memberCount
         """,
       arguments: [
         conversation.id, conversation.workspaceID, conversation.kind.rawValue, conversation.name, conversation.joined,
-        conversation.ownerID, conversation.unreadCount,
+        conversation.ownerID, conversation.unreadCount, conversation.memberCount,
       ])
   }
 
@@ -110,7 +122,7 @@ extension ChatStore {
 
   /// Removes the conversation `id` (left or deleted) and its messages, but its pending and failed ones.
   public func removeConversation(_ id: String) async throws {
-    try await write("remove a conversation") { db in try Self.removeConversation(id, db) }
+    try await writeLists("remove a conversation") { db in try Self.removeConversation(id, db) }
   }
 
   private static func removeConversation(_ id: String, _ db: Database) throws {
@@ -124,17 +136,45 @@ extension ChatStore {
     Conversation(
       id: row["id"], workspaceID: row["workspaceID"],
       kind: Conversation.Kind(rawValue: row["kind"]) ?? .channel, name: row["name"], joined: row["joined"],
-      ownerID: row["ownerID"], unreadCount: row["unreadCount"])
+      ownerID: row["ownerID"], unreadCount: row["unreadCount"], memberCount: row["memberCount"])
   }
 
   // MARK: - Read pointers
 
   /// Records that the user read `conversationID` up to the message `messageID`: its unread count becomes 0.
   public func markRead(_ conversationID: String, upTo messageID: String) async throws {
-    try await write("mark a conversation read") { db in
+    try await writeLists("mark a conversation read") { db in
       try db.execute(
         sql: "UPDATE conversation SET lastReadMessageID = ?, unreadCount = 0 WHERE id = ?",
         arguments: [messageID, conversationID])
+    }
+  }
+
+  /// Records a read the server reported (from another of the user's devices, or this one): the read pointer, and the
+  /// unread count the server counted.
+  public func applyRead(_ conversationID: String, upTo messageID: String, unreadCount: Int) async throws {
+    try await writeLists("apply a read") { db in
+      try db.execute(
+        sql: "UPDATE conversation SET lastReadMessageID = ?, unreadCount = ? WHERE id = ?",
+        arguments: [messageID, max(0, unreadCount), conversationID])
+    }
+  }
+
+  /// Counts a message new to the store in its conversation's unread count: one more when someone else sent it; none
+  /// left when the user did (the server moves a sender's read pointer to their message).
+  public func countArrival(of message: Message, by userID: String) async throws {
+    try await writeLists("count a new message") { db in try Self.countArrival(of: message, by: userID, db) }
+  }
+
+  static func countArrival(of message: Message, by userID: String, _ db: Database) throws {
+    guard let id = message.id else { return }
+    if message.senderID == userID {
+      try db.execute(
+        sql: "UPDATE conversation SET lastReadMessageID = ?, unreadCount = 0 WHERE id = ?",
+        arguments: [id, message.conversationID])
+    } else {
+      try db.execute(
+        sql: "UPDATE conversation SET unreadCount = unreadCount + 1 WHERE id = ?", arguments: [message.conversationID])
     }
   }
 
@@ -150,7 +190,7 @@ extension ChatStore {
 
   /// Replaces the members of `scope` with `members`.
   public func replaceMembers(_ members: [Member], of scope: MemberScope) async throws {
-    try await write("store members") { db in
+    try await writeLists("store members") { db in
       try db.execute(sql: "DELETE FROM member WHERE scope = ?", arguments: [scope.key])
       for member in members {
         try db.execute(

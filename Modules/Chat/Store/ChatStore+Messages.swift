@@ -31,6 +31,29 @@ extension ChatStore {
     return inserted
   }
 
+  /// Stores a pushed message and, when the store did not have it, counts it in its conversation's unread count (as
+  /// ``countArrival(of:by:)``), in one transaction: a list never shows the message without its count.
+  ///
+  /// - Returns: Whether the message was new to the store.
+  /// - Throws: `PersistenceError`, as storing messages does; nothing is written when it throws.
+  @discardableResult
+  public func receive(_ message: Message, by userID: String) async throws -> Bool {
+    guard Self.representable(message.createdAt) else {
+      throw PersistenceError(.invalidInput, "A pushed message's time is outside 1970 to 9999.", path: url.path)
+    }
+    let isNew = try await writeLists("store a pushed message") { db in
+      let known = try message.id.map { id in
+        try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM message WHERE serverID = ?)", arguments: [id]) ?? false
+      }
+      _ = try Self.upsert(message, db)
+      guard known == false else { return false }
+      try Self.countArrival(of: message, by: userID, db)
+      return true
+    }
+    _ = try? await evictIfNeeded()
+    return isNew
+  }
+
   /// Upserts one message; returns whether it was new.
   private static func upsert(_ message: Message, _ db: Database) throws -> Bool {
     var found: Row?

@@ -41,13 +41,15 @@ extension ChatStore {
     public var joined: Bool
     /// The user id of its owner, for a channel.
     public var ownerID: String?
-    /// The unread count the server last reported.
+    /// The messages others sent after the user's read pointer: the server's count, moved on by the pushes since.
     public var unreadCount: Int
+    /// How many members it has: a channel's as the server last told, a DM room's two.
+    public var memberCount: Int
 
     /// A conversation.
     public init(
       id: String, workspaceID: String, kind: Kind, name: String, joined: Bool, ownerID: String? = nil,
-      unreadCount: Int = 0
+      unreadCount: Int = 0, memberCount: Int = 0
     ) {
       self.id = id
       self.workspaceID = workspaceID
@@ -56,6 +58,7 @@ extension ChatStore {
       self.joined = joined
       self.ownerID = ownerID
       self.unreadCount = unreadCount
+      self.memberCount = memberCount
     }
   }
 

@@ -79,6 +79,10 @@ enum ChatStoreSchema {
     migrator.registerMigration("chat-v5-seq") { db in
       try db.execute(sql: "ALTER TABLE message ADD COLUMN seq INTEGER")
     }
+    // How many members a channel has, which its list shows.
+    migrator.registerMigration("chat-v6-member-count") { db in
+      try db.execute(sql: "ALTER TABLE conversation ADD COLUMN memberCount INTEGER NOT NULL DEFAULT 0")
+    }
     return migrator
   }
 }

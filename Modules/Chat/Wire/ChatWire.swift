@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import Persistence
+import Realtime
 
 /// The chat backend's JSON (SandboxAPI §7), read into the store's records.
 enum ChatWire {
@@ -30,11 +31,12 @@ enum ChatWire {
     let ownerId: String?
     let joined: Bool
     let unreadCount: Int
+    let memberCount: Int?
 
     var record: ChatStore.Conversation {
       ChatStore.Conversation(
         id: id, workspaceID: workspaceId, kind: .channel, name: name, joined: joined, ownerID: ownerId,
-        unreadCount: unreadCount)
+        unreadCount: unreadCount, memberCount: memberCount ?? 0)
     }
   }
 
@@ -50,7 +52,7 @@ enum ChatWire {
       let other = members.first { $0.id != me } ?? members.first
       return ChatStore.Conversation(
         id: id, workspaceID: workspaceId, kind: .directMessage, name: other?.nickname ?? id, joined: true,
-        unreadCount: unreadCount)
+        unreadCount: unreadCount, memberCount: members.count)
     }
   }
 
@@ -92,4 +94,22 @@ enum ChatWire {
     let hasMore: Bool
   }
   struct Unread: Decodable, Sendable { let unreadCount: Int }
+
+  /// A `read` push: the user read a conversation up to a message, here or on another device.
+  struct Read: Decodable, Sendable {
+    let conversationId: String
+    let lastReadMessageId: String
+    let unreadCount: Int
+  }
+
+  /// A `channelDeleted` or `workspaceDeleted` push.
+  struct Deleted: Decodable, Sendable { let id: String }
+
+  /// A push's one argument read as `T`, or `nil` when it is not one.
+  static func pushed<T: Decodable>(_ type: T.Type, from args: [SocketValue]) -> T? {
+    guard let value = args.first, let data = try? JSONEncoder().encode(value.json(binary: { _ in .null })) else {
+      return nil
+    }
+    return try? JSONDecoder().decode(T.self, from: data)
+  }
 }

@@ -179,6 +179,13 @@ extension ChatBackend {
       state.readPointers[conversationID, default: [:]][me] = messageID
       return state.unreadCount(in: conversationID, for: me)
     }
+    // The reader's other devices (and this one's socket) hear of it: their lists' unread counts follow.
+    push(
+      "read", [me],
+      [
+        "conversationId": .string(conversationID), "lastReadMessageId": .string(messageID),
+        "unreadCount": .number(Double(unread)),
+      ])
     return .json(["unreadCount": .number(Double(unread))])
   }
 

@@ -13,7 +13,7 @@ struct ChatBackend: Sendable {
   /// for none.
   let seedUserIDs: [String]
 
-  /// Emits an event (`message`) with a payload to every socket of the users given.
+  /// Emits an event (`message`, `read`, `channel`, …: SandboxAPI §7) with a payload to every socket of the users given.
   let push: @Sendable (_ event: String, _ userIDs: [String], _ payload: JSONValue) -> Void
 
   /// A backend of `auth`'s users, its images in `imagesDirectory` (in memory when `nil`), that pushes through `push`;
@@ -106,25 +106,30 @@ struct ChatBackend: Sendable {
       state.workspaces[workspace.id] = workspace
       return workspace
     }
+    pushWorkspace(workspace)
     return .json(workspaceJSON(workspace), status: .created)
   }
 
   private func renameWorkspace(_ request: SandboxRequest) throws -> SandboxResponse {
     let name = try Self.name(in: request)
     let workspace = try changeWorkspace(request, ownerOnly: "rename") { $0.name = name }
+    pushWorkspace(workspace)
     return .json(workspaceJSON(workspace))
   }
 
   private func deleteWorkspace(_ request: SandboxRequest) throws -> SandboxResponse {
     let me = try auth.account(of: request).id
     let id = request.parameter("workspace") ?? ""
-    let imageIDs = try state.withLock { state in
+    let (imageIDs, memberIDs) = try state.withLock { state in
       let workspace = try Self.workspace(id, of: me, in: state)
       guard workspace.ownerID == me else { throw Self.notOwner("delete this workspace") }
       state.workspaces[id] = nil
-      return state.removeConversations(state.conversations.values.filter { $0.workspaceID == id }.map(\.id))
+      let imageIDs = state.removeConversations(
+        state.conversations.values.filter { $0.workspaceID == id }.map(\.id))
+      return (imageIDs, workspace.memberIDs)
     }
     images.remove(imageIDs)
+    push("workspaceDeleted", memberIDs, ["id": .string(id)])
     return .json([:])
   }
 
@@ -144,6 +149,7 @@ struct ChatBackend: Sendable {
       guard let invited = auth.directory.account(email: email) else { throw BackendError.notFound("An account") }
       if !workspace.memberIDs.contains(invited.id) { workspace.memberIDs.append(invited.id) }
     }
+    pushWorkspace(workspace)
     return .json(workspaceJSON(workspace))
   }
 
@@ -153,6 +159,7 @@ struct ChatBackend: Sendable {
       guard workspace.memberIDs.contains(newOwner) else { throw Self.notMember("The new owner", of: "workspace") }
       workspace.ownerID = newOwner
     }
+    pushWorkspace(workspace)
     return .json(workspaceJSON(workspace))
   }
 
@@ -199,6 +206,7 @@ struct ChatBackend: Sendable {
       state.conversations[channel.id] = channel
       return channel
     }
+    pushChannel(channel)
     return .json(channelJSON(channel, for: me), status: .created)
   }
 
@@ -213,12 +221,15 @@ struct ChatBackend: Sendable {
   private func deleteChannel(_ request: SandboxRequest) throws -> SandboxResponse {
     let me = try auth.account(of: request).id
     let id = request.parameter("channel") ?? ""
-    let imageIDs = try state.withLock { state in
+    let (imageIDs, channel, memberIDs) = try state.withLock { state in
       let channel = try Self.channel(id, visibleTo: me, in: state)
       guard channel.ownerID == me else { throw Self.notOwner("delete this channel") }
-      return state.removeConversations([id])
+      return (
+        state.removeConversations([id]), channel, state.workspaces[channel.workspaceID]?.memberIDs ?? []
+      )
     }
     images.remove(imageIDs)
+    push("channelDeleted", memberIDs, ["id": .string(id), "workspaceId": .string(channel.workspaceID)])
     return .json([:])
   }
 
@@ -269,6 +280,7 @@ struct ChatBackend: Sendable {
       state.conversations[id] = channel
       return channel
     }
+    pushChannel(channel)
     return (channel, me)
   }
 
@@ -305,7 +317,25 @@ struct ChatBackend: Sendable {
       state.conversations[room.id] = room
       return (room, true)
     }
+    if created {
+      for id in room.memberIDs { push("dm", [id], directMessageJSON(room, for: id)) }
+    }
     return .json(directMessageJSON(room, for: me), status: created ? .created : .ok)
+  }
+
+  // MARK: - Pushes
+
+  /// Tells every member of `workspace` of it as it is now (created, renamed, a member invited, handed over): a
+  /// workspace list follows without asking again.
+  private func pushWorkspace(_ workspace: ChatState.Workspace) {
+    push("workspace", workspace.memberIDs, workspaceJSON(workspace))
+  }
+
+  /// Tells every member of the channel's workspace of the channel as each of them sees it (`joined`, `unreadCount`
+  /// are theirs): created, renamed, joined, left or handed over.
+  private func pushChannel(_ channel: ChatState.Conversation) {
+    let memberIDs = state.withLock { $0.workspaces[channel.workspaceID]?.memberIDs ?? [] }
+    for id in memberIDs { push("channel", [id], channelJSON(channel, for: id)) }
   }
 
   // MARK: - Lookups

@@ -1,6 +1,7 @@
 import Chat
 import Domain
 import Foundation
+import KeelBasics
 import Logging
 import NIOTransports
 import Networking
@@ -21,7 +22,7 @@ struct ChatUser {
   static func signUp(
     _ name: String, on sandbox: RunningSandbox, transport: any HTTPTransport,
     configuration: ChatConfiguration = .testing, directory: URL? = nil,
-    now: @escaping @Sendable () -> Date = { Date() }
+    now: @escaping @Sendable () -> Date = { Date() }, signingUp: Bool = true
   ) async throws -> ChatUser {
     let directory = try directory ?? chatDirectory(name)
     let sessions = SessionManager(
@@ -29,12 +30,58 @@ struct ChatUser {
       secureStore: try EncryptedFileSecureStore(directory: directory.appendingPathComponent("secure")),
       clock: ContinuousClock(), now: { Date() },
       logger: Logger(label: "keel.tests.chat") { _ in SwiftLogNoOpLogHandler() })
-    let user = try await sessions.signUp(email: "\(name)@example.com", password: "password-\(name)")
+    let user =
+      signingUp
+      ? try await sessions.signUp(email: "\(name)@example.com", password: "password-\(name)")
+      : try await sessions.login(email: "\(name)@example.com", password: "password-\(name)")
     let chat = try ChatService(
       baseURL: sandbox.baseURL, sessions: sessions, socketTransport: chatSocketTransport,
       directory: directory.appendingPathComponent("chat"), settings: InMemoryKeyValueStore(),
       configuration: configuration, clock: ContinuousClock(), now: now)
     return ChatUser(sessions: sessions, chat: chat, id: user.id, directory: directory)
+  }
+}
+
+extension ChatUser {
+  /// `name@example.com`, signed up already, on another device: a session and a chat service in a directory of their
+  /// own.
+  static func signIn(_ name: String, on sandbox: RunningSandbox, transport: any HTTPTransport) async throws -> ChatUser
+  {
+    try await signUp(
+      name, on: sandbox, transport: transport, directory: chatDirectory("\(name)-other"), signingUp: false)
+  }
+}
+
+/// A live stream followed in a task of its own: every value it gave, and how it ended.
+final class Following<Value: Sendable>: Sendable {
+  let values = Locked<[Value]>([])
+  /// `nil` while it runs; then its error, or `nil` inside for a stream that finished.
+  let ending = Locked<(any Error)??>(nil)
+  private let task: Task<Void, Never>
+
+  init(_ stream: AsyncThrowingStream<Value, any Error>) {
+    let (values, ending) = (values, ending)
+    task = Task {
+      do {
+        for try await value in stream { values.withLock { $0.append(value) } }
+        ending.withLock { $0 = .some(nil) }
+      } catch {
+        ending.withLock { $0 = .some(error) }
+      }
+    }
+  }
+
+  deinit { task.cancel() }
+
+  /// The newest value once `condition` holds for it, or `nil` after a minute.
+  func until(_ condition: @escaping (Value) -> Bool) async -> Value? {
+    let held = await chatPoll { values.withLock { $0.last.map(condition) ?? false } }
+    return held ? values.withLock { $0.last } : nil
+  }
+
+  /// Whether at least `count` values came within a minute.
+  func received(_ count: Int) async -> Bool {
+    await chatPoll { values.withLock { $0.count >= count } }
   }
 }
 
