@@ -45,7 +45,7 @@ do {
   let chat = try demo.chat
   step("login(demo@keel.dev), then dependencies.chat", "signed in as \(me.id); the chat keeps its store in demo/chat")
 
-  var lists: [[ChatStore.Workspace]] = []
+  var lists: [[Workspace]] = []
   for try await workspaces in chat.workspaces().prefix(2) { lists.append(workspaces) }
   step(
     "workspaces()", lists.map { "\($0.map(\.name))" }.joined(separator: " from the store, then ") + " from the server")

@@ -18,8 +18,8 @@ struct ChatStoreTests {
   func open(maxSize: Int64 = 256_000_000) throws -> ChatStore { try ChatStore(url: url, maxSize: maxSize) }
 
   /// The message `n` of `conversation`, sent at `start + n` seconds.
-  static func message(_ n: Int, in conversation: String = "general", text: String? = nil) -> ChatStore.Message {
-    ChatStore.Message(
+  static func message(_ n: Int, in conversation: String = "general", text: String? = nil) -> Message {
+    Message(
       id: "m\(n)", clientMessageID: "c\(n)", conversationID: conversation, senderID: "alice",
       text: text ?? "message \(n)", createdAt: start.addingTimeInterval(Double(n)))
   }
@@ -45,7 +45,7 @@ struct ChatStoreTests {
     defer { try? FileManager.default.removeItem(at: directory) }
     let store = try open()
     try await store.upsert([Self.message(1), Self.message(5)])
-    let pending = ChatStore.Message(
+    let pending = Message(
       id: nil, clientMessageID: "local-1", conversationID: "general", senderID: "me", text: "on its way",
       images: ["/tmp/photo.png"], createdAt: Self.start.addingTimeInterval(9), state: .pending)
     #expect(try await store.upsert([pending]).count == 1)
@@ -135,10 +135,10 @@ struct ChatStoreTests {
     try await store.replaceWorkspaces([.init(id: "w1", name: "Alpha", ownerID: "me")])
     #expect(try await store.workspaces().map(\.id) == ["w1"])
 
-    let general = ChatStore.Conversation(
+    let general = Conversation(
       id: "general", workspaceID: "w1", kind: .channel, name: "general", joined: true)
-    let random = ChatStore.Conversation(id: "random", workspaceID: "w1", kind: .channel, name: "random", joined: false)
-    let dm = ChatStore.Conversation(id: "dm-bob", workspaceID: "w1", kind: .directMessage, name: "bob", joined: true)
+    let random = Conversation(id: "random", workspaceID: "w1", kind: .channel, name: "random", joined: false)
+    let dm = Conversation(id: "dm-bob", workspaceID: "w1", kind: .directMessage, name: "bob", joined: true)
     try await store.replaceConversations([random, general], in: "w1", kind: .channel)
     try await store.replaceConversations([dm], in: "w1", kind: .directMessage)
     #expect(try await store.conversations(in: "w1").map(\.id) == ["dm-bob", "general", "random"])
@@ -159,7 +159,7 @@ struct ChatStoreTests {
   func readPointers() async throws {
     defer { try? FileManager.default.removeItem(at: directory) }
     let store = try open()
-    var general = ChatStore.Conversation(
+    var general = Conversation(
       id: "general", workspaceID: "w1", kind: .channel, name: "general", joined: true, unreadCount: 4)
     try await store.upsert([general])
     try await store.markRead("general", upTo: "m4")

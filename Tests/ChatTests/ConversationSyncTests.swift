@@ -135,7 +135,7 @@ struct ConversationSyncTests {
   }
 
   /// A numbered message, as a push brings it.
-  func pushed(_ number: Int) -> ChatStore.Message { ScriptedServer.message(number, numbered: true).record }
+  func pushed(_ number: Int) -> Message { ScriptedServer.message(number, numbered: true).record }
 
   func texts(_ sync: ConversationSync) -> [String] { sync.snapshots.current.messages.map(\.text) }
 

@@ -102,7 +102,7 @@ import Testing
     #expect(chat.opened.elements.isEmpty, "a room that exists is not asked for")
 
     let bobRoom = DirectMessageRoom(
-      conversation: ChatStore.Conversation(
+      conversation: Conversation(
         id: "d-user-bob", workspaceID: "w1", kind: .directMessage, name: "bob", joined: true),
       members: [FakeChat.bob, FakeChat.me], lastMessage: nil)
     await store.send(.view(.memberTapped(FakeChat.bob))) { $0.opening = "user-bob" }

@@ -46,7 +46,7 @@ extension ChatAgainstSandbox {
       #expect(try await ann.chat.store.messageCount(in: secret.id) == 0)
       #expect(try await ann.chat.outboxCount() == 0)
       #expect(ann.chat.lastWorkspaceID == nil)
-      var lists: [[ChatStore.Workspace]] = []
+      var lists: [[Workspace]] = []
       for try await list in ann.chat.workspaces().prefix(2) { lists.append(list) }
       #expect(lists == [[], []], "Bob is in no workspace, stored or on the server")
       let bobsWorkspace = try await ann.chat.createWorkspace(named: "Bob's")

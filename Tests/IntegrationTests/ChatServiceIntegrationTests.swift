@@ -29,7 +29,7 @@ extension ChatAgainstSandbox {
       let workspace = try await ann.chat.createWorkspace(named: "  Keel  ")
       #expect(workspace.name == "Keel" && workspace.ownerID == ann.id)
       try await ann.chat.invite(email: "bob@example.com", to: workspace.id)
-      var bobsLists: [[ChatStore.Workspace]] = []
+      var bobsLists: [[Workspace]] = []
       for try await list in bob.chat.workspaces().prefix(2) { bobsLists.append(list) }
       #expect(bobsLists == [[], [workspace]], "the stored list (empty), then the server's")
       try bob.chat.setLastWorkspaceID(workspace.id)

@@ -28,7 +28,7 @@ actor ChatBenchFixture {
     let socket: NIOWebSocketTransport
     let catchUpChannel: String
     /// The message before the missed ones: where a catch-up starts.
-    let anchor: ChatStore.Message
+    let anchor: Message
     let latencyChannel: String
     /// The workspace of both channels.
     let workspaceID: String
@@ -104,7 +104,7 @@ actor ChatBenchFixture {
   /// Sends `text` to `conversation` as a hand-written client does: a multipart body in memory, a bearer token.
   static func post(
     _ text: String, to conversation: String, token: String, baseURL: URL, over transport: any HTTPTransport
-  ) async throws -> ChatStore.Message {
+  ) async throws -> Message {
     var form = MultipartFormData()
     form.append(text, name: "text")
     form.append(UUID().uuidString, name: "clientMessageId")
@@ -119,7 +119,7 @@ actor ChatBenchFixture {
       let id = json["id"] as? String, let createdAt = json["createdAt"] as? Double,
       let sender = json["senderId"] as? String
     else { throw BenchmarkError(description: "a send answered \(response.status)") }
-    return ChatStore.Message(
+    return Message(
       id: id, clientMessageID: nil, conversationID: conversation, senderID: sender, text: text,
       createdAt: Date(timeIntervalSince1970: createdAt / 1_000))
   }

@@ -27,8 +27,8 @@ enum ChatStoreBenchmarks {
 
   static let conversation = "c1"
 
-  static func message(_ number: Int) -> ChatStore.Message {
-    ChatStore.Message(
+  static func message(_ number: Int) -> Message {
+    Message(
       id: "m\(number)", clientMessageID: "client-\(number)", conversationID: conversation, senderID: "ann",
       text: "message number \(number), about as long as a chat line usually is",
       createdAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(number) / 1_000))
@@ -63,7 +63,7 @@ enum ChatStoreBenchmarks {
     return database
   }
 
-  private static func insert(_ messages: [ChatStore.Message], into db: Database) throws {
+  private static func insert(_ messages: [Message], into db: Database) throws {
     for message in messages {
       try db.execute(
         sql: """

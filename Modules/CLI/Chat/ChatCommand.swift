@@ -2,7 +2,6 @@ import ArgumentParser
 import Chat
 import Domain
 import Foundation
-import Persistence
 
 /// `keel chat`: workspaces, channels, DMs and their messages, on the session of `keel auth login`.
 struct ChatCommand: AsyncParsableCommand {
@@ -43,7 +42,7 @@ struct ChatContext {
   /// the last one used (`ChatService.workspace(named:)`).
   ///
   /// - Throws: ``CommandFailure`` of ``ExitStatus/notFound`` when there is no such workspace, or none at all.
-  func workspace(_ requested: String?) async throws -> ChatStore.Workspace {
+  func workspace(_ requested: String?) async throws -> Workspace {
     do {
       return try await chat.workspace(named: requested)
     } catch let error as ChatError where error.kind == .notFound {
@@ -62,8 +61,8 @@ struct ChatContext {
   /// - Throws: ``CommandFailure`` of ``ExitStatus/notFound`` when none matches, of ``ExitStatus/invalidInput`` when a
   ///   nickname names more than one DM partner (the candidates listed).
   func conversation(
-    _ name: String, in workspace: ChatStore.Workspace, openingDirectMessage: Bool = false
-  ) async throws -> ChatStore.Conversation {
+    _ name: String, in workspace: Workspace, openingDirectMessage: Bool = false
+  ) async throws -> Conversation {
     do {
       return try await chat.conversation(named: name, in: workspace.id, openingDirectMessage: openingDirectMessage)
     } catch let error as ChatError where error.kind == .notFound {
@@ -76,7 +75,7 @@ struct ChatContext {
   }
 
   /// The nicknames of `workspace`'s members by user id; empty when they cannot be read (ids show instead).
-  func nicknames(in workspace: ChatStore.Workspace) async -> [String: String] {
+  func nicknames(in workspace: Workspace) async -> [String: String] {
     guard let members = try? await chat.members(ofWorkspace: workspace.id) else { return [:] }
     return Dictionary(members.map { ($0.userID, $0.nickname) }) { first, _ in first }
   }

@@ -2,7 +2,6 @@ import ArgumentParser
 import Chat
 import Domain
 import Foundation
-import Persistence
 
 /// `keel chat history general`: a conversation's newest messages, caught up with the server first.
 struct ChatHistoryCommand: AsyncParsableCommand {

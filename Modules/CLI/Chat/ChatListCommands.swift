@@ -2,7 +2,6 @@ import ArgumentParser
 import Chat
 import Domain
 import Foundation
-import Persistence
 
 /// `keel chat workspaces`: the workspaces the user is in, the current one marked.
 struct ChatWorkspacesCommand: AsyncParsableCommand {
@@ -63,7 +62,7 @@ struct ChatChannelsCommand: AsyncParsableCommand {
 
   private struct ChannelList: Encodable {
     let workspace: String
-    let channels: [ChatStore.Conversation]
+    let channels: [Conversation]
   }
 }
 

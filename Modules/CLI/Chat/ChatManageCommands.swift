@@ -2,7 +2,6 @@ import ArgumentParser
 import Chat
 import Domain
 import Foundation
-import Persistence
 
 /// `keel chat channel …`: make, rename, delete, join and leave a workspace's channels, and list their members.
 struct ChatChannelCommand: AsyncParsableCommand {
@@ -211,7 +210,7 @@ extension ChatContext {
   /// The channel `name` names in the workspace `workspace` names: a channel's name or id, not a DM.
   ///
   /// - Throws: ``CommandFailure`` of ``ExitStatus/notFound`` when there is none, or it is a DM.
-  func channel(_ name: String, in workspace: String?) async throws -> ChatStore.Conversation {
+  func channel(_ name: String, in workspace: String?) async throws -> Conversation {
     let chosen = try await self.workspace(workspace)
     let found = try await conversation(name.hasPrefix("@") ? String(name.dropFirst()) : name, in: chosen)
     guard found.kind == .channel else {
@@ -226,7 +225,7 @@ extension ChatContext {
   }
 
   /// Prints members, one a line (the owner marked), or as `{"members":[…]}`.
-  func list(_ members: [ChatStore.Member], owner: String?) throws {
+  func list(_ members: [Member], owner: String?) throws {
     let lines = members.map { member in
       Output.printable("\(member.nickname) <\(member.email ?? member.userID)>") + "  \(member.userID)"
         + (member.userID == owner ? "  (owner)" : "")

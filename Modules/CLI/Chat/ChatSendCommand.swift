@@ -4,7 +4,6 @@ import Domain
 import Foundation
 import KeelBasics
 import Networking
-import Persistence
 
 /// `keel chat send general "Hello" --image cat.png`: one message, through the durable outbox.
 struct ChatSendCommand: AsyncParsableCommand {
@@ -96,8 +95,8 @@ struct ChatSendCommand: AsyncParsableCommand {
   }
 
   /// `pending` once the outbox has sent or failed it, or as it is after --timeout.
-  private func outcome(of pending: ChatStore.Message, in chat: ChatService) async -> ChatStore.Message {
-    await withTaskGroup(of: ChatStore.Message.self) { group in
+  private func outcome(of pending: Message, in chat: ChatService) async -> Message {
+    await withTaskGroup(of: Message.self) { group in
       group.addTask { await chat.outcome(of: pending) }
       group.addTask {
         try? await Task.sleep(for: .milliseconds(Int64(timeout * 1_000)))

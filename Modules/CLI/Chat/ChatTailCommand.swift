@@ -2,7 +2,6 @@ import ArgumentParser
 import Chat
 import Domain
 import Foundation
-import Persistence
 import UnixSignals
 
 /// `keel chat tail general`: a conversation's newest messages, then each new one as it arrives, until Ctrl-C.
@@ -84,7 +83,7 @@ struct ChatTailCommand: AsyncParsableCommand {
     _ open: ChatConversation, last: Int, names: [String: String], context: ChatContext
   ) async {
     let output = context.command.output
-    var shown: ChatStore.Position?
+    var shown: Message.Position?
     var started = false
     var problem: String?
     for await snapshot in open.snapshots() {

@@ -2,7 +2,6 @@ import ArgumentParser
 import Chat
 import Domain
 import Foundation
-import Persistence
 import UnixSignals
 
 /// `keel chat watch`: a workspace's channels and DMs, printed again each time any of them changes, until Ctrl-C.
@@ -80,14 +79,14 @@ struct ChatWatchCommand: AsyncParsableCommand {
 
   /// What one of the three live lists gave.
   private enum Update: Sendable {
-    case workspaces([ChatStore.Workspace])
-    case channels([ChatStore.Conversation])
+    case workspaces([Workspace])
+    case channels([Conversation])
     case rooms([DirectMessageRoom])
   }
 
   /// Follows the workspace list, the channels and the DM rooms together; prints the view once each has given the
   /// server's answer (its second value), then each time the view changes. Returns when the workspace is gone.
-  private static func watch(_ workspace: ChatStore.Workspace, context: ChatContext) async throws {
+  private static func watch(_ workspace: Workspace, context: ChatContext) async throws {
     let chat = context.chat
     let (updates, continuation) = AsyncThrowingStream<Update, any Error>.makeStream()
     let forwarding = [
@@ -144,9 +143,9 @@ struct ChatWatchCommand: AsyncParsableCommand {
 
 /// What `keel chat watch` shows of a workspace.
 struct WatchView {
-  var workspace: ChatStore.Workspace
+  var workspace: Workspace
   let me: String
-  var channels: [ChatStore.Conversation] = []
+  var channels: [Conversation] = []
   var rooms: [DirectMessageRoom] = []
 
   /// The view as `--json` prints it.

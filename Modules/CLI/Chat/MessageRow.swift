@@ -1,7 +1,6 @@
 import Chat
 import Domain
 import Foundation
-import Persistence
 
 /// A message as `keel chat` prints it: a line for people, an object for `--json` (snake_case like every `--json`
 /// output, the images as absolute URLs, the time in ISO 8601).
@@ -25,7 +24,7 @@ struct MessageRow: Encodable {
   let seq: Int?
 
   /// The row of `message`, its sender named from `names` and its images resolved against `baseURL`.
-  init(_ message: ChatStore.Message, names: [String: String], baseURL: URL) {
+  init(_ message: Message, names: [String: String], baseURL: URL) {
     id = message.id
     clientMessageId = message.clientMessageID
     conversationId = message.conversationID

@@ -29,7 +29,7 @@ extension Demo {
     try await control.socketIOFault(drop: true)
     try expect(await within(.seconds(5)) { !chatB.connectionState.isConnected }, "B's socket was not dropped")
     let picture = try await image()
-    var pending: [ChatStore.Message] = []
+    var pending: [Message] = []
     for number in 1...count {
       let images = number == count / 2 ? [picture] : []
       pending.append(try await chatA.send("Message \(number) of \(count)", images: images, to: channel.id))

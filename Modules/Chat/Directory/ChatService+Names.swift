@@ -8,9 +8,9 @@ extension ChatService {
   ///
   /// - Throws: ``ChatError`` of kind ``ChatError/Kind/notFound`` when there is no such workspace, or none at all;
   ///   the kinds a list throws when the server cannot be reached.
-  public func workspace(named name: String?) async throws -> ChatStore.Workspace {
+  public func workspace(named name: String?) async throws -> Workspace {
     let (all, current) = try await workspacesByName()
-    let chosen: ChatStore.Workspace
+    let chosen: Workspace
     if let name {
       guard
         let named = all.first(where: { $0.id == name })
@@ -33,7 +33,7 @@ extension ChatService {
   /// it is still there, else the first.
   ///
   /// - Throws: as ``refreshWorkspaces()``.
-  public func workspacesByName() async throws -> (all: [ChatStore.Workspace], current: ChatStore.Workspace?) {
+  public func workspacesByName() async throws -> (all: [Workspace], current: Workspace?) {
     let all = try await refreshWorkspaces().sorted { ($0.name, $0.id) < ($1.name, $1.id) }
     return (all, all.first { $0.id == lastWorkspaceID } ?? all.first)
   }
@@ -51,7 +51,7 @@ extension ChatService {
   /// - Throws: ``ChatError`` of kind ``ChatError/Kind/notFound`` when nothing matches; of kind
   ///   ``ChatError/Kind/ambiguous`` when a nickname names more than one DM partner, with them in
   ///   ``ChatError/candidates``; the kinds a list throws when the server cannot be reached.
-  public func conversation(named name: String, in workspaceID: String) async throws -> ChatStore.Conversation {
+  public func conversation(named name: String, in workspaceID: String) async throws -> Conversation {
     let me = try me()
     let channels = try await refreshChannels(in: workspaceID)
     let rooms = try await refreshDirectMessages(in: workspaceID)
@@ -64,7 +64,7 @@ extension ChatService {
       return channel
     }
     // A DM is named after its other member: by id, by email (`@ada@keel.dev`), or by nickname, which anyone may take.
-    func others(_ room: DirectMessageRoom) -> [ChatStore.Member] { room.members.filter { $0.userID != me } }
+    func others(_ room: DirectMessageRoom) -> [Member] { room.members.filter { $0.userID != me } }
     if let room = rooms.first(where: { room in
       others(room).contains { $0.userID == bare || $0.email?.caseInsensitiveCompare(bare) == .orderedSame }
     }) {
@@ -97,7 +97,7 @@ extension ChatService {
   ///   name either, ``ChatError/Kind/ambiguous`` when several members have that nickname.
   public func conversation(
     named name: String, in workspaceID: String, openingDirectMessage: Bool
-  ) async throws -> ChatStore.Conversation {
+  ) async throws -> Conversation {
     do {
       return try await conversation(named: name, in: workspaceID)
     } catch let error as ChatError where error.kind == .notFound && openingDirectMessage && name.hasPrefix("@") {
@@ -111,7 +111,7 @@ extension ChatService {
   ///
   /// - Throws: ``ChatError/Kind/notFound`` when none has it; ``ChatError/Kind/ambiguous`` (with ``ChatError/candidates``)
   ///   when several have that nickname; the kinds a list throws when the server cannot be reached.
-  public func member(named name: String, in workspaceID: String) async throws -> ChatStore.Member {
+  public func member(named name: String, in workspaceID: String) async throws -> Member {
     let me = try me()
     let members = try await members(ofWorkspace: workspaceID).filter { $0.userID != me }
     if let member = members.first(where: {

@@ -21,12 +21,12 @@ public struct ConversationSnapshot: Sendable, Hashable {
 
   /// The messages shown, oldest first (time, then id): the newest page and any older pages loaded, pending and
   /// failed ones in their place.
-  public var messages: [ChatStore.Message]
+  public var messages: [Message]
   /// How current they are.
   public var status: Status
 
   /// A snapshot.
-  public init(messages: [ChatStore.Message], status: Status) {
+  public init(messages: [Message], status: Status) {
     self.messages = messages
     self.status = status
   }

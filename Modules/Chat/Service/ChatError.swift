@@ -53,7 +53,7 @@ public struct ChatError: ServiceError {
   /// The error underneath, if any (the store's, the HTTP client's).
   public var underlying: (any Error)?
   /// What an ``Kind/ambiguous`` name could mean, for the caller to choose from.
-  public var candidates: [ChatStore.Member] = []
+  public var candidates: [Member] = []
 
   /// An error of `kind` described by `description`, a complete sentence.
   public init(

@@ -12,7 +12,7 @@ extension ChatService {
   /// import Chat
   /// import Foundation
   ///
-  /// func firstImage(of message: ChatStore.Message, on chat: ChatService) async throws -> Data? {
+  /// func firstImage(of message: Message, on chat: ChatService) async throws -> Data? {
   ///   guard let path = message.images.first else { return nil }
   ///   return try await chat.image(at: path)  // the bytes, from memory, disk or the server
   /// }

@@ -4,15 +4,15 @@ import Persistence
 
 /// A DM room as its list shows it: the room, its members, and its newest message.
 public struct DirectMessageRoom: Sendable, Hashable {
-  /// The room; its `ChatStore.Conversation.name` is the other member's nickname.
-  public var conversation: ChatStore.Conversation
+  /// The room; its `Conversation.name` is the other member's nickname.
+  public var conversation: Conversation
   /// Both members.
-  public var members: [ChatStore.Member]
+  public var members: [Member]
   /// Its newest message, if it has one.
-  public var lastMessage: ChatStore.Message?
+  public var lastMessage: Message?
 
   /// A room.
-  public init(conversation: ChatStore.Conversation, members: [ChatStore.Member], lastMessage: ChatStore.Message?) {
+  public init(conversation: Conversation, members: [Member], lastMessage: Message?) {
     self.conversation = conversation
     self.members = members
     self.lastMessage = lastMessage
@@ -27,7 +27,7 @@ extension ChatService {
   /// pushes, SandboxAPI §7), and after each reconnection. The stream ends when the consumer stops, when the account
   /// ends (``ChatError/Kind/notSignedIn``) or the service shuts down; it throws a ``ChatError`` after the stored list
   /// when the server cannot be reached.
-  public func workspaces() -> AsyncThrowingStream<[ChatStore.Workspace], any Error> {
+  public func workspaces() -> AsyncThrowingStream<[Workspace], any Error> {
     live(.workspaces, read: { try await $0.workspaces() }, fetch: { [self] in try await refreshWorkspaces() })
   }
 
@@ -35,7 +35,7 @@ extension ChatService {
   ///
   /// - Throws: ``ChatError``.
   @discardableResult
-  public func refreshWorkspaces() async throws -> [ChatStore.Workspace] {
+  public func refreshWorkspaces() async throws -> [Workspace] {
     let store = try store
     let answer = try await call(.workspaces, as: ChatWire.Workspaces.self, doing: "list the workspaces")
     let workspaces = answer.workspaces.map(\.record)
@@ -43,10 +43,10 @@ extension ChatService {
     return workspaces
   }
 
-  /// A workspace's channels by name, joined and not (`ChatStore.Conversation.joined` tells), each with its unread
+  /// A workspace's channels by name, joined and not (`Conversation.joined` tells), each with its unread
   /// count and member count, live as ``workspaces()`` is: a message, a read on another device, a channel created,
   /// renamed, deleted, joined or left changes the list.
-  public func channels(in workspaceID: String) -> AsyncThrowingStream<[ChatStore.Conversation], any Error> {
+  public func channels(in workspaceID: String) -> AsyncThrowingStream<[Conversation], any Error> {
     live(
       .channels(workspaceID: workspaceID), read: { try await $0.conversations(in: workspaceID, kind: .channel) },
       fetch: { [self] in try await refreshChannels(in: workspaceID) })
@@ -56,7 +56,7 @@ extension ChatService {
   ///
   /// - Throws: ``ChatError``.
   @discardableResult
-  public func refreshChannels(in workspaceID: String) async throws -> [ChatStore.Conversation] {
+  public func refreshChannels(in workspaceID: String) async throws -> [Conversation] {
     let store = try store
     let answer = try await call(
       .channels(workspaceID: workspaceID, joinedOnly: false), as: ChatWire.Channels.self, doing: "list the channels")
@@ -121,7 +121,7 @@ extension ChatService {
   ///
   /// - Throws: ``ChatError/Kind/invalidInput`` for a name that is empty or longer than 100 characters once trimmed,
   ///   before anything is sent; otherwise ``ChatError``.
-  public func createWorkspace(named name: String) async throws -> ChatStore.Workspace {
+  public func createWorkspace(named name: String) async throws -> Workspace {
     let store = try store
     let name = try Self.validName(name, of: "workspace")
     let workspace = try await call(.createWorkspace(name: name), as: ChatWire.Workspace.self, doing: "create \(name)")
@@ -133,7 +133,7 @@ extension ChatService {
   ///
   /// - Throws: as ``createWorkspace(named:)``; ``ChatError/Kind/refused`` (`E403`) for a workspace the user does not
   ///   own.
-  public func renameWorkspace(_ workspaceID: String, to name: String) async throws -> ChatStore.Workspace {
+  public func renameWorkspace(_ workspaceID: String, to name: String) async throws -> Workspace {
     let store = try store
     let name = try Self.validName(name, of: "workspace")
     let workspace = try await call(
@@ -160,7 +160,7 @@ extension ChatService {
   /// A workspace's members, in the order they joined (stored too).
   ///
   /// - Throws: ``ChatError``.
-  public func members(ofWorkspace workspaceID: String) async throws -> [ChatStore.Member] {
+  public func members(ofWorkspace workspaceID: String) async throws -> [Member] {
     let store = try store
     let answer = try await call(
       .workspaceMembers(id: workspaceID), as: ChatWire.Members.self, doing: "list the members of \(workspaceID)")
@@ -186,7 +186,7 @@ extension ChatService {
   /// Hands a workspace the user owns to another of its members.
   ///
   /// - Throws: ``ChatError``.
-  public func transferWorkspace(_ workspaceID: String, to userID: String) async throws -> ChatStore.Workspace {
+  public func transferWorkspace(_ workspaceID: String, to userID: String) async throws -> Workspace {
     let store = try store
     let workspace = try await call(
       .transferWorkspace(id: workspaceID, to: userID), as: ChatWire.Workspace.self,
@@ -199,7 +199,7 @@ extension ChatService {
   ///
   /// - Throws: ``ChatError/Kind/invalidInput`` for a bad name, before anything is sent; ``ChatError/Kind/refused``
   ///   (`E409`) when the workspace has a channel of that name.
-  public func createChannel(named name: String, in workspaceID: String) async throws -> ChatStore.Conversation {
+  public func createChannel(named name: String, in workspaceID: String) async throws -> Conversation {
     let name = try Self.validName(name, of: "channel")
     return try await keepChannel(
       .createChannel(workspaceID: workspaceID, name: name), doing: "create the channel \(name)")
@@ -208,7 +208,7 @@ extension ChatService {
   /// Renames a channel the user owns.
   ///
   /// - Throws: as ``createChannel(named:in:)``.
-  public func renameChannel(_ channelID: String, to name: String) async throws -> ChatStore.Conversation {
+  public func renameChannel(_ channelID: String, to name: String) async throws -> Conversation {
     let name = try Self.validName(name, of: "channel")
     return try await keepChannel(.renameChannel(id: channelID, name: name), doing: "rename \(channelID)")
   }
@@ -225,7 +225,7 @@ extension ChatService {
   /// Joins a channel of one of the user's workspaces.
   ///
   /// - Throws: ``ChatError``.
-  public func join(_ channelID: String) async throws -> ChatStore.Conversation {
+  public func join(_ channelID: String) async throws -> Conversation {
     try await keepChannel(.join(channelID: channelID), doing: "join \(channelID)")
   }
 
@@ -233,7 +233,7 @@ extension ChatService {
   /// channel (now not joined) and forgets its messages.
   ///
   /// - Throws: ``ChatError``.
-  public func leave(_ channelID: String) async throws -> ChatStore.Conversation {
+  public func leave(_ channelID: String) async throws -> Conversation {
     let channel = try await keepChannel(.leave(channelID: channelID), doing: "leave \(channelID)")
     try await stored("forget the channel's messages") { try await store.resetMessages(in: channelID) }
     return channel
@@ -242,14 +242,14 @@ extension ChatService {
   /// Hands a channel the user owns to another of its members.
   ///
   /// - Throws: ``ChatError``.
-  public func transferChannel(_ channelID: String, to userID: String) async throws -> ChatStore.Conversation {
+  public func transferChannel(_ channelID: String, to userID: String) async throws -> Conversation {
     try await keepChannel(.transferChannel(id: channelID, to: userID), doing: "transfer \(channelID)")
   }
 
   /// A channel's members, in the order they joined (stored too).
   ///
   /// - Throws: ``ChatError``.
-  public func members(ofChannel channelID: String) async throws -> [ChatStore.Member] {
+  public func members(ofChannel channelID: String) async throws -> [Member] {
     let store = try store
     let answer = try await call(
       .channelMembers(id: channelID), as: ChatWire.Members.self, doing: "list the members of \(channelID)")
@@ -293,7 +293,7 @@ extension ChatService {
     return answer.unreadCount
   }
 
-  private func keepChannel(_ route: ChatRouter.Route, doing what: String) async throws -> ChatStore.Conversation {
+  private func keepChannel(_ route: ChatRouter.Route, doing what: String) async throws -> Conversation {
     let store = try store
     let channel = try await call(route, as: ChatWire.Channel.self, doing: what).record
     try await stored("keep the channel") { try await store.upsert([channel]) }

@@ -38,7 +38,7 @@ extension ChatService {
   /// - Throws: ``ChatError/Kind/invalidInput`` as ``validate(_:images:)`` says, before anything is written or sent;
   ///   ``ChatError/Kind/notSignedIn``; ``ChatError/Kind/storage`` when the outbox cannot keep it (full, or a disk
   ///   failure), and then nothing is sent.
-  public func send(_ text: String, images: [URL] = [], to conversationID: String) async throws -> ChatStore.Message {
+  public func send(_ text: String, images: [URL] = [], to conversationID: String) async throws -> Message {
     _ = try me()
     try Self.validate(text, images: images)
     // One read of the session: the message goes to its writer's outbox, whoever signs in meanwhile.
@@ -54,7 +54,7 @@ extension ChatService {
       removeImages(names, of: account)
       throw ChatError.storage(error, doing: "keep the message in the outbox")
     }
-    let pending = ChatStore.Message(
+    let pending = Message(
       id: nil, clientMessageID: clientMessageID, conversationID: conversationID, senderID: me, text: text,
       images: names.map { account.images.appendingPathComponent($0).path }, createdAt: now(), state: .pending)
     await show(pending, in: account, added: true)
@@ -66,7 +66,7 @@ extension ChatService {
   ///
   /// - Throws: ``ChatError/Kind/invalidInput`` for a message that is not a failed message of the signed-in user's, or
   ///   whose images are gone; ``ChatError/Kind/storage`` when the outbox cannot keep it.
-  public func resend(_ message: ChatStore.Message) async throws {
+  public func resend(_ message: Message) async throws {
     let account = try account()
     let me = account.userID
     guard message.state == .failed, let clientMessageID = message.clientMessageID, message.senderID == me else {
@@ -97,11 +97,11 @@ extension ChatService {
   /// reason. Returns at once for a message settled already; returns it pending when the calling task is cancelled
   /// first (the outbox keeps it either way). A message another process on the same directory sent from the shared
   /// outbox counts too: the store is read again every ``outcomePollInterval``.
-  public func outcome(of message: ChatStore.Message) async -> ChatStore.Message {
+  public func outcome(of message: Message) async -> Message {
     guard let clientMessageID = message.clientMessageID else { return message }
     let updates = settled.updates()  // before the store is read, so that nothing settles unseen in between
     guard !control.withLock({ $0.isShutDown }), let store = try? store else { return message }
-    let settledInStore: @Sendable () async -> ChatStore.Message? = {
+    let settledInStore: @Sendable () async -> Message? = {
       guard
         let stored = try? await store.message(
           clientMessageID: clientMessageID, in: message.conversationID, from: message.senderID),
@@ -110,7 +110,7 @@ extension ChatService {
       return stored
     }
     if let stored = await settledInStore() { return stored }
-    return await withTaskGroup(of: ChatStore.Message?.self) { group in
+    return await withTaskGroup(of: Message?.self) { group in
       group.addTask {
         for await case let settled? in updates where settled.clientMessageID == clientMessageID { return settled }
         return nil
@@ -201,7 +201,7 @@ extension ChatService {
   }
 
   /// Stores `message` in `account`'s store and shows it in its conversation if that is open.
-  private func show(_ message: ChatStore.Message, in account: ChatAccount, added: Bool) async {
+  private func show(_ message: Message, in account: ChatAccount, added: Bool) async {
     do {
       try await account.store.upsert([message])
     } catch {
@@ -216,7 +216,7 @@ extension ChatService {
 
   /// What one attempt to send came to.
   enum Delivery {
-    case sent(ChatStore.Message)
+    case sent(Message)
     /// For good: the server refused it, or it cannot be built; `reason` says why.
     case refused(String)
     /// For now: the network, the server's health or the session; sent again after a wait.
@@ -317,7 +317,7 @@ extension ChatService {
   /// Stores what became of `item`, then takes it off the outbox: a crash between the two sends it again, and the
   /// server, seeing its client message id, answers with the message it stored the first time.
   private func settle(
-    _ item: QueuedItem<OutgoingMessage>, as message: ChatStore.Message, in account: ChatAccount
+    _ item: QueuedItem<OutgoingMessage>, as message: Message, in account: ChatAccount
   ) async {
     await show(message, in: account, added: false)
     do {
@@ -331,8 +331,8 @@ extension ChatService {
     if message.state == .sent { removeImages(item.element.images, of: account) }
   }
 
-  private func pendingRecord(of outgoing: OutgoingMessage, in account: ChatAccount) -> ChatStore.Message {
-    ChatStore.Message(
+  private func pendingRecord(of outgoing: OutgoingMessage, in account: ChatAccount) -> Message {
+    Message(
       id: nil, clientMessageID: outgoing.clientMessageID, conversationID: outgoing.conversationID,
       senderID: outgoing.senderID, text: outgoing.text,
       images: outgoing.images.map { account.images.appendingPathComponent($0).path }, createdAt: now(),

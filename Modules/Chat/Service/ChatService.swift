@@ -79,7 +79,7 @@ public final class ChatService: Sendable {
   /// was the token of: the user whose pushes the connection brings.
   let socketToken = Locked<(token: String, userID: String?)?>(nil)
   /// The last message the outbox sent or failed, for ``outcome(of:)``.
-  let settled = Broadcast<ChatStore.Message?>(nil)
+  let settled = Broadcast<Message?>(nil)
   /// Why the outbox's last attempt failed for now; `nil` once one succeeds.
   let retryReason = Locked<String?>(nil)
 

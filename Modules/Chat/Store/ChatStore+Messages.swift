@@ -102,7 +102,7 @@ extension ChatStore {
 
   /// A page of `conversationID`'s messages, oldest first: the newest `limit` before `position` (all of the newest
   /// when `nil`), for showing a conversation and loading older pages.
-  public func messages(in conversationID: String, before position: Position? = nil, limit: Int) async throws
+  public func messages(in conversationID: String, before position: Message.Position? = nil, limit: Int) async throws
     -> [Message]
   {
     let bound = position.map { (Self.milliseconds($0.createdAt), $0.key) }
@@ -121,7 +121,9 @@ extension ChatStore {
   }
 
   /// `conversationID`'s messages after `position`, oldest first, at most `limit`.
-  public func messages(in conversationID: String, after position: Position, limit: Int) async throws -> [Message] {
+  public func messages(in conversationID: String, after position: Message.Position, limit: Int) async throws
+    -> [Message]
+  {
     let (time, key) = (Self.milliseconds(position.createdAt), position.key)
     return try await read("read messages") { db in
       try Row.fetchAll(

@@ -11,7 +11,7 @@ import Persistence
 ///
 /// let dataDirectory = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
 /// let store = try ChatStore(url: dataDirectory.appending(path: "chat.sqlite"))
-/// let message = ChatStore.Message(
+/// let message = Message(
 ///   id: "m1", clientMessageID: "c1", conversationID: "general", senderID: "alice", text: "Hello",
 ///   createdAt: Date())
 /// try await store.upsert([message])
@@ -24,7 +24,7 @@ import Persistence
 /// first as the sender's own pending copy: an upsert finds it by server id, else by the sender's client message id
 /// in that conversation (one member's client id never matches another's message); a sent message never goes back to
 /// pending or failed. A
-/// conversation's messages read in (time, id) order (``Position``), a page at a time.
+/// conversation's messages read in (time, id) order (``Message/Position``), a page at a time.
 ///
 /// ## Size
 /// The store keeps under ``maxSize`` bytes (256 MB by default, the size the leading chat SDK uses): past it, the sent

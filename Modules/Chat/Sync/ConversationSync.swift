@@ -26,11 +26,11 @@ actor ConversationSync {
   private var catchingUp = false
   private var catchUpAgain = false
   /// Pushes that came during a catch-up, applied after it.
-  private var held: [ChatStore.Message] = []
+  private var held: [Message] = []
   private var retry: Task<Void, Never>?
   private var failures = 0
   private var stopped = false
-  /// The number (``ChatStore/Message/seq``) up to which every message is stored, as far as this sync knows: set by
+  /// The number (``Message/seq``) up to which every message is stored, as far as this sync knows: set by
   /// each catch-up, moved on by each push that follows it; `nil` before the first catch-up.
   private var heard: Int?
   /// Whether a push came since the last silence check.
@@ -177,7 +177,7 @@ actor ConversationSync {
   /// A page as `fetch` brings it, asked again for half as many messages, down to one, while the answer is too large
   /// for the transport to take: a conversation of long messages goes on in smaller pages instead of stopping. A
   /// single message too large to take is asked for brief, without its text and images, and comes back marked
-  /// unavailable (``ChatStore/Message/isUnavailable``): the conversation pages past it. A server that cannot answer
+  /// unavailable (``Message/isUnavailable``): the conversation pages past it. A server that cannot answer
   /// brief fails the catch-up, which is retried later.
   private func fetchFitting(_ after: String?, _ before: String?, _ limit: Int) async throws -> ChatWire.Page {
     var limit = limit
@@ -232,7 +232,7 @@ actor ConversationSync {
   /// A pushed message: held during a catch-up, stored (once) otherwise. One numbered past the next the sync expects
   /// (a push before it was lost) is shown at once and starts a catch-up, which brings what was missed; a duplicate or
   /// an older one is ignored.
-  func receive(_ message: ChatStore.Message) async {
+  func receive(_ message: Message) async {
     guard !stopped else { return }
     heardSinceCheck = true
     if catchingUp {
@@ -243,7 +243,7 @@ actor ConversationSync {
   }
 
   /// Stores pushed `messages` and moves ``heard`` on; returns whether one skips past a number not stored (a gap).
-  private func apply(_ messages: [ChatStore.Message]) async -> Bool {
+  private func apply(_ messages: [Message]) async -> Bool {
     let known = heard
     let fresh = messages.filter { message in
       guard let seq = message.seq, let known else { return true }
@@ -344,7 +344,7 @@ actor ConversationSync {
 
   // MARK: - The window
 
-  private func window() async throws -> [ChatStore.Message] {
+  private func window() async throws -> [Message] {
     try await store.messages(in: id, limit: shown)
   }
 

@@ -11,8 +11,8 @@ enum ChatWire {
     let profileImage: String?
     let email: String?
 
-    var member: ChatStore.Member {
-      ChatStore.Member(userID: id, nickname: nickname, profileURL: profileImage, email: email)
+    var member: Chat.Member {
+      Chat.Member(userID: id, nickname: nickname, profileURL: profileImage, email: email)
     }
   }
 
@@ -21,7 +21,7 @@ enum ChatWire {
     let name: String
     let ownerId: String
 
-    var record: ChatStore.Workspace { ChatStore.Workspace(id: id, name: name, ownerID: ownerId) }
+    var record: Chat.Workspace { Chat.Workspace(id: id, name: name, ownerID: ownerId) }
   }
 
   struct Channel: Decodable, Sendable {
@@ -33,8 +33,8 @@ enum ChatWire {
     let unreadCount: Int
     let memberCount: Int?
 
-    var record: ChatStore.Conversation {
-      ChatStore.Conversation(
+    var record: Chat.Conversation {
+      Chat.Conversation(
         id: id, workspaceID: workspaceId, kind: .channel, name: name, joined: joined, ownerID: ownerId,
         unreadCount: unreadCount, memberCount: memberCount ?? 0)
     }
@@ -48,9 +48,9 @@ enum ChatWire {
     let lastMessage: Message?
 
     /// The room, named after its other member (or after the caller, for a room with themselves only).
-    func record(for me: String) -> ChatStore.Conversation {
+    func record(for me: String) -> Chat.Conversation {
       let other = members.first { $0.id != me } ?? members.first
-      return ChatStore.Conversation(
+      return Chat.Conversation(
         id: id, workspaceID: workspaceId, kind: .directMessage, name: other?.nickname ?? id, joined: true,
         unreadCount: unreadCount, memberCount: members.count)
     }
@@ -77,8 +77,8 @@ enum ChatWire {
         images: [], createdAt: createdAt, seq: seq, brief: true)
     }
 
-    var record: ChatStore.Message {
-      ChatStore.Message(
+    var record: Chat.Message {
+      Chat.Message(
         id: id, clientMessageID: clientMessageId, conversationID: conversationId, senderID: senderId, text: text,
         images: images, createdAt: Date(timeIntervalSince1970: createdAt / 1_000), state: .sent,
         isUnavailable: brief == true, seq: seq)

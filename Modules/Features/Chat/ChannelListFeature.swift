@@ -14,11 +14,11 @@ public struct ChannelListFeature: Reducer {
   /// What the switcher and the list show.
   public struct State: Equatable, Sendable {
     /// The user's workspaces, by name.
-    public var workspaces: [ChatStore.Workspace]
+    public var workspaces: [Workspace]
     /// The chosen workspace's id, once the workspaces are known.
     public var workspaceID: String?
     /// Its channels, joined and not.
-    public var channels: [ChatStore.Conversation]
+    public var channels: [Conversation]
     /// The channels being joined.
     public var joining: Set<String>
     /// What went wrong last, or `nil`.
@@ -26,7 +26,7 @@ public struct ChannelListFeature: Reducer {
 
     /// A list, empty unless told otherwise.
     public init(
-      workspaces: [ChatStore.Workspace] = [], workspaceID: String? = nil, channels: [ChatStore.Conversation] = [],
+      workspaces: [Workspace] = [], workspaceID: String? = nil, channels: [Conversation] = [],
       joining: Set<String> = [], errorMessage: String? = nil
     ) {
       self.workspaces = workspaces
@@ -37,7 +37,7 @@ public struct ChannelListFeature: Reducer {
     }
 
     /// The chosen workspace.
-    public var workspace: ChatStore.Workspace? { workspaces.first { $0.id == workspaceID } }
+    public var workspace: Workspace? { workspaces.first { $0.id == workspaceID } }
   }
 
   /// What can happen to the list, grouped by where it comes from (F3).
@@ -58,15 +58,15 @@ public struct ChannelListFeature: Reducer {
       /// The user switched to the workspace `id`.
       case workspaceSelected(String)
       /// The user tapped a channel: opened if joined, else joined.
-      case channelTapped(ChatStore.Conversation)
+      case channelTapped(Conversation)
     }
 
     /// What the chat tells the feature.
     public enum Internal: Equatable, Sendable {
       /// The workspaces, stored or the server's, and the one kept as last used.
-      case workspacesChanged([ChatStore.Workspace], lastUsed: String?)
+      case workspacesChanged([Workspace], lastUsed: String?)
       /// The channels of `workspaceID`, stored or the server's.
-      case channelsChanged([ChatStore.Conversation], workspaceID: String)
+      case channelsChanged([Conversation], workspaceID: String)
     }
 
     /// The outcome of something the feature asked for.
@@ -74,7 +74,7 @@ public struct ChannelListFeature: Reducer {
       /// A list did not load, for the reason in `message`.
       case listFailed(message: String)
       /// The channel was joined.
-      case joined(ChatStore.Conversation)
+      case joined(Conversation)
       /// Joining `channelID` failed, for the reason in `message`.
       case joinFailed(channelID: String, message: String)
     }
@@ -84,7 +84,7 @@ public struct ChannelListFeature: Reducer {
       /// The workspace shown is now `id`.
       case workspaceChanged(String)
       /// Show `conversation`.
-      case openConversation(ChatStore.Conversation)
+      case openConversation(Conversation)
     }
   }
 

@@ -5,15 +5,15 @@ import Foundation
 /// What the chat features need of a `ChatService`, as closures: ``live(_:)`` for a service, fakes in tests.
 public struct ChatClient: Sendable {
   /// The user's workspaces: stored first, then the server's.
-  public var workspaces: @Sendable () -> AsyncThrowingStream<[ChatStore.Workspace], any Error>
+  public var workspaces: @Sendable () -> AsyncThrowingStream<[Workspace], any Error>
   /// A workspace's channels, joined and not: stored first, then the server's.
-  public var channels: @Sendable (_ workspaceID: String) -> AsyncThrowingStream<[ChatStore.Conversation], any Error>
+  public var channels: @Sendable (_ workspaceID: String) -> AsyncThrowingStream<[Conversation], any Error>
   /// The user's DM rooms in a workspace: stored first, then the server's.
   public var directMessages: @Sendable (_ workspaceID: String) -> AsyncThrowingStream<[DirectMessageRoom], any Error>
   /// A workspace's members.
-  public var members: @Sendable (_ workspaceID: String) async throws -> [ChatStore.Member]
+  public var members: @Sendable (_ workspaceID: String) async throws -> [Member]
   /// Joins a channel; returns it joined.
-  public var join: @Sendable (_ channelID: String) async throws -> ChatStore.Conversation
+  public var join: @Sendable (_ channelID: String) async throws -> Conversation
   /// Opens (or finds) the DM room with a user in a workspace.
   public var openDirectMessage: @Sendable (_ userID: String, _ workspaceID: String) async throws -> DirectMessageRoom
   /// The workspace the user had open last, if kept.
@@ -26,10 +26,9 @@ public struct ChatClient: Sendable {
   /// Shows one more page of older messages in an open conversation; returns whether more may remain.
   public var loadOlder: @Sendable (_ conversationID: String) async throws -> Bool
   /// Sends a message through the outbox; returns it pending.
-  public var send:
-    @Sendable (_ text: String, _ images: [URL], _ conversationID: String) async throws -> ChatStore.Message
+  public var send: @Sendable (_ text: String, _ images: [URL], _ conversationID: String) async throws -> Message
   /// Sends a failed message again.
-  public var resend: @Sendable (ChatStore.Message) async throws -> Void
+  public var resend: @Sendable (Message) async throws -> Void
   /// Marks a conversation read up to a message.
   public var markRead: @Sendable (_ conversationID: String, _ messageID: String) async throws -> Void
   /// The app went to the background: the socket closes.
@@ -39,18 +38,18 @@ public struct ChatClient: Sendable {
 
   /// A client made of closures.
   public init(
-    workspaces: @escaping @Sendable () -> AsyncThrowingStream<[ChatStore.Workspace], any Error>,
-    channels: @escaping @Sendable (String) -> AsyncThrowingStream<[ChatStore.Conversation], any Error>,
+    workspaces: @escaping @Sendable () -> AsyncThrowingStream<[Workspace], any Error>,
+    channels: @escaping @Sendable (String) -> AsyncThrowingStream<[Conversation], any Error>,
     directMessages: @escaping @Sendable (String) -> AsyncThrowingStream<[DirectMessageRoom], any Error>,
-    members: @escaping @Sendable (String) async throws -> [ChatStore.Member],
-    join: @escaping @Sendable (String) async throws -> ChatStore.Conversation,
+    members: @escaping @Sendable (String) async throws -> [Member],
+    join: @escaping @Sendable (String) async throws -> Conversation,
     openDirectMessage: @escaping @Sendable (String, String) async throws -> DirectMessageRoom,
     lastWorkspaceID: @escaping @Sendable () -> String?,
     setLastWorkspaceID: @escaping @Sendable (String) throws -> Void,
     conversation: @escaping @Sendable (String) -> AsyncStream<ConversationSnapshot>,
     loadOlder: @escaping @Sendable (String) async throws -> Bool,
-    send: @escaping @Sendable (String, [URL], String) async throws -> ChatStore.Message,
-    resend: @escaping @Sendable (ChatStore.Message) async throws -> Void,
+    send: @escaping @Sendable (String, [URL], String) async throws -> Message,
+    resend: @escaping @Sendable (Message) async throws -> Void,
     markRead: @escaping @Sendable (String, String) async throws -> Void,
     appDidEnterBackground: @escaping @Sendable () async -> Void,
     appWillEnterForeground: @escaping @Sendable () async -> Void

@@ -16,11 +16,11 @@ public struct ConversationFeature: Reducer {
   /// What the conversation's screen shows.
   public struct State: Equatable, Sendable {
     /// The conversation.
-    public var conversation: ChatStore.Conversation
+    public var conversation: Conversation
     /// The signed-in user's id: their messages show on the other side.
     public var me: String
     /// The messages shown, oldest first, pending and failed ones in their place.
-    public var messages: [ChatStore.Message]
+    public var messages: [Message]
     /// How current they are.
     public var status: ConversationSnapshot.Status
     /// The text typed.
@@ -36,7 +36,7 @@ public struct ConversationFeature: Reducer {
 
     /// A conversation about to open.
     public init(
-      conversation: ChatStore.Conversation, me: String, messages: [ChatStore.Message] = [],
+      conversation: Conversation, me: String, messages: [Message] = [],
       status: ConversationSnapshot.Status = .stored, draft: String = "", draftImages: [URL] = [],
       isLoadingOlder: Bool = false, hasOlder: Bool = true, errorMessage: String? = nil
     ) {
@@ -81,7 +81,7 @@ public struct ConversationFeature: Reducer {
       /// Send the draft.
       case sendTapped
       /// Send a failed message again.
-      case resendTapped(ChatStore.Message)
+      case resendTapped(Message)
       /// Show older messages (scrolled to the top).
       case loadOlderTapped
       /// Leave the conversation.

@@ -17,7 +17,7 @@ public struct DirectMessageListFeature: Reducer {
     /// The user's rooms.
     public var rooms: [DirectMessageRoom]
     /// The workspace's other members.
-    public var members: [ChatStore.Member]
+    public var members: [Member]
     /// The member whose room is being opened, or `nil`.
     public var opening: String?
     /// What went wrong last, or `nil`.
@@ -25,7 +25,7 @@ public struct DirectMessageListFeature: Reducer {
 
     /// The list of `workspaceID`, empty unless told otherwise.
     public init(
-      workspaceID: String, me: String, rooms: [DirectMessageRoom] = [], members: [ChatStore.Member] = [],
+      workspaceID: String, me: String, rooms: [DirectMessageRoom] = [], members: [Member] = [],
       opening: String? = nil, errorMessage: String? = nil
     ) {
       self.workspaceID = workspaceID
@@ -58,7 +58,7 @@ public struct DirectMessageListFeature: Reducer {
       /// The user tapped a room.
       case roomTapped(DirectMessageRoom)
       /// The user tapped a member: open the room with them.
-      case memberTapped(ChatStore.Member)
+      case memberTapped(Member)
     }
 
     /// What the chat tells the feature.
@@ -70,7 +70,7 @@ public struct DirectMessageListFeature: Reducer {
     /// The outcome of something the feature asked for.
     public enum Response: Equatable, Sendable {
       /// The workspace's members.
-      case membersLoaded([ChatStore.Member])
+      case membersLoaded([Member])
       /// The room with a member is open.
       case opened(DirectMessageRoom)
       /// Something did not load or open, for the reason in `message`.
@@ -80,7 +80,7 @@ public struct DirectMessageListFeature: Reducer {
     /// What the list tells its parent.
     public enum Delegate: Equatable, Sendable {
       /// Show `conversation`.
-      case openConversation(ChatStore.Conversation)
+      case openConversation(Conversation)
     }
   }
 

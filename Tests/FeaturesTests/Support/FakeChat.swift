@@ -82,26 +82,26 @@ extension TestStore where Action: Equatable {
 /// A chat the tests drive: lists and conversations are fed by the test; calls are recorded and answer from what the
 /// test set.
 final class FakeChat: Sendable {
-  static let keel = ChatStore.Workspace(id: "w1", name: "Keel", ownerID: "user-ada")
-  static let lab = ChatStore.Workspace(id: "w9", name: "Lab", ownerID: "user-demo")
-  static let general = ChatStore.Conversation(
+  static let keel = Workspace(id: "w1", name: "Keel", ownerID: "user-ada")
+  static let lab = Workspace(id: "w9", name: "Lab", ownerID: "user-demo")
+  static let general = Conversation(
     id: "c2", workspaceID: "w1", kind: .channel, name: "general", joined: true, ownerID: "user-ada")
-  static let random = ChatStore.Conversation(
+  static let random = Conversation(
     id: "c3", workspaceID: "w1", kind: .channel, name: "random", joined: false, ownerID: "user-ada")
-  static let ada = ChatStore.Member(userID: "user-ada", nickname: "ada")
-  static let bob = ChatStore.Member(userID: "user-bob", nickname: "bob")
-  static let me = ChatStore.Member(userID: "user-demo", nickname: "demo")
+  static let ada = Member(userID: "user-ada", nickname: "ada")
+  static let bob = Member(userID: "user-bob", nickname: "bob")
+  static let me = Member(userID: "user-demo", nickname: "demo")
   static let adaRoom = DirectMessageRoom(
-    conversation: ChatStore.Conversation(
+    conversation: Conversation(
       id: "d4", workspaceID: "w1", kind: .directMessage, name: "ada", joined: true, unreadCount: 1),
     members: [ada, me], lastMessage: message("m5", in: "d4", from: "user-ada", "Hi!", at: 5))
 
-  let workspaces = Feed<[ChatStore.Workspace]>()
-  let channels = Feed<[ChatStore.Conversation]>()
+  let workspaces = Feed<[Workspace]>()
+  let channels = Feed<[Conversation]>()
   let rooms = Feed<[DirectMessageRoom]>()
   let snapshots = SnapshotFeed()
   let lastWorkspace = Locked<String?>(nil)
-  let members = Locked<[ChatStore.Member]>([ada, bob, me])
+  let members = Locked<[Member]>([ada, bob, me])
   /// What calls throw, by the call's name (`send`, `join`, `loadOlder`, `open`, `resend`).
   let failures = Locked<[String: ChatError]>([:])
   /// What `loadOlder` answers, first queued first.
@@ -110,7 +110,7 @@ final class FakeChat: Sendable {
   let joins = Recorder<String>()
   let opened = Recorder<String>()
   let sends = Recorder<(text: String, images: [URL], conversation: String)>()
-  let resends = Recorder<ChatStore.Message>()
+  let resends = Recorder<Message>()
   let reads = Recorder<(conversation: String, message: String)>()
   let lifecycle = Recorder<String>()
   /// Holds `appDidEnterBackground` until opened (open unless a test closes it).
@@ -119,9 +119,9 @@ final class FakeChat: Sendable {
   /// A sent message.
   static func message(
     _ id: String, in conversation: String, from sender: String, _ text: String, at second: Double,
-    state: ChatStore.Message.State = .sent
-  ) -> ChatStore.Message {
-    ChatStore.Message(
+    state: Message.State = .sent
+  ) -> Message {
+    Message(
       id: state == .sent ? id : nil, clientMessageID: state == .sent ? nil : id, conversationID: conversation,
       senderID: sender, text: text, images: [], createdAt: Date(timeIntervalSince1970: second), state: state)
   }
@@ -148,7 +148,7 @@ final class FakeChat: Sendable {
         try failure("open")
         let member = members.withLock { $0.first { $0.userID == userID } } ?? Self.bob
         return DirectMessageRoom(
-          conversation: ChatStore.Conversation(
+          conversation: Conversation(
             id: "d-\(userID)", workspaceID: workspaceID, kind: .directMessage, name: member.nickname, joined: true),
           members: [member, Self.me], lastMessage: nil)
       },

@@ -1,0 +1,82 @@
+import Foundation
+
+/// A message, sent or still on its way.
+public struct Message: Sendable, Hashable, Codable {
+  /// Where a message stands.
+  public enum State: String, Sendable, Hashable, Codable {
+    /// Written here, not yet accepted by the server.
+    case pending
+    /// Accepted by the server: it has a server id and time.
+    case sent
+    /// The server refused it, or sending gave up; ``Message/failureReason`` says why.
+    case failed
+  }
+
+  /// The server's id; `nil` until the server accepted it.
+  public var id: String?
+  /// The id the sending client gave it, which makes a re-send the same message.
+  public var clientMessageID: String?
+  /// The conversation it belongs to.
+  public var conversationID: String
+  /// Who sent it.
+  public var senderID: String
+  /// Its text.
+  public var text: String
+  /// Its images: server URLs once sent, local file paths while pending.
+  public var images: [String]
+  /// The server's time once sent; the local time it was written while pending.
+  public var createdAt: Date
+  /// Pending, sent or failed.
+  public var state: State
+  /// Why it failed, for ``State/failed``.
+  public var failureReason: String?
+  /// Whether the server holds this message but it was too large for this client to take: it has its id, sender
+  /// and time, and no text or images here; a screen shows it as unavailable. A whole copy, when one comes, takes
+  /// its place.
+  public var isUnavailable: Bool
+  /// Its number in its conversation, 1, 2, 3, … in the order the server stored them; `nil` until the server
+  /// numbered it (pending, failed), or from a server that does not.
+  public var seq: Int?
+
+  /// A message.
+  public init(
+    id: String?, clientMessageID: String?, conversationID: String, senderID: String, text: String,
+    images: [String] = [], createdAt: Date, state: State = .sent, failureReason: String? = nil,
+    isUnavailable: Bool = false, seq: Int? = nil
+  ) {
+    self.id = id
+    self.clientMessageID = clientMessageID
+    self.conversationID = conversationID
+    self.senderID = senderID
+    self.text = text
+    self.images = images
+    self.createdAt = createdAt
+    self.state = state
+    self.failureReason = failureReason
+    self.isUnavailable = isUnavailable
+    self.seq = seq
+  }
+
+  /// Where this message stands in its conversation's order.
+  public var position: Position { Position(createdAt: createdAt, key: id ?? clientMessageID ?? "") }
+
+  /// A place in a conversation's order: by time, then by id (the server id, or the client message id of a message
+  /// not yet sent), so that messages of the same millisecond keep one order everywhere.
+  public struct Position: Sendable, Hashable, Comparable {
+    /// The message's time.
+    public var createdAt: Date
+    /// Its server id, or its client message id.
+    public var key: String
+
+    /// A position.
+    public init(createdAt: Date, key: String) {
+      self.createdAt = createdAt
+      self.key = key
+    }
+
+    /// Earlier time first; the same time, the smaller key first.
+    public static func < (lhs: Position, rhs: Position) -> Bool {
+      (lhs.createdAt.timeIntervalSince1970, lhs.key) < (rhs.createdAt.timeIntervalSince1970, rhs.key)
+    }
+  }
+}
