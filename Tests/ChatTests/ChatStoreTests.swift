@@ -174,6 +174,42 @@ struct ChatStoreTests {
     #expect(try await store.members(of: .workspace("w1")).map(\.userID) == ["amy", "zed"])
   }
 
+  @Test("A pushed message counts unread once, with the message; the user's own leaves nothing unread")
+  func pushedMessagesCount() async throws {
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = try open()
+    try await store.upsert([
+      Conversation(id: "general", workspaceID: "w1", kind: .channel, name: "general", joined: true)
+    ])
+    #expect(try await store.receive(Self.message(1), by: "bob"))
+    #expect(try await !store.receive(Self.message(1), by: "bob"), "pushed twice")
+    #expect(try await store.receive(Self.message(2), by: "bob"))
+    #expect(try await store.conversation("general")?.unreadCount == 2)
+    var own = Self.message(3)
+    own.senderID = "bob"
+    try await store.upsert([own])  // the outbox stored it first
+    #expect(try await !store.receive(own, by: "bob"))
+    #expect(try await store.conversation("general")?.unreadCount == 0)
+    #expect(try await store.lastReadMessageID(in: "general") == "m3")
+  }
+
+  @Test("Every write a list shows is signalled, a list's own tables too; a stale answer is not written")
+  func listChanges() async throws {
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = try open()
+    var changes = try await store.changes().makeAsyncIterator()
+    try await store.upsert([Workspace(id: "w1", name: "Keel", ownerID: "ann")])
+    #expect(await changes.next() != nil, "a workspace (no rowid: the write says so itself)")
+    try await store.replaceMembers([Member(userID: "ann", nickname: "ann")], of: .workspace("w1"))
+    #expect(await changes.next() != nil, "a member")
+    #expect(try await store.receive(Self.message(1), by: "bob"))
+    #expect(await changes.next() != nil, "a message")
+    let written = try await store.writeLists(
+      "store workspaces", ifCurrent: { false }, { db in try ChatStore.replaceWorkspaces([], db) })
+    #expect(!written)
+    #expect(try await store.workspaces().map(\.id) == ["w1"], "nothing written")
+  }
+
   @Test("Over its size, the store evicts the conversations viewed least recently, never a pending message")
   func eviction() async throws {
     defer { try? FileManager.default.removeItem(at: directory) }

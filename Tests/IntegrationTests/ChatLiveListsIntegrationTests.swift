@@ -78,6 +78,53 @@ extension ChatAgainstSandbox {
       #expect(await chatPoll { bobsWorkspaces.ending.withLock { $0 != nil } })
       let ending = bobsWorkspaces.ending.withLock { $0 } ?? nil
       #expect((ending as? ChatError)?.kind == .notSignedIn, "\(String(describing: ending))")
+
+      // Ann signs in on Bob's device, her list started at once, as the session changes hands: it has a socket.
+      _ = try await bob.sessions.login(email: "ann@example.com", password: "password-ann")
+      let annsWorkspaces = Following(bob.chat.workspaces())
+      #expect(await annsWorkspaces.received(2))
+      let later = try await ann.chat.createWorkspace(named: "Later")
+      #expect(await annsWorkspaces.until { $0.map(\.id) == [later.id] } != nil, "pushed to her on Bob's device")
+      #expect(annsWorkspaces.ending.withLock { $0 } == nil, "her list goes on")
+      await bob.chat.shutDown()
+    }
+
+    @Test("A message pushed twice, into an open conversation or not, counts once; the user's own counts none")
+    func duplicatesCountOnce() async throws {
+      let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+      let transport = TransportKind.nio.transport
+      let ann = try await ChatUser.signUp("ann", on: sandbox, transport: transport)
+      let bob = try await ChatUser.signUp("bob", on: sandbox, transport: transport)
+      let workspace = try await ann.chat.createWorkspace(named: "Keel")
+      try await ann.chat.invite(email: "bob@example.com", to: workspace.id)
+      let open = try await ann.chat.createChannel(named: "open", in: workspace.id)
+      let closed = try await ann.chat.createChannel(named: "closed", in: workspace.id)
+      _ = try await bob.chat.join(open.id)
+      _ = try await bob.chat.join(closed.id)
+      let lists = Following(bob.chat.channels(in: workspace.id))
+      let conversation = try await bob.chat.open(open.id)
+      #expect(await conversation.caughtUp() == .live)
+      #expect(await lists.received(2))
+      #expect(await chatPoll { bob.chat.connectionState.isConnected })
+
+      try await sandbox.control.socketIOFault(duplicate: true)
+      for text in ["one", "two", "three"] {
+        _ = await ann.chat.outcome(of: try await ann.chat.send(text, to: open.id))
+        _ = await ann.chat.outcome(of: try await ann.chat.send(text, to: closed.id))
+      }
+      let counted = await lists.until { list in list.allSatisfy { $0.unreadCount >= 3 } }
+      #expect(counted?.map(\.unreadCount) == [3, 3], "\(String(describing: counted))")
+      // Bob's own message, from his phone: nothing left unread there.
+      let phone = try await ChatUser.signIn("bob", on: sandbox, transport: transport)
+      _ = await phone.chat.outcome(of: try await phone.chat.send("read them all", to: closed.id))
+      #expect(await lists.until { $0.first { $0.id == closed.id }?.unreadCount == 0 } != nil)
+      // Pushes that came twice counted once: the server agrees.
+      try await sandbox.control.removeSocketIOFaults()
+      let server = try await bob.chat.refreshChannels(in: workspace.id)
+      #expect(server.first { $0.id == open.id }?.unreadCount == 3)
+      await conversation.close()
+      await phone.chat.shutDown()
+      await ann.chat.shutDown()
       await bob.chat.shutDown()
     }
   }

@@ -239,13 +239,19 @@ enum ChatBenchmarks {
     let bob = try ChatService(
       baseURL: running.baseURL, sessions: running.bob, socketTransport: running.socket, directory: directory,
       clock: ContinuousClock())
+    // Bounded, so that a count that never comes fails the row instead of hanging the run.
+    let watchdog = Task {
+      try await Task.sleep(for: .seconds(120))
+      await bob.shutDown()
+    }
+    defer { watchdog.cancel() }
     let channel = running.latencyChannel
     var lists = bob.channels(in: running.workspaceID).makeAsyncIterator()
     func unread(reaching count: Int) async throws {
       while let list = try await lists.next() {
         if let shown = list.first(where: { $0.id == channel })?.unreadCount, shown >= count { return }
       }
-      throw BenchmarkError(description: "Bob's channel list ended")
+      throw BenchmarkError(description: "Bob's channel list ended before showing \(count) unread (120 s at most)")
     }
     _ = try await lists.next()  // the stored list (empty)
     var count = try await lists.next()?.first { $0.id == channel }?.unreadCount ?? 0

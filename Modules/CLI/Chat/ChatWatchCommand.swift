@@ -16,7 +16,7 @@ struct ChatWatchCommand: AsyncParsableCommand {
       workspace renamed. With --json, one object per change: {"workspace":{"id","name"},"channels":[{"id","name", \
       "joined","member_count","unread_count"}],"dms":[{"id","with":[nickname],"unread_count","last_message":{"id", \
       "text","sender","created_at"} or null}]}. Ends with Ctrl-C (exit 130), 77 when the session ends, 67 when the \
-      workspace is deleted or you leave it.
+      workspace is deleted.
       """)
 
   @OptionGroup var workspace: WorkspaceOption
@@ -69,7 +69,7 @@ struct ChatWatchCommand: AsyncParsableCommand {
           .auth, "The session ended: sign in again with keel auth login --email EMAIL.", followsResult: true)
       case .gone:
         throw CommandFailure(
-          .notFound, "\(place) was deleted, or you are no longer in it; `keel chat workspaces` lists yours.",
+          .notFound, "\(place) was deleted; `keel chat workspaces` lists yours.",
           followsResult: true)
       case .failed(let error):
         throw error

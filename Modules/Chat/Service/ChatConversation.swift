@@ -34,7 +34,7 @@ public struct ConversationSnapshot: Sendable, Hashable {
 
 /// One open conversation: its messages from the store at once, then caught up, then live (``ChatService/open(_:)``).
 ///
-/// Close it when its screen goes away: the service disconnects the socket when no conversation is open.
+/// Close it when its screen goes away: its sync stops (the account's socket stays, for the lists).
 public final class ChatConversation: Sendable {
   /// The conversation's id.
   public let id: String

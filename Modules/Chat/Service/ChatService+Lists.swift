@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import GRDB
 import Persistence
 
 /// A DM room as its list shows it: the room, its members, and its newest message.
@@ -36,11 +37,11 @@ extension ChatService {
   /// - Throws: ``ChatError``.
   @discardableResult
   public func refreshWorkspaces() async throws -> [Workspace] {
-    let store = try store
-    let answer = try await call(.workspaces, as: ChatWire.Workspaces.self, doing: "list the workspaces")
-    let workspaces = answer.workspaces.map(\.record)
-    try await stored("keep the workspaces") { try await store.replaceWorkspaces(workspaces) }
-    return workspaces
+    try await keepList("the workspaces") { [self] in
+      try await call(.workspaces, as: ChatWire.Workspaces.self, doing: "list the workspaces").workspaces.map(\.record)
+    } write: { workspaces, db in
+      try ChatStore.replaceWorkspaces(workspaces, db)
+    }
   }
 
   /// A workspace's channels by name, joined and not (`Conversation.joined` tells), each with its unread
@@ -57,14 +58,14 @@ extension ChatService {
   /// - Throws: ``ChatError``.
   @discardableResult
   public func refreshChannels(in workspaceID: String) async throws -> [Conversation] {
-    let store = try store
-    let answer = try await call(
-      .channels(workspaceID: workspaceID, joinedOnly: false), as: ChatWire.Channels.self, doing: "list the channels")
-    let channels = answer.channels.map(\.record)
-    try await stored("keep the channels") {
-      try await store.replaceConversations(channels, in: workspaceID, kind: .channel)
+    try await keepList("the channels") { [self] in
+      try await call(
+        .channels(workspaceID: workspaceID, joinedOnly: false), as: ChatWire.Channels.self,
+        doing: "list the channels"
+      ).channels.map(\.record)
+    } write: { channels, db in
+      try ChatStore.replaceConversations(channels, in: workspaceID, kind: .channel, db)
     }
-    return channels
   }
 
   /// The user's DM rooms in a workspace by name, each with its unread count and newest message, live as
@@ -83,20 +84,47 @@ extension ChatService {
   /// - Throws: ``ChatError``.
   @discardableResult
   public func refreshDirectMessages(in workspaceID: String) async throws -> [DirectMessageRoom] {
-    let store = try store
     let me = try me()
-    let answer = try await call(
-      .directMessages(workspaceID: workspaceID), as: ChatWire.DirectMessages.self, doing: "list the DM rooms")
-    let rooms = answer.dms.map { room in
-      DirectMessageRoom(
-        conversation: room.record(for: me), members: room.members.map(\.member), lastMessage: room.lastMessage?.record)
+    return try await keepList("the DM rooms") { [self] in
+      try await call(
+        .directMessages(workspaceID: workspaceID), as: ChatWire.DirectMessages.self, doing: "list the DM rooms"
+      ).dms.map { room in
+        DirectMessageRoom(
+          conversation: room.record(for: me), members: room.members.map(\.member),
+          lastMessage: room.lastMessage?.record)
+      }
+    } write: { rooms, db in
+      // The rooms, their members and their newest messages in one transaction: a list never shows half of them.
+      try ChatStore.replaceConversations(rooms.map(\.conversation), in: workspaceID, kind: .directMessage, db)
+      for room in rooms {
+        try ChatStore.replaceMembers(room.members, of: .conversation(room.conversation.id), db)
+        if let last = room.lastMessage { _ = try ChatStore.upsert(last, db) }
+      }
     }
-    try await stored("keep the DM rooms") {
-      try await store.replaceConversations(rooms.map(\.conversation), in: workspaceID, kind: .directMessage)
-      for room in rooms { try await store.replaceMembers(room.members, of: .conversation(room.conversation.id)) }
-      try await store.upsert(rooms.compactMap(\.lastMessage))
+  }
+
+  /// Fetches a list and writes it to the account's store in one transaction, unless a push came while it was asked
+  /// for (the answer may then be older than what the push wrote, a channel it created or a count it moved): then it
+  /// asks again, three times at most, the last answer written whatever came.
+  private func keepList<Answer: Sendable>(
+    _ what: String, fetch: () async throws -> Answer,
+    write: @escaping @Sendable (Answer, Database) throws -> Void
+  ) async throws -> Answer {
+    let store = try store
+    for attempt in 1...3 {
+      let heard = pushesHeard.withLock { $0 }
+      let answer = try await fetch()
+      let kept = try await stored("keep \(what)") {
+        try await store.writeLists(
+          "store \(what)",
+          ifCurrent: { [pushesHeard] in
+            attempt == 3 || pushesHeard.withLock { $0 } == heard
+          }
+        ) { db in try write(answer, db) }
+      }
+      if kept { return answer }
     }
-    return rooms
+    preconditionFailure("the third answer is always kept")
   }
 
   /// The DM rooms of `workspaceID` that `store` holds, each with its members and newest message.
@@ -289,7 +317,10 @@ extension ChatService {
     let answer = try await call(
       .read(conversationID: conversationID, messageID: messageID), as: ChatWire.Unread.self,
       doing: "mark \(conversationID) read")
-    try await stored("keep the read pointer") { try await store.markRead(conversationID, upTo: messageID) }
+    // What the server counted, not 0: a read up to a message other than the newest leaves some unread.
+    try await stored("keep the read pointer") {
+      try await store.applyRead(conversationID, upTo: messageID, unreadCount: answer.unreadCount)
+    }
     return answer.unreadCount
   }
 

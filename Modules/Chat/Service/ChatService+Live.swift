@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import GRDB
 import KeelBasics
 import Logging
 import Persistence
@@ -8,15 +9,15 @@ import Realtime
 // MARK: - The account's socket
 
 extension ChatService {
-  /// Connects the account's socket the first time something live wants it (a list or a conversation), unless the app
-  /// is in the background (``appWillEnterForeground()`` connects it then) or the service is shut down.
+  /// Connects the account's socket when something live wants it (a list or a conversation) and it is not connected
+  /// (the first time, or after it gave up reconnecting), unless the app is in the background
+  /// (``appWillEnterForeground()`` connects it then) or the service is shut down.
   func wantSocket() async {
     let connect = control.withLock { control -> Bool in
-      guard !control.wantsSocket else { return false }
       control.wantsSocket = true
       return !control.background && !control.isShutDown
     }
-    if connect { await socket.connect() }
+    if connect, !socket.state.isConnected { await socket.connect() }
   }
 
   /// Reads the socket in order: a connection starts a catch-up of every open conversation (holding pushes from that
@@ -59,6 +60,8 @@ extension ChatService {
       case .event(let event):
         // A push of an account that has ended (still on its way as the session changed hands) is not the next one's.
         guard let account = try? account(), account.userID == connectedUser else { continue }
+        // Counted before it is applied: a list answer written after this may be older than the push.
+        pushesHeard.withLock { $0 += 1 }
         await apply(event, to: account)
       }
     }
@@ -80,10 +83,13 @@ extension ChatService {
           try await store.receive(message, by: account.userID)
           return
         }
-        // The open conversation's sync stores it, in order with its catch-ups; the count follows.
-        let isNew = try await !store.contains(serverID: id)
+        // The open conversation's sync stores it, in order with its catch-ups (which may hold it a while); the count
+        // follows, once for each message however often it is pushed, and always for the user's own.
+        let isNew = try await !store.contains(serverID: id) && counted.withLock { $0.insert(id) }
         await sync.receive(message)
-        if isNew { try await store.countArrival(of: message, by: account.userID) }
+        if isNew || message.senderID == account.userID {
+          try await store.countArrival(of: message, by: account.userID)
+        }
       case "read":
         guard let read = ChatWire.pushed(ChatWire.Read.self, from: event.args) else { return unreadable(event) }
         try await store.applyRead(read.conversationId, upTo: read.lastReadMessageId, unreadCount: read.unreadCount)
@@ -97,9 +103,12 @@ extension ChatService {
         guard let room = ChatWire.pushed(ChatWire.DirectMessageRoom.self, from: event.args) else {
           return unreadable(event)
         }
-        try await store.upsert([room.record(for: account.userID)])
-        try await store.replaceMembers(room.members.map(\.member), of: .conversation(room.id))
-        if let last = room.lastMessage { try await store.upsert([last.record]) }
+        // In one transaction: a list never shows the room without its members.
+        try await store.writeLists("store a pushed DM room") { db in
+          try ChatStore.upsert(room.record(for: account.userID), db)
+          try ChatStore.replaceMembers(room.members.map(\.member), of: .conversation(room.id), db)
+          if let last = room.lastMessage { _ = try ChatStore.upsert(last.record, db) }
+        }
       case "workspace":
         guard let workspace = ChatWire.pushed(ChatWire.Workspace.self, from: event.args) else {
           return unreadable(event)
@@ -154,15 +163,22 @@ extension ChatService {
       let task = Task { [self] in
         defer { control.withLock { $0.lists[id] = nil } }
         do {
-          let store = try account().store
+          let account = try account()
+          let store = account.store
           // Watched from before the first read: nothing written after it is missed.
-          let changes = store.changes()
+          let changes = try await store.changes()
           let followed = control.withLock { control -> Bool in
             guard !control.isShutDown else { return false }
-            control.lists[id] = FollowedList(list: list, finish: { continuation.finish(throwing: $0) })
+            control.lists[id] = FollowedList(
+              userID: account.userID, list: list, finish: { continuation.finish(throwing: $0) })
             return true
           }
           guard followed else { return continuation.finish() }
+          // An account that ended while this one started (the pass that ends its lists may have run before it was
+          // followed) shows nothing more.
+          guard accounts.withLock({ $0.current?.userID }) == account.userID else {
+            throw ChatError(.notSignedIn, "The session ended: the chat's lists were its account's.")
+          }
           await wantSocket()
           var shown = try await stored("read a list") { try await read(store) }
           continuation.yield(shown)
@@ -182,5 +198,24 @@ extension ChatService {
       }
       continuation.onTermination = { _ in task.cancel() }
     }
+  }
+}
+
+/// The last ids inserted, at most `limit`, the oldest forgotten first.
+struct RecentIDs: Sendable {
+  let limit: Int
+  private var ids: Set<String> = []
+  private var order: [String] = []
+
+  init(limit: Int) {
+    self.limit = limit
+  }
+
+  /// Adds `id`; returns whether it was not there already.
+  mutating func insert(_ id: String) -> Bool {
+    guard ids.insert(id).inserted else { return false }
+    order.append(id)
+    if order.count > limit { ids.remove(order.removeFirst()) }
+    return true
   }
 }

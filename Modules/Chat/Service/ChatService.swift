@@ -82,6 +82,11 @@ public final class ChatService: Sendable {
   let settled = Broadcast<Message?>(nil)
   /// Why the outbox's last attempt failed for now; `nil` once one succeeds.
   let retryReason = Locked<String?>(nil)
+  /// How many pushes the socket has brought: a list fetched while one came may be older than what it wrote.
+  let pushesHeard = Locked(0)
+  /// The server ids of the pushed messages counted unread lately, so that a push that comes twice while its open
+  /// conversation holds it (a catch-up running) counts once.
+  let counted = Locked(RecentIDs(limit: 1_000))
 
   /// The accounts the service has opened.
   struct Accounts {
@@ -107,9 +112,11 @@ public final class ChatService: Sendable {
     var lists: [UUID: FollowedList] = [:]
   }
 
-  /// A live list stream (``workspaces()``, ``channels(in:)``, ``directMessages(in:)``): what it shows, refreshed on
-  /// each connection of the socket, and how it ends.
+  /// A live list stream (``workspaces()``, ``channels(in:)``, ``directMessages(in:)``): whose and what it shows,
+  /// refreshed on each connection of the socket, and how it ends.
   struct FollowedList {
+    /// The user whose account's store it reads.
+    let userID: String
     let list: ListKind
     /// Ends the stream: with an error, or (`nil`) as a shutdown does.
     let finish: @Sendable ((any Error)?) -> Void
@@ -335,19 +342,23 @@ public final class ChatService: Sendable {
       }
       for loader in dropped { loader.clearMemory() }
       let (syncs, lists) = control.withLock { control in
+        // A list of the user signed in now (one that started as the session changed hands) goes on.
+        let ended = control.lists.filter { $0.value.userID != userID }
         defer {
           control.open = [:]
           control.holders = [:]
-          control.lists = [:]
-          control.wantsSocket = false
+          for id in ended.keys { control.lists[id] = nil }
+          control.wantsSocket = !control.lists.isEmpty
         }
-        return (Array(control.open.values), Array(control.lists.values))
+        return (Array(control.open.values), Array(ended.values))
       }
       for sync in syncs { await sync.stop() }
       // The lists of the account that ended end too: what they showed is being forgotten.
       let why = ChatError(.notSignedIn, "The session ended: the chat's lists were its account's.")
       for list in lists { list.finish(why) }
       await socket.disconnect()
+      // The next account's lists, if any started meanwhile, want a socket of their own.
+      if control.withLock({ $0.wantsSocket && !$0.background && !$0.isShutDown }) { await socket.connect() }
     }
     for account in ended where account.userID != sessions.currentUser?.id {
       do {

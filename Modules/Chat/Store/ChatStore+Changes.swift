@@ -3,20 +3,23 @@ import Persistence
 
 extension ChatStore {
   /// A signal after each committed write that changed what a list shows (workspaces, conversations, members or
-  /// messages), from the moment of the call until the stream is dropped. At most one signal waits: a burst of writes
-  /// is read once.
-  func changes() -> AsyncStream<Void> {
+  /// messages), from the moment the call returns until the stream is dropped. At most one signal waits: a burst of
+  /// writes is read once.
+  ///
+  /// The observation starts on the database's writer, awaited rather than blocking a thread while a long write (a
+  /// busy file, a vacuum) holds it.
+  func changes() async throws -> AsyncStream<Void> {
     let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-    let observation = DatabaseRegionObservation(
-      tracking: Table("workspace"), Table("conversation"), Table("member"), Table("message"))
-    let cancellable = observation.start(
-      in: pool, onError: { _ in continuation.finish() }, onChange: { _ in continuation.yield() })
+    let observation = DatabaseRegionObservation(tracking: Self.listTables + [Table("message")])
+    let pool = pool
+    let cancellable = try await pool.writeWithoutTransaction { _ in
+      // On the writer already: the observation starts at once.
+      observation.start(in: pool, onError: { _ in continuation.finish() }, onChange: { _ in continuation.yield() })
+    }
     continuation.onTermination = { _ in cancellable.cancel() }
     return stream
   }
-}
 
-extension ChatStore {
   /// The tables whose changes SQLite does not report (they have no rowid), which ``writeLists(_:_:)`` reports.
   private static let listTables = [Table("workspace"), Table("conversation"), Table("member")]
 
@@ -27,6 +30,19 @@ extension ChatStore {
       let result = try updates(db)
       for table in Self.listTables { try db.notifyChanges(in: table) }
       return result
+    }
+  }
+
+  /// As ``writeLists(_:_:)``, unless `current` says no inside the transaction (a push changed the lists since the
+  /// answer being written was asked for, so it may be older than what the push wrote): then nothing is written and it
+  /// returns `false`.
+  func writeLists(
+    _ operation: String, ifCurrent current: @Sendable () -> Bool, _ updates: @Sendable (Database) throws -> Void
+  ) async throws -> Bool {
+    try await writeLists(operation) { db in
+      guard current() else { return false }
+      try updates(db)
+      return true
     }
   }
 }

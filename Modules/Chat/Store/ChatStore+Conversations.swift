@@ -23,10 +23,12 @@ extension ChatStore {
   /// Replaces the list of the user's workspaces with `workspaces`, as the server just listed them: a workspace no longer
   /// listed is removed.
   public func replaceWorkspaces(_ workspaces: [Workspace]) async throws {
-    try await writeLists("store workspaces") { db in
-      try db.execute(sql: "DELETE FROM workspace")
-      for workspace in workspaces { try Self.upsert(workspace, db) }
-    }
+    try await writeLists("store workspaces") { db in try Self.replaceWorkspaces(workspaces, db) }
+  }
+
+  static func replaceWorkspaces(_ workspaces: [Workspace], _ db: Database) throws {
+    try db.execute(sql: "DELETE FROM workspace")
+    for workspace in workspaces { try upsert(workspace, db) }
   }
 
   /// Stores `workspaces`, each once (by id), keeping the others.
@@ -36,7 +38,7 @@ extension ChatStore {
     }
   }
 
-  private static func upsert(_ workspace: Workspace, _ db: Database) throws {
+  static func upsert(_ workspace: Workspace, _ db: Database) throws {
     try db.execute(
       sql: "INSERT OR REPLACE INTO workspace (id, name, ownerID) VALUES (?, ?, ?)",
       arguments: [workspace.id, workspace.name, workspace.ownerID])
@@ -71,13 +73,19 @@ extension ChatStore {
     async throws
   {
     try await writeLists("store conversations") { db in
-      let listed = Set(conversations.map(\.id))
-      let stored = try String.fetchAll(
-        db, sql: "SELECT id FROM conversation WHERE workspaceID = ? AND kind = ?",
-        arguments: [workspaceID, kind.rawValue])
-      for gone in stored where !listed.contains(gone) { try Self.removeConversation(gone, db) }
-      for conversation in conversations { try Self.upsert(conversation, db) }
+      try Self.replaceConversations(conversations, in: workspaceID, kind: kind, db)
     }
+  }
+
+  static func replaceConversations(
+    _ conversations: [Conversation], in workspaceID: String, kind: Conversation.Kind, _ db: Database
+  ) throws {
+    let listed = Set(conversations.map(\.id))
+    let stored = try String.fetchAll(
+      db, sql: "SELECT id FROM conversation WHERE workspaceID = ? AND kind = ?",
+      arguments: [workspaceID, kind.rawValue])
+    for gone in stored where !listed.contains(gone) { try removeConversation(gone, db) }
+    for conversation in conversations { try upsert(conversation, db) }
   }
 
   /// Stores `conversations`, each once (by id), keeping when each was last viewed and read.
@@ -87,7 +95,7 @@ extension ChatStore {
     }
   }
 
-  private static func upsert(_ conversation: Conversation, _ db: Database) throws {
+  static func upsert(_ conversation: Conversation, _ db: Database) throws {
     try db.execute(
       sql: """
         INSERT INTO conversation (id, workspaceID, kind, name, joined, ownerID, unreadCount, memberCount)
@@ -125,7 +133,7 @@ extension ChatStore {
     try await writeLists("remove a conversation") { db in try Self.removeConversation(id, db) }
   }
 
-  private static func removeConversation(_ id: String, _ db: Database) throws {
+  static func removeConversation(_ id: String, _ db: Database) throws {
     try db.execute(sql: "DELETE FROM conversation WHERE id = ?", arguments: [id])
     try db.execute(sql: "DELETE FROM message WHERE conversationID = ? AND state = 'sent'", arguments: [id])
     try db.execute(sql: "DELETE FROM member WHERE scope = ?", arguments: [MemberScope.conversation(id).key])
@@ -190,13 +198,15 @@ extension ChatStore {
 
   /// Replaces the members of `scope` with `members`.
   public func replaceMembers(_ members: [Member], of scope: MemberScope) async throws {
-    try await writeLists("store members") { db in
-      try db.execute(sql: "DELETE FROM member WHERE scope = ?", arguments: [scope.key])
-      for member in members {
-        try db.execute(
-          sql: "INSERT OR REPLACE INTO member (scope, userID, nickname, profileURL, email) VALUES (?, ?, ?, ?, ?)",
-          arguments: [scope.key, member.userID, member.nickname, member.profileURL, member.email])
-      }
+    try await writeLists("store members") { db in try Self.replaceMembers(members, of: scope, db) }
+  }
+
+  static func replaceMembers(_ members: [Member], of scope: MemberScope, _ db: Database) throws {
+    try db.execute(sql: "DELETE FROM member WHERE scope = ?", arguments: [scope.key])
+    for member in members {
+      try db.execute(
+        sql: "INSERT OR REPLACE INTO member (scope, userID, nickname, profileURL, email) VALUES (?, ?, ?, ?, ?)",
+        arguments: [scope.key, member.userID, member.nickname, member.profileURL, member.email])
     }
   }
 

@@ -32,7 +32,8 @@ extension ChatStore {
   }
 
   /// Stores a pushed message and, when the store did not have it, counts it in its conversation's unread count (as
-  /// ``countArrival(of:by:)``), in one transaction: a list never shows the message without its count.
+  /// ``countArrival(of:by:)``; the user's own message always, which leaves nothing unread), in one transaction: a list
+  /// never shows the message without its count.
   ///
   /// - Returns: Whether the message was new to the store.
   /// - Throws: `PersistenceError`, as storing messages does; nothing is written when it throws.
@@ -46,16 +47,16 @@ extension ChatStore {
         try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM message WHERE serverID = ?)", arguments: [id]) ?? false
       }
       _ = try Self.upsert(message, db)
-      guard known == false else { return false }
-      try Self.countArrival(of: message, by: userID, db)
-      return true
+      // The user's own message always counts: the server moved their read pointer to it.
+      if known == false || message.senderID == userID { try Self.countArrival(of: message, by: userID, db) }
+      return known == false
     }
     _ = try? await evictIfNeeded()
     return isNew
   }
 
   /// Upserts one message; returns whether it was new.
-  private static func upsert(_ message: Message, _ db: Database) throws -> Bool {
+  static func upsert(_ message: Message, _ db: Database) throws -> Bool {
     var found: Row?
     if let id = message.id {
       found = try Row.fetchOne(

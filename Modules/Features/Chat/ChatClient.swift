@@ -4,11 +4,11 @@ import Foundation
 
 /// What the chat features need of a `ChatService`, as closures: ``live(_:)`` for a service, fakes in tests.
 public struct ChatClient: Sendable {
-  /// The user's workspaces: stored first, then the server's.
+  /// The user's workspaces, live: stored first, then the server's, then again on every change.
   public var workspaces: @Sendable () -> AsyncThrowingStream<[Workspace], any Error>
-  /// A workspace's channels, joined and not: stored first, then the server's.
+  /// A workspace's channels, joined and not, live: stored first, then the server's, then again on every change.
   public var channels: @Sendable (_ workspaceID: String) -> AsyncThrowingStream<[Conversation], any Error>
-  /// The user's DM rooms in a workspace: stored first, then the server's.
+  /// The user's DM rooms in a workspace, live: stored first, then the server's, then again on every change.
   public var directMessages: @Sendable (_ workspaceID: String) -> AsyncThrowingStream<[DirectMessageRoom], any Error>
   /// A workspace's members.
   public var members: @Sendable (_ workspaceID: String) async throws -> [Member]
