@@ -37,6 +37,9 @@ actor ConversationSync {
   private var heardSinceCheck = false
   private var watcher: Task<Void, Never>?
   private let silenceCheck: SilenceCheck?
+  /// The number of the last ``publish()`` begun, and of the last one shown.
+  private var publishing = 0
+  private var published = 0
 
   /// What checks a live conversation that hears nothing: how it waits ``ChatConfiguration/silenceCheckInterval``,
   /// and whether pushes should be coming now (the socket is connected).
@@ -350,8 +353,14 @@ actor ConversationSync {
 
   private func publish() async {
     guard !stopped else { return }
+    publishing += 1
+    let number = publishing
     do {
       let messages = try await window()
+      // Publishes overlap at the read: one begun later read the store later (a later snapshot of it) and may have
+      // shown what it read already; this older read would take its place, a message stored since missing from it.
+      guard number > published, !stopped else { return }
+      published = number
       snapshots.publish(ConversationSnapshot(messages: messages, status: status))
     } catch {
       logger.warning("Cannot read the messages of \(id) from the store: \(error)")
