@@ -5,6 +5,18 @@ import TestSupport
 import Testing
 
 extension ChatCommandTests {
+  /// A served Sandbox with ada and demo each signed in on a data directory of their own: the options of each, and the
+  /// directories to remove.
+  static func adaAndDemo() async throws -> (RunningSandbox, ada: [String], demo: [String], directories: [URL]) {
+    let sandbox = try await servedSandbox()
+    let directories = try [Keel.dataDirectory("ada"), Keel.dataDirectory("demo")]
+    let ada = Keel.options(sandbox, directories[0])
+    let demo = Keel.options(sandbox, directories[1])
+    try await login("ada@keel.dev", ada)
+    try await login("demo@keel.dev", demo)
+    return (sandbox, ada, demo, directories)
+  }
+
   /// The `--json` objects `watch` printed so far, one per line.
   static func views(_ watch: Spawned) -> [[String: Any]] {
     String(decoding: watch.output, as: UTF8.self).split(separator: "\n").compactMap {
@@ -25,17 +37,8 @@ extension ChatCommandTests {
 
   @Test("watch: the channels and DMs once, then again as a message, a DM and a new channel change them; Ctrl-C is 130")
   func watchFollowsTheLists() async throws {
-    let sandbox = try await Self.servedSandbox()
-    let ada = try Keel.dataDirectory("ada")
-    let demo = try Keel.dataDirectory("demo")
-    defer {
-      try? FileManager.default.removeItem(at: ada)
-      try? FileManager.default.removeItem(at: demo)
-    }
-    let adaOptions = Keel.options(sandbox, ada)
-    let demoOptions = Keel.options(sandbox, demo)
-    try await Self.login("ada@keel.dev", adaOptions)
-    try await Self.login("demo@keel.dev", demoOptions)
+    let (sandbox, adaOptions, demoOptions, directories) = try await Self.adaAndDemo()
+    defer { for directory in directories { try? FileManager.default.removeItem(at: directory) } }
     let watch = try Spawned(ChildProcess.builtExecutable("keel"), ["chat", "watch", "--json"] + demoOptions)
     #expect(await watch.waitForErrors(containing: "watching Keel"), "\(watch.errors)")
 
@@ -80,17 +83,8 @@ extension ChatCommandTests {
 
   @Test("watch ends with 67 when its workspace is deleted")
   func watchEndsWithTheWorkspace() async throws {
-    let sandbox = try await Self.servedSandbox()
-    let ada = try Keel.dataDirectory("ada")
-    let demo = try Keel.dataDirectory("demo")
-    defer {
-      try? FileManager.default.removeItem(at: ada)
-      try? FileManager.default.removeItem(at: demo)
-    }
-    let adaOptions = Keel.options(sandbox, ada)
-    let demoOptions = Keel.options(sandbox, demo)
-    try await Self.login("ada@keel.dev", adaOptions)
-    try await Self.login("demo@keel.dev", demoOptions)
+    let (sandbox, adaOptions, demoOptions, directories) = try await Self.adaAndDemo()
+    defer { for directory in directories { try? FileManager.default.removeItem(at: directory) } }
     let watch = try Spawned(ChildProcess.builtExecutable("keel"), ["chat", "watch"] + demoOptions)
     #expect(await Self.printed(watch, "#general"), "\(watch.errors)")
     #expect(try await Keel.run(["chat", "workspace", "delete", "Keel"] + adaOptions).status == 0)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Chat
 import Domain
 import Foundation
+import UnixSignals
 
 /// `keel chat`: workspaces, channels, DMs and their messages, on the session of `keel auth login`.
 struct ChatCommand: AsyncParsableCommand {
@@ -71,6 +72,39 @@ struct ChatContext {
         "\(workspace.name) has no channel or DM \"\(name)\"; `keel chat channels` and `keel chat dms` list them.")
     } catch let error as ChatError where error.kind == .ambiguous {
       throw CommandFailure(.invalidInput, "In \(workspace.name), \(error.description)")
+    }
+  }
+
+  /// How a command that follows something live ended.
+  enum Stop<Outcome: Sendable>: Sendable {
+    /// Ctrl-C.
+    case interrupted
+    /// The session ended: signed out, or refused by the server.
+    case sessionEnded
+    /// What it followed ended first, with this outcome.
+    case finished(Outcome)
+  }
+
+  /// Runs `follow` until it returns, a Ctrl-C comes on `interrupts`, or the signed-in user is no longer this
+  /// context's; whichever is first ends the others.
+  func untilStopped<Outcome: Sendable>(
+    interrupts: UnixSignalsSequence, _ follow: @escaping @Sendable () async -> Outcome
+  ) async -> Stop<Outcome> {
+    let sessions = command.dependencies.sessions
+    let me = me.id
+    return await withTaskGroup(of: Stop<Outcome>.self) { group in
+      group.addTask {
+        for await _ in interrupts { return .interrupted }
+        return .interrupted
+      }
+      group.addTask {
+        for await _ in sessions.states() where sessions.currentUser?.id != me { return .sessionEnded }
+        return .sessionEnded
+      }
+      group.addTask { .finished(await follow()) }
+      let first = await group.next() ?? .interrupted
+      group.cancelAll()
+      return first
     }
   }
 

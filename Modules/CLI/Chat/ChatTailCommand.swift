@@ -28,13 +28,6 @@ struct ChatTailCommand: AsyncParsableCommand {
     guard (0...1_000).contains(last) else { throw ValidationError("--last is a number from 0 to 1000.") }
   }
 
-  /// How following ended.
-  private enum End {
-    case interrupted
-    case sessionEnded
-    case closed
-  }
-
   func run() async throws {
     // Trapped before anything starts, so that Ctrl-C always ends the command through its cleanup.
     let interrupts = await UnixSignalsSequence(trapping: .sigint)
@@ -46,32 +39,18 @@ struct ChatTailCommand: AsyncParsableCommand {
       context.command.output.note("keel: following \(place) in \(Output.printable(chosen.name)); Ctrl-C to stop.")
       let open = try await context.chat.open(target.id)
       let sessions = context.command.dependencies.sessions
-      let end = await withTaskGroup(of: End.self) { group in
-        group.addTask {
-          for await _ in interrupts { return .interrupted }
-          return .interrupted
-        }
-        group.addTask {
-          for await _ in sessions.states() where sessions.currentUser?.id != context.me.id { return .sessionEnded }
-          return .closed
-        }
-        group.addTask { [last] in
-          await Self.follow(open, last: last, names: names, context: context)
-          // The chat closes the conversations of a session that ended, perhaps before the states tell it here.
-          return sessions.currentUser?.id == context.me.id ? .closed : .sessionEnded
-        }
-        let first = await group.next() ?? .closed
-        group.cancelAll()
-        return first
+      let stop = await context.untilStopped(interrupts: interrupts) { [last] in
+        await Self.follow(open, last: last, names: names, context: context)
+        // The chat closes the conversations of a session that ended, perhaps before the states tell it here.
+        return sessions.currentUser?.id == context.me.id
       }
       await open.close()
-      switch end {
+      switch stop {
       case .interrupted:
         throw CommandFailure(.interrupted, "Stopped following \(place).", followsResult: true)
-      case .sessionEnded:
-        throw CommandFailure(
-          .auth, "The session ended: sign in again with keel auth login --email EMAIL.", followsResult: true)
-      case .closed:
+      case .sessionEnded, .finished(false):
+        throw CommandFailure.sessionEnded
+      case .finished(true):
         return
       }
     }

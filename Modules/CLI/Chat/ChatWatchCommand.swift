@@ -22,14 +22,6 @@ struct ChatWatchCommand: AsyncParsableCommand {
   @OptionGroup var workspace: WorkspaceOption
   @OptionGroup var global: GlobalOptions
 
-  /// How watching ended.
-  private enum End {
-    case interrupted
-    case sessionEnded
-    case gone
-    case failed(any Error)
-  }
-
   func run() async throws {
     // Trapped before anything starts, so that Ctrl-C always ends the command through its cleanup.
     let interrupts = await UnixSignalsSequence(trapping: .sigint)
@@ -37,42 +29,27 @@ struct ChatWatchCommand: AsyncParsableCommand {
       let chosen = try await context.workspace(workspace.workspace)
       let place = Output.printable(chosen.name)
       context.command.output.note("keel: watching \(place); Ctrl-C to stop.")
-      let sessions = context.command.dependencies.sessions
-      let end = await withTaskGroup(of: End.self) { group in
-        group.addTask {
-          for await _ in interrupts { return .interrupted }
-          return .interrupted
+      // `nil` when the workspace is gone; the error that ended the lists otherwise.
+      let stop = await context.untilStopped(interrupts: interrupts) { () -> (any Error)? in
+        do {
+          try await Self.watch(chosen, context: context)
+          return nil
+        } catch {
+          return error
         }
-        group.addTask {
-          for await _ in sessions.states() where sessions.currentUser?.id != context.me.id { return .sessionEnded }
-          return .sessionEnded
-        }
-        group.addTask {
-          do {
-            try await Self.watch(chosen, context: context)
-            return .gone
-          } catch let error as ChatError where error.kind == .notSignedIn {
-            return .sessionEnded
-          } catch {
-            return .failed(error)
-          }
-        }
-        let first = await group.next() ?? .interrupted
-        group.cancelAll()
-        return first
       }
-      switch end {
+      switch stop {
       case .interrupted:
         throw CommandFailure(.interrupted, "Stopped watching \(place).", followsResult: true)
       case .sessionEnded:
-        throw CommandFailure(
-          .auth, "The session ended: sign in again with keel auth login --email EMAIL.", followsResult: true)
-      case .gone:
-        throw CommandFailure(
-          .notFound, "\(place) was deleted; `keel chat workspaces` lists yours.",
-          followsResult: true)
-      case .failed(let error):
+        throw CommandFailure.sessionEnded
+      case .finished(let error as ChatError) where error.kind == .notSignedIn:
+        throw CommandFailure.sessionEnded
+      case .finished(let error?):
         throw error
+      case .finished(nil):
+        throw CommandFailure(
+          .notFound, "\(place) was deleted; `keel chat workspaces` lists yours.", followsResult: true)
       }
     }
   }

@@ -21,6 +21,10 @@ struct CommandFailure: Error, CustomStringConvertible {
   /// the failure goes to standard error alone.
   var followsResult = false
 
+  /// A command that followed something live (`tail`, `watch`) outlived its session.
+  static let sessionEnded = CommandFailure(
+    .auth, "The session ended: sign in again with keel auth login --email EMAIL.", followsResult: true)
+
   init(_ status: ExitStatus, _ description: String, followsResult: Bool = false) {
     self.status = status
     self.description = description

@@ -17,7 +17,14 @@ extension ChatService {
       control.wantsSocket = true
       return !control.background && !control.isShutDown
     }
-    if connect, !socket.state.isConnected { await socket.connect() }
+    guard connect else { return }
+    switch socket.state {
+    case .connected, .connecting, .reconnecting:
+      // Connected, or on its way: a nudge would cut its reconnection's wait short.
+      return
+    case .disconnected, .refused, .suspended:
+      await socket.connect()
+    }
   }
 
   /// Reads the socket in order: a connection starts a catch-up of every open conversation (holding pushes from that
