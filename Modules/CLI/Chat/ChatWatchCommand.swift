@@ -93,7 +93,7 @@ struct ChatWatchCommand: AsyncParsableCommand {
         view.rooms = rooms
       }
       guard answered.count == 3, answered.values.allSatisfy({ $0 >= 2 }) else { continue }
-      let row = view.row(baseURL: chat.baseURL)
+      let row = view.row
       guard row != printed else { continue }
       // For people, a blank line between one view and the next.
       try context.command.output.result(row, human: (printed == nil ? "" : "\n") + view.lines)
@@ -185,7 +185,7 @@ struct WatchView {
   }
 
   /// The view's row: channels and DMs in the order their lists give (by name).
-  func row(baseURL: URL) -> Row {
+  var row: Row {
     Row(
       workspace: Row.Workspace(id: workspace.id, name: workspace.name),
       channels: channels.map { channel in
