@@ -52,7 +52,7 @@ extension ChatService {
   ///   ``ChatError/Kind/ambiguous`` when a nickname names more than one DM partner, with them in
   ///   ``ChatError/candidates``; the kinds a list throws when the server cannot be reached.
   public func conversation(named name: String, in workspaceID: String) async throws -> Conversation {
-    let me = try me()
+    let me = try accounts.me()
     let channels = try await refreshChannels(in: workspaceID)
     let rooms = try await refreshDirectMessages(in: workspaceID)
     if let channel = channels.first(where: { $0.id == name }) { return channel }
@@ -112,7 +112,7 @@ extension ChatService {
   /// - Throws: ``ChatError/Kind/notFound`` when none has it; ``ChatError/Kind/ambiguous`` (with ``ChatError/candidates``)
   ///   when several have that nickname; the kinds a list throws when the server cannot be reached.
   public func member(named name: String, in workspaceID: String) async throws -> Member {
-    let me = try me()
+    let me = try accounts.me()
     let members = try await members(ofWorkspace: workspaceID).filter { $0.userID != me }
     if let member = members.first(where: {
       $0.userID == name || $0.email?.caseInsensitiveCompare(name) == .orderedSame

@@ -87,3 +87,14 @@ public struct ChatError: ServiceError {
     ChatError(.storage, "Cannot \(what): the local chat store failed (\("\(error)".clause)).", underlying: error)
   }
 }
+
+/// Runs `body` on a store, its failure as ``ChatError/Kind/storage`` doing `what` (a ``ChatError`` passes as it is).
+func stored<Value>(_ what: String, _ body: () async throws -> Value) async throws -> Value {
+  do {
+    return try await body()
+  } catch let error as ChatError {
+    throw error
+  } catch {
+    throw ChatError.storage(error, doing: what)
+  }
+}

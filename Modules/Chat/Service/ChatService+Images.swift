@@ -21,7 +21,7 @@ extension ChatService {
   /// - Throws: ``ChatError/Kind/notSignedIn``; ``ChatError/Kind/storage`` when its disk level cannot be opened.
   public var imageLoader: ImageLoader {
     get throws {
-      let account = try account()
+      let account = try accounts.current()
       let (loader, replaced) = try loaders.withLock { loaders -> (ImageLoader, [ImageLoader]) in
         if let loader = loaders[account.userID] { return (loader, []) }
         let loader: ImageLoader

@@ -51,6 +51,10 @@ import Realtime
 ///   when the session ends, the account's open conversations stop and what the server gave is forgotten, while what its
 ///   user has not sent waits for them alone (``forgetSignedOutAccounts()``).
 ///
+/// It is a façade over the pieces that do the work, each of which a reader can hold in mind alone: the accounts on the
+/// device (whose chat is current), the connection (the socket, open conversations and live lists, pushes applied), the
+/// directory (lists and calls on workspaces, channels, DM rooms and members) and the outbox (sending).
+///
 /// Call ``shutDown()`` before releasing it: its outbox and socket keep it alive until then.
 public final class ChatService: Sendable {
   /// The chat backend.
@@ -59,75 +63,24 @@ public final class ChatService: Sendable {
   public let configuration: ChatConfiguration
 
   let sessions: SessionManager
-  /// The chat's directory: each account's in `accounts/` below it.
-  let root: URL
-  /// The signed-in account's chat, opened on first use, and the accounts signed out of that are still to be retired.
-  let accounts = Locked(Accounts())
+  /// Whose chat is current, and the accounts signed out of.
+  let accounts: ChatAccounts
+  /// The socket, and the open conversations and live lists that follow it.
+  let connection: ChatConnection
+  /// The lists and the calls on workspaces, channels, DM rooms and members.
+  let directory: ChatDirectory
+  /// Each account's messages to send, and the sender.
+  let outbox: ChatOutbox
   /// The signed-in account's image loader, by user id: at most one, made on first use, dropped when its account ends.
   let loaders = Locked<[String: ImageLoader]>([:])
   /// The last pass of ``sessionChanged()``: each waits for the one before, so that no two retire at once.
   let passes = Locked<Task<Void, Never>?>(nil)
-  let socket: SocketIOClient
   let settings: (any KeyValueStore)?
   let networkMonitor: (any NetworkMonitor)?
   let logger: Logger
   let now: @Sendable () -> Date
-  let sleep: @Sendable (Duration) async throws -> Void
-  let control = Locked(Control())
-  let wakeup = WakeSignal()
-  /// The socket's last access token, which a refusal of the socket names to the session manager, and the user it
-  /// was the token of: the user whose pushes the connection brings.
-  let socketToken = Locked<(token: String, userID: String?)?>(nil)
-  /// The last message the outbox sent or failed, for ``outcome(of:)``.
-  let settled = Broadcast<Message?>(nil)
-  /// Why the outbox's last attempt failed for now; `nil` once one succeeds.
-  let retryReason = Locked<String?>(nil)
-  /// How many pushes the socket has brought: a list fetched while one came may be older than what it wrote.
-  let pushesHeard = Locked(0)
-  /// The server ids of the pushed messages counted unread lately, so that a push that comes twice while its open
-  /// conversation holds it (a catch-up running) counts once.
-  let counted = Locked(RecentIDs(limit: 1_000))
-
-  /// The accounts the service has opened.
-  struct Accounts {
-    /// The signed-in user's; `nil` until first used, and while nobody is signed in.
-    var current: ChatAccount?
-    /// Accounts signed out of, which ``sessionChanged()`` retires.
-    var ended: [ChatAccount] = []
-  }
-
-  /// What changes while the service runs.
-  struct Control {
-    /// The open conversations, by id.
-    var open: [String: ConversationSync] = [:]
-    /// How many ``ChatConversation``s hold each open conversation.
-    var holders: [String: Int] = [:]
-    var background = false
-    var tasks: [Task<Void, Never>] = []
-    var isShutDown = false
-    /// Whether the account's socket is wanted: a list was followed or a conversation opened since it began. It stays
-    /// connected while the app is active, until the account ends or the service shuts down.
-    var wantsSocket = false
-    /// The live list streams, by id: what each follows, and how to end it when its account ends.
-    var lists: [UUID: FollowedList] = [:]
-  }
-
-  /// A live list stream (``workspaces()``, ``channels(in:)``, ``directMessages(in:)``): whose and what it shows,
-  /// refreshed on each connection of the socket, and how it ends.
-  struct FollowedList {
-    /// The user whose account's store it reads.
-    let userID: String
-    let list: ListKind
-    /// Ends the stream: with an error, or (`nil`) as a shutdown does.
-    let finish: @Sendable ((any Error)?) -> Void
-  }
-
-  /// Which list a stream follows.
-  enum ListKind: Hashable {
-    case workspaces
-    case channels(workspaceID: String)
-    case directMessages(workspaceID: String)
-  }
+  /// The service's loops: the sender, the socket's reader, the session's watcher, the network's.
+  private let tasks = Locked<[Task<Void, Never>]>([])
 
   /// A chat service on the backend at `baseURL`, keeping its store and outbox in `directory`.
   ///
@@ -161,34 +114,26 @@ public final class ChatService: Sendable {
     self.networkMonitor = networkMonitor
     self.logger = logger
     self.now = now
-    sleep = Self.sleeper(clock)
-    root = directory
+    let sleep = Self.sleeper(clock)
     do {
       try OwnerOnlyFiles.makeDirectory(directory, ownedByKeel: false)
     } catch {
       throw ChatError.storage(error, doing: "make the chat's directory \(directory.path)")
     }
-    let token = socketToken
-    let socketConfiguration = SocketIOConfiguration(
-      url: baseURL,
-      auth: { [sessions] in
-        let user = sessions.currentUser?.id
-        let access = try await sessions.accessToken()
-        token.withLock { $0 = (access, user) }
-        return ["token": .string(access)]
-      }, reconnection: configuration.reconnection)
-    do {
-      socket = try SocketIOClient(
-        configuration: socketConfiguration, transport: socketTransport, clock: clock, networkMonitor: networkMonitor,
-        logger: logger)
-    } catch {
-      throw ChatError(.invalidInput, "The chat backend \(baseURL) cannot serve a socket: \(error)", underlying: error)
-    }
+    accounts = ChatAccounts(
+      sessions: sessions, root: directory, configuration: configuration, now: now, logger: logger)
+    connection = try ChatConnection(
+      baseURL: baseURL, accounts: accounts, transport: socketTransport, networkMonitor: networkMonitor,
+      configuration: configuration, clock: clock, sleep: sleep, logger: logger)
+    self.directory = ChatDirectory(accounts: accounts, connection: connection, baseURL: baseURL)
+    outbox = ChatOutbox(
+      accounts: accounts, connection: connection, baseURL: baseURL, configuration: configuration, now: now,
+      sleep: sleep, logger: logger)
     start()
   }
 
   deinit {
-    for task in control.withLock({ $0.tasks }) { task.cancel() }
+    for task in tasks.withLock({ $0 }) { task.cancel() }
   }
 
   private static func sleeper<C: Clock<Duration>>(_ clock: C) -> @Sendable (Duration) async throws -> Void {
@@ -196,45 +141,36 @@ public final class ChatService: Sendable {
   }
 
   private func start() {
-    // Both loops keep the service alive until `shutDown()`: an app keeps one chat service while signed in.
-    let sender = Task { [weak self] in _ = await self?.sendLoop() }
-    let pump = Task { [weak self] in _ = await self?.socketLoop() }
+    // The loops keep the service alive until `shutDown()`: an app keeps one chat service while signed in.
+    let sender = Task { [self] in await outbox.loop() }
+    let pump = Task { [self] in await connection.loop() }
     let accounts = Task { [weak self, sessions] in
       for await _ in sessions.states() {
         guard let self else { return }
         await self.sessionChanged()
       }
     }
-    var tasks = [sender, pump, accounts]
+    var started = [sender, pump, accounts]
     if let networkMonitor {
-      tasks.append(
-        Task { [weak self] in
-          for await status in networkMonitor.statusUpdates() where status == .online { self?.wakeup.signal() }
+      started.append(
+        Task { [outbox] in
+          for await status in networkMonitor.statusUpdates() where status == .online { outbox.wakeup.signal() }
         })
     }
-    control.withLock { $0.tasks = tasks }
+    tasks.withLock { $0 = started }
   }
 
   /// Stops the outbox and the socket and waits for them. A send in flight is abandoned and stays in the outbox, to go
   /// out with the same client message id from the next service on the same directory.
   public func shutDown() async {
-    let (tasks, syncs, lists) = control.withLock { control in
-      control.isShutDown = true
-      defer {
-        control.tasks = []
-        control.open = [:]
-        control.holders = [:]
-        control.lists = [:]
-      }
-      return (control.tasks, Array(control.open.values), Array(control.lists.values))
+    let stopping = tasks.withLock { tasks in
+      defer { tasks = [] }
+      return tasks
     }
-    for list in lists { list.finish(nil) }
-    for task in tasks { task.cancel() }
-    wakeup.signal()
-    await socket.disconnect()
-    for sync in syncs { await sync.stop() }
-    for task in tasks { await task.value }
-    settled.finish()
+    outbox.shutDown()
+    for task in stopping { task.cancel() }
+    await connection.shutDown()
+    for task in stopping { await task.value }
   }
 
   // MARK: - Settings
@@ -243,7 +179,7 @@ public final class ChatService: Sendable {
   /// store) under a key of their account's: where the app opens next time. `nil` when none was kept, nobody is signed
   /// in, or the service has no settings store. Signing out forgets it.
   public var lastWorkspaceID: String? {
-    guard let account = try? account() else { return nil }
+    guard let account = try? accounts.current() else { return nil }
     return try? settings?.value(String.self, forKey: account.lastWorkspaceKey)
   }
 
@@ -251,7 +187,7 @@ public final class ChatService: Sendable {
   ///
   /// - Throws: ``ChatError/Kind/notSignedIn``; ``ChatError/Kind/storage`` when the settings cannot be written.
   public func setLastWorkspaceID(_ workspaceID: String?) throws {
-    let key = try account().lastWorkspaceKey
+    let key = try accounts.current().lastWorkspaceKey
     do {
       if let workspaceID {
         try settings?.set(workspaceID, forKey: key)
@@ -271,36 +207,7 @@ public final class ChatService: Sendable {
   /// - Throws: ``ChatError/Kind/notSignedIn``; ``ChatError/Kind/storage`` when it cannot be opened (a damaged file is
   ///   set aside and a new store started, see `ChatStore`).
   public var store: ChatStore {
-    get throws { try account().store }
-  }
-
-  /// The signed-in user's chat on this device, opened on first use.
-  ///
-  /// - Throws: ``ChatError/Kind/notSignedIn``; ``ChatError/Kind/storage`` when it cannot be opened.
-  func account() throws -> ChatAccount {
-    try account(of: me())
-  }
-
-  /// `userID`'s chat: the current account when it is theirs; otherwise one opened now, which becomes the current one
-  /// when `userID` is signed in (the one it replaces is retired by ``sessionChanged()``).
-  private func account(of userID: String) throws -> ChatAccount {
-    try accounts.withLock { accounts in
-      if let current = accounts.current, current.userID == userID { return current }
-      let account: ChatAccount
-      do {
-        account = try ChatAccount(userID: userID, root: root, configuration: configuration, now: now)
-      } catch {
-        throw ChatError.storage(error, doing: "open the chat's store and outbox in \(root.path)")
-      }
-      if let setAside = account.store.setAside {
-        logger.warning("The chat store was set aside (\(setAside.reason)); a new one starts empty.")
-      }
-      if sessions.currentUser?.id == userID {
-        if let replaced = accounts.current { accounts.ended.append(replaced) }
-        accounts.current = account
-      }
-      return account
-    }
+    get throws { try accounts.current().store }
   }
 
   /// The session may have changed hands: an account that is not the signed-in user's (now, not as a state that may
@@ -319,21 +226,13 @@ public final class ChatService: Sendable {
     }
     // Not cut short by a shutdown: what is forgotten is forgotten whole, and a shutdown waits for it.
     await pass.value
-    wakeup.signal()
+    outbox.wakeup.signal()
   }
 
   /// One pass of ``sessionChanged()``.
   private func changePass() async {
     let userID = sessions.currentUser?.id
-    let ended = accounts.withLock { accounts -> [ChatAccount] in
-      if let current = accounts.current, current.userID != userID {
-        accounts.ended.append(current)
-        accounts.current = nil
-      }
-      defer { accounts.ended = [] }
-      // One signed out and in again keeps their account.
-      return accounts.ended.filter { $0.userID != userID }
-    }
+    let ended = accounts.takeEnded(keeping: userID)
     if !ended.isEmpty {
       // Its images in memory go with it; those on disk go with its directory.
       let dropped = loaders.withLock { loaders in
@@ -341,24 +240,7 @@ public final class ChatService: Sendable {
         return Array(loaders.values)
       }
       for loader in dropped { loader.clearMemory() }
-      let (syncs, lists) = control.withLock { control in
-        // A list of the user signed in now (one that started as the session changed hands) goes on.
-        let ended = control.lists.filter { $0.value.userID != userID }
-        defer {
-          control.open = [:]
-          control.holders = [:]
-          for id in ended.keys { control.lists[id] = nil }
-          control.wantsSocket = !control.lists.isEmpty
-        }
-        return (Array(control.open.values), Array(ended.values))
-      }
-      for sync in syncs { await sync.stop() }
-      // The lists of the account that ended end too: what they showed is being forgotten.
-      let why = ChatError(.notSignedIn, "The session ended: the chat's lists were its account's.")
-      for list in lists { list.finish(why) }
-      await socket.disconnect()
-      // The next account's lists, if any started meanwhile, want a socket of their own.
-      if control.withLock({ $0.wantsSocket && !$0.background && !$0.isShutDown }) { await socket.connect() }
+      await connection.endAccount(keeping: userID)
     }
     for account in ended where account.userID != sessions.currentUser?.id {
       do {
@@ -367,15 +249,15 @@ public final class ChatService: Sendable {
         logger.error("The chat of an account signed out of cannot be forgotten: \(error)")
       }
     }
+    let (root, configuration, now) = (accounts.root, configuration, now)
     do {
-      try await ChatAccount.adoptUnsorted(in: root, configuration: configuration, now: now) { [self] in
-        try account(of: $0)
+      try await ChatAccount.adoptUnsorted(in: root, configuration: configuration, now: now) { [accounts] in
+        try accounts.account(of: $0)
       }
       // Whoever is signed in as each directory is looked at keeps theirs, however the session moved meanwhile.
       try await ChatAccount.retireOthers(
-        than: { [self] in
-          [sessions.currentUser?.id, accounts.withLock { $0.current?.userID }].compactMap { $0 }
-        }, in: root, settings: settings, configuration: configuration, now: now)
+        than: { [sessions, accounts] in [sessions.currentUser?.id, accounts.currentUserID].compactMap { $0 } },
+        in: root, settings: settings, configuration: configuration, now: now)
     } catch {
       logger.error("The chat of accounts signed out of cannot be forgotten: \(error)")
     }
@@ -385,38 +267,5 @@ public final class ChatService: Sendable {
   /// for a tool that signs out in a process of its own and wants nothing left behind at once.
   public func forgetSignedOutAccounts() async {
     await sessionChanged()
-  }
-
-  // MARK: - Calls
-
-  /// The signed-in user's id, or ``ChatError/Kind/notSignedIn``.
-  func me() throws -> String {
-    guard let user = sessions.currentUser else {
-      throw ChatError(.notSignedIn, "Nobody is signed in: sign in before using the chat; nothing was sent.")
-    }
-    return user.id
-  }
-
-  /// Sends `route` through the session's client and decodes its answer, as a ``ChatError`` when it fails.
-  func call<Response: Decodable & Sendable>(
-    _ route: ChatRouter.Route, as type: Response.Type = Response.self, doing what: String
-  ) async throws -> Response {
-    _ = try me()
-    do {
-      return try await sessions.client.send(.json(ChatRouter(route, baseURL: baseURL)))
-    } catch let error as NetworkError {
-      throw ChatError.request(RequestFailure(error), doing: what)
-    }
-  }
-
-  /// Runs `body` on the store, its failure as ``ChatError/Kind/storage``.
-  func stored<Value>(_ what: String, _ body: () async throws -> Value) async throws -> Value {
-    do {
-      return try await body()
-    } catch let error as ChatError {
-      throw error
-    } catch {
-      throw ChatError.storage(error, doing: what)
-    }
   }
 }

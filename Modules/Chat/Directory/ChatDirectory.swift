@@ -1,42 +1,34 @@
 import Domain
 import Foundation
 import GRDB
+import Logging
+import Networking
 import Persistence
 
-/// A DM room as its list shows it: the room, its members, and its newest message.
-public struct DirectMessageRoom: Sendable, Hashable {
-  /// The room; its `Conversation.name` is the other member's nickname.
-  public var conversation: Conversation
-  /// Both members.
-  public var members: [Member]
-  /// Its newest message, if it has one.
-  public var lastMessage: Message?
+/// The chat's directory: the signed-in user's workspaces, channels, DM rooms and members — the live lists (the store
+/// first, then the server, then every change the connection brings) and the calls that create, rename, delete, join,
+/// leave and hand them over, each keeping what the server answered in the account's store.
+///
+/// Each method is the body of `ChatService`'s public method of the same name, which documents it.
+final class ChatDirectory: Sendable {
+  private let accounts: ChatAccounts
+  private let connection: ChatConnection
+  private let baseURL: URL
 
-  /// A room.
-  public init(conversation: Conversation, members: [Member], lastMessage: Message?) {
-    self.conversation = conversation
-    self.members = members
-    self.lastMessage = lastMessage
+  init(accounts: ChatAccounts, connection: ChatConnection, baseURL: URL) {
+    self.accounts = accounts
+    self.connection = connection
+    self.baseURL = baseURL
   }
-}
 
-// MARK: - Lists: the store first, then the server, then every change
+  // MARK: - Lists: the store first, then the server, then every change
 
-extension ChatService {
-  /// The user's workspaces by name, live: the stored list at once, then the server's (stored in its place), then the
-  /// list again each time it changes — a workspace created, renamed, deleted or joined, here or anywhere (the socket's
-  /// pushes, SandboxAPI §7), and after each reconnection. The stream ends when the consumer stops, when the account
-  /// ends (``ChatError/Kind/notSignedIn``) or the service shuts down; it throws a ``ChatError`` after the stored list
-  /// when the server cannot be reached.
-  public func workspaces() -> AsyncThrowingStream<[Workspace], any Error> {
+  func workspaces() -> AsyncThrowingStream<[Workspace], any Error> {
     live(.workspaces, read: { try await $0.workspaces() }, fetch: { [self] in try await refreshWorkspaces() })
   }
 
-  /// Fetches the user's workspaces, keeps them in the store in place of the old list, and returns them.
-  ///
-  /// - Throws: ``ChatError``.
   @discardableResult
-  public func refreshWorkspaces() async throws -> [Workspace] {
+  func refreshWorkspaces() async throws -> [Workspace] {
     try await keepList("the workspaces") { [self] in
       try await call(.workspaces, as: ChatWire.Workspaces.self, doing: "list the workspaces").workspaces.map(\.record)
     } write: { workspaces, db in
@@ -44,20 +36,14 @@ extension ChatService {
     }
   }
 
-  /// A workspace's channels by name, joined and not (`Conversation.joined` tells), each with its unread
-  /// count and member count, live as ``workspaces()`` is: a message, a read on another device, a channel created,
-  /// renamed, deleted, joined or left changes the list.
-  public func channels(in workspaceID: String) -> AsyncThrowingStream<[Conversation], any Error> {
+  func channels(in workspaceID: String) -> AsyncThrowingStream<[Conversation], any Error> {
     live(
       .channels(workspaceID: workspaceID), read: { try await $0.conversations(in: workspaceID, kind: .channel) },
       fetch: { [self] in try await refreshChannels(in: workspaceID) })
   }
 
-  /// Fetches a workspace's channels with their unread counts, keeps them, and returns them.
-  ///
-  /// - Throws: ``ChatError``.
   @discardableResult
-  public func refreshChannels(in workspaceID: String) async throws -> [Conversation] {
+  func refreshChannels(in workspaceID: String) async throws -> [Conversation] {
     try await keepList("the channels") { [self] in
       try await call(
         .channels(workspaceID: workspaceID, joinedOnly: false), as: ChatWire.Channels.self,
@@ -68,23 +54,15 @@ extension ChatService {
     }
   }
 
-  /// The user's DM rooms in a workspace by name, each with its unread count and newest message, live as
-  /// ``workspaces()`` is: a message, a read on another device, a room opened with the user changes the list.
-  public func directMessages(in workspaceID: String) -> AsyncThrowingStream<[DirectMessageRoom], any Error> {
+  func directMessages(in workspaceID: String) -> AsyncThrowingStream<[DirectMessageRoom], any Error> {
     live(
       .directMessages(workspaceID: workspaceID), read: { [self] in try await rooms(in: workspaceID, of: $0) },
       fetch: { [self] in try await refreshDirectMessages(in: workspaceID) })
   }
 
-  /// Fetches the user's DM rooms in a workspace, keeps them (their members and newest message too), and returns them.
-  ///
-  /// A newest message stored this way may stand apart from the room's older stored messages until the room is
-  /// opened: its catch-up starts from where the last one ended, not from the newest stored message.
-  ///
-  /// - Throws: ``ChatError``.
   @discardableResult
-  public func refreshDirectMessages(in workspaceID: String) async throws -> [DirectMessageRoom] {
-    let me = try me()
+  func refreshDirectMessages(in workspaceID: String) async throws -> [DirectMessageRoom] {
+    let me = try accounts.me()
     return try await keepList("the DM rooms") { [self] in
       try await call(
         .directMessages(workspaceID: workspaceID), as: ChatWire.DirectMessages.self, doing: "list the DM rooms"
@@ -110,16 +88,14 @@ extension ChatService {
     _ what: String, fetch: () async throws -> Answer,
     write: @escaping @Sendable (Answer, Database) throws -> Void
   ) async throws -> Answer {
-    let store = try store
+    let store = try accounts.current().store
     for attempt in 1...3 {
-      let heard = pushesHeard.withLock { $0 }
+      let heard = connection.pushCount
       let answer = try await fetch()
       let kept = try await stored("keep \(what)") {
         try await store.writeLists(
           "store \(what)",
-          ifCurrent: { [pushesHeard] in
-            attempt == 3 || pushesHeard.withLock { $0 } == heard
-          }
+          ifCurrent: { [connection] in attempt == 3 || connection.pushCount == heard }
         ) { db in try write(answer, db) }
       }
       if kept { return answer }
@@ -140,29 +116,19 @@ extension ChatService {
       return rooms
     }
   }
-}
 
-// MARK: - Workspaces, channels and DM rooms
+  // MARK: - Workspaces, channels and DM rooms
 
-extension ChatService {
-  /// Creates a workspace the user owns and is the first member of.
-  ///
-  /// - Throws: ``ChatError/Kind/invalidInput`` for a name that is empty or longer than 100 characters once trimmed,
-  ///   before anything is sent; otherwise ``ChatError``.
-  public func createWorkspace(named name: String) async throws -> Workspace {
-    let store = try store
+  func createWorkspace(named name: String) async throws -> Workspace {
+    let store = try accounts.current().store
     let name = try Self.validName(name, of: "workspace")
     let workspace = try await call(.createWorkspace(name: name), as: ChatWire.Workspace.self, doing: "create \(name)")
     try await stored("keep the workspace") { try await store.upsert([workspace.record]) }
     return workspace.record
   }
 
-  /// Renames a workspace the user owns.
-  ///
-  /// - Throws: as ``createWorkspace(named:)``; ``ChatError/Kind/refused`` (`E403`) for a workspace the user does not
-  ///   own.
-  public func renameWorkspace(_ workspaceID: String, to name: String) async throws -> Workspace {
-    let store = try store
+  func renameWorkspace(_ workspaceID: String, to name: String) async throws -> Workspace {
+    let store = try accounts.current().store
     let name = try Self.validName(name, of: "workspace")
     let workspace = try await call(
       .renameWorkspace(id: workspaceID, name: name), as: ChatWire.Workspace.self, doing: "rename \(workspaceID)")
@@ -170,11 +136,8 @@ extension ChatService {
     return workspace.record
   }
 
-  /// Deletes a workspace the user owns, with its channels and DM rooms; the store forgets them.
-  ///
-  /// - Throws: ``ChatError``.
-  public func deleteWorkspace(_ workspaceID: String) async throws {
-    let store = try store
+  func deleteWorkspace(_ workspaceID: String) async throws {
+    let store = try accounts.current().store
     _ = try await call(.deleteWorkspace(id: workspaceID), as: Empty.self, doing: "delete \(workspaceID)")
     try await stored("forget the workspace") {
       let remaining = try await store.workspaces().filter { $0.id != workspaceID }
@@ -185,11 +148,8 @@ extension ChatService {
     }
   }
 
-  /// A workspace's members, in the order they joined (stored too).
-  ///
-  /// - Throws: ``ChatError``.
-  public func members(ofWorkspace workspaceID: String) async throws -> [Member] {
-    let store = try store
+  func members(ofWorkspace workspaceID: String) async throws -> [Member] {
+    let store = try accounts.current().store
     let answer = try await call(
       .workspaceMembers(id: workspaceID), as: ChatWire.Members.self, doing: "list the members of \(workspaceID)")
     let members = answer.members.map(\.member)
@@ -197,11 +157,7 @@ extension ChatService {
     return members
   }
 
-  /// Adds the account with `email` to a workspace the user is a member of.
-  ///
-  /// - Throws: ``ChatError/Kind/invalidInput`` for an email without `@` or longer than 254 characters, before
-  ///   anything is sent; ``ChatError/Kind/refused`` (`E404`) when no account has that email.
-  public func invite(email: String, to workspaceID: String) async throws {
+  func invite(email: String, to workspaceID: String) async throws {
     let email = email.trimmingCharacters(in: .whitespacesAndNewlines)
     guard email.contains("@"), email.count <= 254 else {
       throw ChatError(.invalidInput, "An invitation needs an email address (with @, at most 254 characters).")
@@ -211,11 +167,8 @@ extension ChatService {
       doing: "invite a member to \(workspaceID)")
   }
 
-  /// Hands a workspace the user owns to another of its members.
-  ///
-  /// - Throws: ``ChatError``.
-  public func transferWorkspace(_ workspaceID: String, to userID: String) async throws -> Workspace {
-    let store = try store
+  func transferWorkspace(_ workspaceID: String, to userID: String) async throws -> Workspace {
+    let store = try accounts.current().store
     let workspace = try await call(
       .transferWorkspace(id: workspaceID, to: userID), as: ChatWire.Workspace.self,
       doing: "transfer \(workspaceID)")
@@ -223,62 +176,41 @@ extension ChatService {
     return workspace.record
   }
 
-  /// Creates a channel in a workspace; the user owns and has joined it.
-  ///
-  /// - Throws: ``ChatError/Kind/invalidInput`` for a bad name, before anything is sent; ``ChatError/Kind/refused``
-  ///   (`E409`) when the workspace has a channel of that name.
-  public func createChannel(named name: String, in workspaceID: String) async throws -> Conversation {
+  func createChannel(named name: String, in workspaceID: String) async throws -> Conversation {
     let name = try Self.validName(name, of: "channel")
     return try await keepChannel(
       .createChannel(workspaceID: workspaceID, name: name), doing: "create the channel \(name)")
   }
 
-  /// Renames a channel the user owns.
-  ///
-  /// - Throws: as ``createChannel(named:in:)``.
-  public func renameChannel(_ channelID: String, to name: String) async throws -> Conversation {
+  func renameChannel(_ channelID: String, to name: String) async throws -> Conversation {
     let name = try Self.validName(name, of: "channel")
     return try await keepChannel(.renameChannel(id: channelID, name: name), doing: "rename \(channelID)")
   }
 
-  /// Deletes a channel the user owns; the store forgets it and its sent messages.
-  ///
-  /// - Throws: ``ChatError``.
-  public func deleteChannel(_ channelID: String) async throws {
-    let store = try store
+  func deleteChannel(_ channelID: String) async throws {
+    let store = try accounts.current().store
     _ = try await call(.deleteChannel(id: channelID), as: Empty.self, doing: "delete \(channelID)")
     try await stored("forget the channel") { try await store.removeConversation(channelID) }
   }
 
-  /// Joins a channel of one of the user's workspaces.
-  ///
-  /// - Throws: ``ChatError``.
-  public func join(_ channelID: String) async throws -> Conversation {
+  func join(_ channelID: String) async throws -> Conversation {
     try await keepChannel(.join(channelID: channelID), doing: "join \(channelID)")
   }
 
-  /// Leaves a channel. An owner who leaves hands it to the member who joined first after them; the store keeps the
-  /// channel (now not joined) and forgets its messages.
-  ///
-  /// - Throws: ``ChatError``.
-  public func leave(_ channelID: String) async throws -> Conversation {
+  func leave(_ channelID: String) async throws -> Conversation {
     let channel = try await keepChannel(.leave(channelID: channelID), doing: "leave \(channelID)")
-    try await stored("forget the channel's messages") { try await store.resetMessages(in: channelID) }
+    try await stored("forget the channel's messages") {
+      try await accounts.current().store.resetMessages(in: channelID)
+    }
     return channel
   }
 
-  /// Hands a channel the user owns to another of its members.
-  ///
-  /// - Throws: ``ChatError``.
-  public func transferChannel(_ channelID: String, to userID: String) async throws -> Conversation {
+  func transferChannel(_ channelID: String, to userID: String) async throws -> Conversation {
     try await keepChannel(.transferChannel(id: channelID, to: userID), doing: "transfer \(channelID)")
   }
 
-  /// A channel's members, in the order they joined (stored too).
-  ///
-  /// - Throws: ``ChatError``.
-  public func members(ofChannel channelID: String) async throws -> [Member] {
-    let store = try store
+  func members(ofChannel channelID: String) async throws -> [Member] {
+    let store = try accounts.current().store
     let answer = try await call(
       .channelMembers(id: channelID), as: ChatWire.Members.self, doing: "list the members of \(channelID)")
     let members = answer.members.map(\.member)
@@ -286,13 +218,9 @@ extension ChatService {
     return members
   }
 
-  /// The DM room with another member of a workspace: found if the two have one (from either side), opened if not.
-  ///
-  /// - Throws: ``ChatError/Kind/invalidInput`` for the user themselves, before anything is sent; otherwise
-  ///   ``ChatError``.
-  public func openDirectMessage(with userID: String, in workspaceID: String) async throws -> DirectMessageRoom {
-    let store = try store
-    let me = try me()
+  func openDirectMessage(with userID: String, in workspaceID: String) async throws -> DirectMessageRoom {
+    let store = try accounts.current().store
+    let me = try accounts.me()
     guard userID != me else { throw ChatError(.invalidInput, "A DM room is with another member, not oneself.") }
     let answer = try await call(
       .openDirectMessage(workspaceID: workspaceID, userID: userID), as: ChatWire.DirectMessageRoom.self,
@@ -307,13 +235,9 @@ extension ChatService {
     return room
   }
 
-  /// Tells the server the user has read a conversation up to `messageID` and keeps the read pointer.
-  ///
-  /// - Returns: The conversation's unread count now (what others sent after it).
-  /// - Throws: ``ChatError``.
   @discardableResult
-  public func markRead(_ conversationID: String, upTo messageID: String) async throws -> Int {
-    let store = try store
+  func markRead(_ conversationID: String, upTo messageID: String) async throws -> Int {
+    let store = try accounts.current().store
     let answer = try await call(
       .read(conversationID: conversationID, messageID: messageID), as: ChatWire.Unread.self,
       doing: "mark \(conversationID) read")
@@ -325,7 +249,7 @@ extension ChatService {
   }
 
   private func keepChannel(_ route: ChatRouter.Route, doing what: String) async throws -> Conversation {
-    let store = try store
+    let store = try accounts.current().store
     let channel = try await call(route, as: ChatWire.Channel.self, doing: what).record
     try await stored("keep the channel") { try await store.upsert([channel]) }
     return channel
@@ -343,4 +267,64 @@ extension ChatService {
 
   /// An answer whose body does not matter (`{}`).
   struct Empty: Decodable, Sendable {}
+
+  /// Sends `route` through the session's client and decodes its answer, as a ``ChatError`` when it fails.
+  func call<Response: Decodable & Sendable>(
+    _ route: ChatRouter.Route, as type: Response.Type = Response.self, doing what: String
+  ) async throws -> Response {
+    _ = try accounts.me()
+    do {
+      return try await accounts.sessions.client.send(.json(ChatRouter(route, baseURL: baseURL)))
+    } catch let error as NetworkError {
+      throw ChatError.request(RequestFailure(error), doing: what)
+    }
+  }
+
+  /// A stream of what `read` reads from the account's store: at once, again once `fetch` has stored the server's,
+  /// then each time a write changes it (a push, a call, a catch-up). It wants the socket, whose pushes are the
+  /// changes made elsewhere, and ends when the consumer stops, when its account ends or the service shuts down, or
+  /// with `fetch`'s error.
+  private func live<Value: Sendable & Equatable>(
+    _ list: ChatConnection.ListKind, read: @escaping @Sendable (ChatStore) async throws -> Value,
+    fetch: @escaping @Sendable () async throws -> Value
+  ) -> AsyncThrowingStream<Value, any Error> {
+    AsyncThrowingStream { continuation in
+      let id = UUID()
+      let task = Task { [self] in
+        defer { connection.unfollow(id) }
+        do {
+          let account = try accounts.current()
+          let store = account.store
+          // Watched from before the first read: nothing written after it is missed.
+          let changes = try await store.changes()
+          let followed = connection.follow(
+            ChatConnection.FollowedList(
+              userID: account.userID, list: list, refresh: { _ = try await fetch() },
+              finish: { continuation.finish(throwing: $0) }), as: id)
+          guard followed else { return continuation.finish() }
+          // An account that ended while this one started (the pass that ends its lists may have run before it was
+          // followed) shows nothing more.
+          guard accounts.currentUserID == account.userID else {
+            throw ChatError(.notSignedIn, "The session ended: the chat's lists were its account's.")
+          }
+          await connection.want()
+          var shown = try await stored("read a list") { try await read(store) }
+          continuation.yield(shown)
+          _ = try await fetch()
+          shown = try await stored("read a list") { try await read(store) }
+          continuation.yield(shown)
+          for await _ in changes {
+            let now = try await stored("read a list") { try await read(store) }
+            guard now != shown else { continue }
+            shown = now
+            continuation.yield(now)
+          }
+          continuation.finish()
+        } catch {
+          continuation.finish(throwing: error)
+        }
+      }
+      continuation.onTermination = { _ in task.cancel() }
+    }
+  }
 }

@@ -1,0 +1,412 @@
+import Domain
+import Foundation
+import GRDB
+import KeelBasics
+import Logging
+import Networking
+import Realtime
+
+/// The session's realtime connection: one socket for the signed-in account while something live wants it and the
+/// app is active, and what follows it — the open conversations, each with its sync, and the live lists. It applies
+/// what the server pushes to the account's store (SandboxAPI §7), and on each connection catches up every open
+/// conversation and fetches every live list again.
+final class ChatConnection: Sendable {
+  let socket: SocketIOClient
+  private let accounts: ChatAccounts
+  private let baseURL: URL
+  private let configuration: ChatConfiguration
+  private let logger: Logger
+  private let sleep: @Sendable (Duration) async throws -> Void
+  private let state = Locked(State())
+  /// The socket's last access token, which a refusal of the socket names to the session manager, and the user it
+  /// was the token of: the user whose pushes the connection brings.
+  private let socketToken: Locked<(token: String, userID: String?)?>
+  /// How many pushes the socket has brought: a list fetched while one came may be older than what it wrote.
+  private let pushesHeard = Locked(0)
+  /// The server ids of the pushed messages counted unread lately, so that a push that comes twice while its open
+  /// conversation holds it (a catch-up running) counts once.
+  private let counted = Locked(RecentIDs(limit: 1_000))
+
+  private struct State {
+    /// The open conversations, by id.
+    var open: [String: ConversationSync] = [:]
+    /// How many ``ChatConversation``s hold each open conversation.
+    var holders: [String: Int] = [:]
+    var background = false
+    var isShutDown = false
+    /// Whether the account's socket is wanted: a list was followed or a conversation opened since it began. It stays
+    /// connected while the app is active, until the account ends or the service shuts down.
+    var wantsSocket = false
+    /// The live list streams, by id.
+    var lists: [UUID: FollowedList] = [:]
+
+    /// Whether the socket should be connected now.
+    var connects: Bool { wantsSocket && !background && !isShutDown }
+  }
+
+  /// A live list stream (``ChatService/workspaces()``, ``ChatService/channels(in:)``,
+  /// ``ChatService/directMessages(in:)``): whose and what it shows, how to fetch it again after a reconnection, and
+  /// how it ends.
+  struct FollowedList: Sendable {
+    /// The user whose account's store it reads.
+    let userID: String
+    let list: ListKind
+    /// Fetches the list from the server into the store.
+    let refresh: @Sendable () async throws -> Void
+    /// Ends the stream: with an error, or (`nil`) as a shutdown does.
+    let finish: @Sendable ((any Error)?) -> Void
+  }
+
+  /// Which list a stream follows.
+  enum ListKind: Hashable {
+    case workspaces
+    case channels(workspaceID: String)
+    case directMessages(workspaceID: String)
+  }
+
+  /// - Throws: ``ChatError/Kind/invalidInput`` for a `baseURL` the socket cannot use.
+  init(
+    baseURL: URL, accounts: ChatAccounts, transport: any WebSocketTransport, networkMonitor: (any NetworkMonitor)?,
+    configuration: ChatConfiguration, clock: any Clock<Duration>,
+    sleep: @escaping @Sendable (Duration) async throws -> Void, logger: Logger
+  ) throws {
+    self.baseURL = baseURL
+    self.accounts = accounts
+    self.configuration = configuration
+    self.logger = logger
+    self.sleep = sleep
+    let token = Locked<(token: String, userID: String?)?>(nil)
+    socketToken = token
+    let socketConfiguration = SocketIOConfiguration(
+      url: baseURL,
+      auth: { [sessions = accounts.sessions] in
+        let user = sessions.currentUser?.id
+        let access = try await sessions.accessToken()
+        token.withLock { $0 = (access, user) }
+        return ["token": .string(access)]
+      }, reconnection: configuration.reconnection)
+    do {
+      socket = try SocketIOClient(
+        configuration: socketConfiguration, transport: transport, clock: clock, networkMonitor: networkMonitor,
+        logger: logger)
+    } catch {
+      throw ChatError(.invalidInput, "The chat backend \(baseURL) cannot serve a socket: \(error)", underlying: error)
+    }
+  }
+
+  /// How many pushes the socket has brought so far.
+  var pushCount: Int { pushesHeard.withLock { $0 } }
+
+  // MARK: - The socket
+
+  /// Connects the account's socket when something live wants it and it is not connected (the first time, or after it
+  /// gave up reconnecting), unless the app is in the background (``enterForeground()`` connects it then) or the
+  /// service is shut down.
+  func want() async {
+    let connect = state.withLock { state -> Bool in
+      state.wantsSocket = true
+      return state.connects
+    }
+    guard connect else { return }
+    switch socket.state {
+    case .connected, .connecting, .reconnecting:
+      // Connected, or on its way: a nudge would cut its reconnection's wait short.
+      return
+    case .disconnected, .refused, .suspended:
+      await socket.connect()
+    }
+  }
+
+  /// The app went to the background or became inactive: the socket closes and pushes stop.
+  func enterBackground() async {
+    state.withLock { $0.background = true }
+    await socket.suspend()
+  }
+
+  /// The app is active again: the socket reconnects if it was wanted.
+  func enterForeground() async {
+    let reconnect = state.withLock { state in
+      state.background = false
+      return state.connects
+    }
+    if reconnect { await socket.connect() }
+  }
+
+  /// Reads the socket in order: a connection starts a catch-up of every open conversation (holding pushes from that
+  /// moment) and fetches every live list again; a pushed message goes to its open conversation and to the lists;
+  /// what else the server pushes changes the lists; a refusal refreshes the token and connects again.
+  func loop() async {
+    var refreshes = 0
+    // The user whose pushes this connection brings: the one its token was for, as it connected.
+    var connectedUser: String?
+    for await activity in socket.activity() {
+      switch activity {
+      case .state(.connected):
+        refreshes = 0
+        connectedUser = socketToken.withLock { $0?.userID }
+        let (syncs, lists) = state.withLock { state in
+          // One fetch for each list however many streams follow it.
+          let lists = Dictionary(
+            state.lists.values.map { ($0.list, $0.refresh) }, uniquingKeysWith: { first, _ in first })
+          return (Array(state.open.values), lists)
+        }
+        for sync in syncs { await sync.requestCatchUp() }
+        // Off the loop: pushes keep coming while the lists are fetched, and each is applied in its turn.
+        if !lists.isEmpty { Task { await refresh(lists) } }
+      case .state(.refused(let message)):
+        connectedUser = nil
+        // An expired token, or one the server no longer knows (it restarted, or the session was ended elsewhere):
+        // either way the refresh settles it, bringing a token the server takes, or ending the session when the
+        // server refuses the refresh too, which `SessionManager/states()` tells the app. Three in a row at most.
+        guard refreshes < 3 else {
+          logger.warning("The chat socket was refused: \(message)")
+          continue
+        }
+        refreshes += 1
+        do {
+          if let rejected = socketToken.withLock({ $0?.token }) {
+            _ = try await accounts.sessions.accessToken(replacing: rejected)
+          }
+          if state.withLock({ $0.connects }) { await socket.connect() }
+        } catch {
+          logger.warning("The chat socket's token cannot be refreshed: \(error)")
+        }
+      case .state:
+        connectedUser = nil
+      case .event(let event):
+        // A push of an account that has ended (still on its way as the session changed hands) is not the next one's.
+        guard let account = try? accounts.current(), account.userID == connectedUser else { continue }
+        // Counted before it is applied: a list answer written after this may be older than the push.
+        pushesHeard.withLock { $0 += 1 }
+        await apply(event, to: account)
+      }
+    }
+  }
+
+  /// Applies a push to `account`'s store: a message to its conversation (through its sync when it is open) and to
+  /// the unread count; the rest to the lists. Every live list reads the store again after each change.
+  private func apply(_ event: SocketEvent, to account: ChatAccount) async {
+    let store = account.store
+    do {
+      switch event.name {
+      case "message":
+        guard let message = event.args.first.flatMap(ChatWire.Message.init(pushed:))?.record, let id = message.id
+        else {
+          logger.warning("A pushed message could not be read; the next catch-up brings it.")
+          return
+        }
+        guard let sync = sync(for: message.conversationID) else {
+          try await store.receive(message, by: account.userID)
+          return
+        }
+        // The open conversation's sync stores it, in order with its catch-ups (which may hold it a while); the count
+        // follows, once for each message however often it is pushed, and always for the user's own.
+        let isNew = try await !store.contains(serverID: id) && counted.withLock { $0.insert(id) }
+        await sync.receive(message)
+        if isNew || message.senderID == account.userID {
+          try await store.countArrival(of: message, by: account.userID)
+        }
+      case "read":
+        guard let read = ChatWire.pushed(ChatWire.Read.self, from: event.args) else { return unreadable(event) }
+        try await store.applyRead(read.conversationId, upTo: read.lastReadMessageId, unreadCount: read.unreadCount)
+      case "channel":
+        guard let channel = ChatWire.pushed(ChatWire.Channel.self, from: event.args) else { return unreadable(event) }
+        try await store.upsert([channel.record])
+      case "channelDeleted":
+        guard let deleted = ChatWire.pushed(ChatWire.Deleted.self, from: event.args) else { return unreadable(event) }
+        try await store.removeConversation(deleted.id)
+      case "dm":
+        guard let room = ChatWire.pushed(ChatWire.DirectMessageRoom.self, from: event.args) else {
+          return unreadable(event)
+        }
+        // In one transaction: a list never shows the room without its members.
+        try await store.writeLists("store a pushed DM room") { db in
+          try ChatStore.upsert(room.record(for: account.userID), db)
+          try ChatStore.replaceMembers(room.members.map(\.member), of: .conversation(room.id), db)
+          if let last = room.lastMessage { _ = try ChatStore.upsert(last.record, db) }
+        }
+      case "workspace":
+        guard let workspace = ChatWire.pushed(ChatWire.Workspace.self, from: event.args) else {
+          return unreadable(event)
+        }
+        try await store.upsert([workspace.record])
+      case "workspaceDeleted":
+        guard let deleted = ChatWire.pushed(ChatWire.Deleted.self, from: event.args) else { return unreadable(event) }
+        try await store.removeWorkspace(deleted.id)
+      default:
+        return
+      }
+    } catch {
+      // Not lost: the next connection fetches every live list and catches up every open conversation.
+      logger.warning("A pushed \(event.name) cannot be stored; the next connection brings it: \(error)")
+    }
+  }
+
+  private func unreadable(_ event: SocketEvent) {
+    logger.warning("A pushed \(event.name) could not be read; the next connection brings it.")
+  }
+
+  /// Fetches `lists` again (after a reconnection, which may have missed their pushes); a failure leaves them as
+  /// stored.
+  private func refresh(_ lists: [ListKind: @Sendable () async throws -> Void]) async {
+    for refresh in lists.values {
+      do {
+        try await refresh()
+      } catch {
+        logger.info("A list cannot be fetched again after a reconnection: \(error)")
+      }
+    }
+  }
+
+  // MARK: - What follows it
+
+  /// Follows `list` as `id` until ``unfollow(_:)``, the account's end or the shutdown; `false` when shut down.
+  func follow(_ list: FollowedList, as id: UUID) -> Bool {
+    state.withLock { state in
+      guard !state.isShutDown else { return false }
+      state.lists[id] = list
+      return true
+    }
+  }
+
+  /// Stops following the list stream `id`.
+  func unfollow(_ id: UUID) {
+    state.withLock { $0.lists[id] = nil }
+  }
+
+  /// The open conversation `conversationID`'s sync, shared with whoever opened it already, or a new one reading
+  /// `store`, and whether it is new (its stored messages to show and a catch-up to start).
+  func open(_ conversationID: String, store: ChatStore) -> (sync: ConversationSync, isNew: Bool) {
+    state.withLock { state in
+      state.holders[conversationID, default: 0] += 1
+      if let sync = state.open[conversationID] { return (sync, false) }
+      let sync = makeSync(conversationID, store: store)
+      state.open[conversationID] = sync
+      return (sync, true)
+    }
+  }
+
+  /// The sync of `conversationID` when it is open.
+  func sync(for conversationID: String) -> ConversationSync? {
+    state.withLock { $0.open[conversationID] }
+  }
+
+  /// Lets go of a conversation its holder closed: the last holder's close stops its sync.
+  func release(_ conversation: ChatConversation) async {
+    let stopped = state.withLock { state -> ConversationSync? in
+      // A conversation of an account that ended was stopped with it; the one open now under its id is another's.
+      guard state.open[conversation.id] === conversation.sync else { return nil }
+      let holders = (state.holders[conversation.id] ?? 1) - 1
+      guard holders <= 0 else {
+        state.holders[conversation.id] = holders
+        return nil
+      }
+      state.holders[conversation.id] = nil
+      return state.open.removeValue(forKey: conversation.id)
+    }
+    await stopped?.stop()
+  }
+
+  /// The conversations following the socket now: open, caught up, and the socket connected.
+  var liveConversations: Set<String> {
+    guard socket.state.isConnected else { return [] }
+    let open = state.withLock { $0.open }
+    return Set(open.filter { $0.value.snapshots.current.status == .live }.keys)
+  }
+
+  /// An account ended: its open conversations stop, its lists end with ``ChatError/Kind/notSignedIn`` (a list of
+  /// `userID`, the user signed in now, that started as the session changed hands goes on), and the socket, which
+  /// was its, closes; it connects again at once for `userID`'s lists, if any.
+  func endAccount(keeping userID: String?) async {
+    let (syncs, lists) = state.withLock { state in
+      let ended = state.lists.filter { $0.value.userID != userID }
+      defer {
+        state.open = [:]
+        state.holders = [:]
+        for id in ended.keys { state.lists[id] = nil }
+        state.wantsSocket = !state.lists.isEmpty
+      }
+      return (Array(state.open.values), Array(ended.values))
+    }
+    for sync in syncs { await sync.stop() }
+    // What they showed is being forgotten.
+    let why = ChatError(.notSignedIn, "The session ended: the chat's lists were its account's.")
+    for list in lists { list.finish(why) }
+    await socket.disconnect()
+    if state.withLock({ $0.connects }) { await socket.connect() }
+  }
+
+  /// Whether ``shutDown()`` has begun.
+  var isShutDown: Bool { state.withLock { $0.isShutDown } }
+
+  /// Ends every list stream, closes the socket and stops every open conversation; nothing connects again.
+  func shutDown() async {
+    let (syncs, lists) = state.withLock { state in
+      state.isShutDown = true
+      defer {
+        state.open = [:]
+        state.holders = [:]
+        state.lists = [:]
+      }
+      return (Array(state.open.values), Array(state.lists.values))
+    }
+    for list in lists { list.finish(nil) }
+    await socket.disconnect()
+    for sync in syncs { await sync.stop() }
+  }
+
+  private func makeSync(_ conversationID: String, store: ChatStore) -> ConversationSync {
+    let (baseURL, sessions) = (baseURL, accounts.sessions)
+    return ConversationSync(
+      id: conversationID, store: store,
+      fetch: { after, before, limit, brief in
+        guard sessions.currentUser != nil else {
+          throw ChatError(.notSignedIn, "Nobody is signed in: the conversation cannot catch up.")
+        }
+        do {
+          return try await sessions.client.send(
+            .json(
+              ChatRouter(
+                .messages(conversationID: conversationID, after: after, before: before, limit: limit, brief: brief),
+                baseURL: baseURL)))
+        } catch let error as NetworkError {
+          throw ChatError.request(RequestFailure(error), doing: "read the messages of \(conversationID)")
+        }
+      }, configuration: configuration, logger: logger, sleep: sleep,
+      silenceCheck: ConversationSync.SilenceCheck(sleep: sleep, following: { [socket] in socket.state.isConnected }))
+  }
+}
+
+/// The last ids inserted, at most `limit`, the oldest forgotten first.
+struct RecentIDs: Sendable {
+  let limit: Int
+  private var ids: Set<String> = []
+  private var order: [String] = []
+
+  init(limit: Int) {
+    self.limit = limit
+  }
+
+  /// Adds `id`; returns whether it was not there already.
+  mutating func insert(_ id: String) -> Bool {
+    guard ids.insert(id).inserted else { return false }
+    order.append(id)
+    if order.count > limit { ids.remove(order.removeFirst()) }
+    return true
+  }
+}
+
+extension ChatWire.Message {
+  /// A message from a socket push's argument (SandboxAPI §7), or `nil` when it is not one.
+  init?(pushed value: SocketValue) {
+    guard let id = value["id"]?.string, let conversationId = value["conversationId"]?.string,
+      let senderId = value["senderId"]?.string, let createdAt = value["createdAt"]?.number
+    else { return nil }
+    var images: [String] = []
+    if case .array(let values)? = value["images"] { images = values.compactMap(\.string) }
+    self.init(
+      id: id, conversationId: conversationId, clientMessageId: value["clientMessageId"]?.string, senderId: senderId,
+      text: value["text"]?.string ?? "", images: images, createdAt: createdAt,
+      seq: value["seq"]?.number.flatMap { $0 >= 1 && $0 <= 1e15 ? Int($0) : nil })
+  }
+}
