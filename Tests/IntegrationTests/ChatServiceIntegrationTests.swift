@@ -203,6 +203,26 @@ extension ChatAgainstSandbox {
       await sandbox.stop()
     }
 
+    @Test("After shutDown nothing follows the socket: a conversation opens closed, a list ends empty, none connects")
+    func nothingFollowsAfterShutDown() async throws {
+      let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+      let ann = try await ChatUser.signUp("ann", on: sandbox, transport: TransportKind.nio.transport)
+      let workspace = try await ann.chat.createWorkspace(named: "Keel")
+      let channel = try await ann.chat.createChannel(named: "general", in: workspace.id)
+      await ann.chat.shutDown()
+
+      let conversation = try await ann.chat.open(channel.id)
+      #expect(conversation.snapshot.status == .closed)
+      var lists: [[Workspace]] = []
+      for try await list in ann.chat.workspaces() { lists.append(list) }
+      #expect(lists.isEmpty)
+      #expect(ann.chat.liveConversations.isEmpty)
+      #expect(!ann.chat.connectionState.isConnected)
+      #expect(try await sandbox.control.statistics().counter("socketIOConnections") == 0)
+      await conversation.close()
+      await sandbox.stop()
+    }
+
     @Test(
       "Names resolve to conversations: an id, a channel's name, a DM partner's id, email or nickname; one ambiguous")
     func names() async throws {

@@ -274,15 +274,30 @@ final class ChatConnection: Sendable {
     state.withLock { $0.lists[id] = nil }
   }
 
-  /// The open conversation `conversationID`'s sync, shared with whoever opened it already, or a new one reading
-  /// `store`, and whether it is new (its stored messages to show and a catch-up to start).
-  func open(_ conversationID: String, store: ChatStore) -> (sync: ConversationSync, isNew: Bool) {
-    state.withLock { state in
+  /// What ``open(_:of:)`` found.
+  enum Opened {
+    /// The conversation's sync, shared with whoever opened it already, or new (its stored messages to show and a
+    /// catch-up to start).
+    case following(ConversationSync, isNew: Bool)
+    /// The service is shut down: a sync nobody follows, to be stopped, so that the conversation shows closed.
+    case closed(ConversationSync)
+  }
+
+  /// Opens `conversationID` in `account`'s store, registered in the same turn of the lock that checks `account` is
+  /// still current: a conversation of an account that ended as it opened never follows the next account's pushes.
+  ///
+  /// - Throws: ``ChatError/Kind/notSignedIn`` when `account` is no longer the current one.
+  func open(_ conversationID: String, of account: ChatAccount) throws -> Opened {
+    try state.withLock { state in
+      guard accounts.isCurrent(account) else {
+        throw ChatError(.notSignedIn, "The session ended: the conversation was its account's.")
+      }
+      guard !state.isShutDown else { return .closed(makeSync(conversationID, store: account.store)) }
       state.holders[conversationID, default: 0] += 1
-      if let sync = state.open[conversationID] { return (sync, false) }
-      let sync = makeSync(conversationID, store: store)
+      if let sync = state.open[conversationID] { return .following(sync, isNew: false) }
+      let sync = makeSync(conversationID, store: account.store)
       state.open[conversationID] = sync
-      return (sync, true)
+      return .following(sync, isNew: true)
     }
   }
 
@@ -335,9 +350,6 @@ final class ChatConnection: Sendable {
     await socket.disconnect()
     if state.withLock({ $0.connects }) { await socket.connect() }
   }
-
-  /// Whether ``shutDown()`` has begun.
-  var isShutDown: Bool { state.withLock { $0.isShutDown } }
 
   /// Ends every list stream, closes the socket and stops every open conversation; nothing connects again.
   func shutDown() async {

@@ -74,7 +74,8 @@ public final class ChatConversation: Sendable {
     return .closed
   }
 
-  /// Stops following the conversation; the socket closes when no conversation is open. Closing twice does nothing.
+  /// Stops following the conversation; the account's socket stays connected for its lists and other conversations.
+  /// Closing twice does nothing.
   public func close() async {
     let first = closed.withLock { closed in
       defer { closed = true }

@@ -17,7 +17,7 @@ struct OutgoingMessage: Codable, Sendable {
 
 /// The chat's outbox: each account's durable queue of messages to send, and the sender that empties the signed-in
 /// user's, one message at a time and in order, sending a message again with its client message id until the server
-/// has it or refuses it (REQUIREMENTS C4). A message it settles shows in its conversation through the connection.
+/// has it or refuses it (REQUIREMENTS C2, C6). A message it settles shows in its conversation through the connection.
 final class ChatOutbox: Sendable {
   private let accounts: ChatAccounts
   private let connection: ChatConnection
@@ -47,17 +47,67 @@ final class ChatOutbox: Sendable {
     self.logger = logger
   }
 
-  /// Ends ``outcome(of:)``'s waits; the sender stops with its task.
-  func shutDown() {
+  /// What a message may hold (``ChatService/messageLimits``).
+  static let limits = MultipartLimits(
+    maxFiles: 5, maxFileSize: 8 << 20, maxBodySize: 41 << 20, maxFieldSize: 40_000,
+    allowedFileTypes: ["image/png", "image/jpeg", "image/gif", "image/webp"])
+  /// The most characters of a message's text (``ChatService/maxTextLength``).
+  static let maxTextLength = 10_000
+  /// The most bytes of UTF-8 of a message's text (``ChatService/maxTextBytes``).
+  static let maxTextBytes = 40_000
+  /// How often ``outcome(of:)`` reads the store (``ChatService/outcomePollInterval``).
+  static let pollInterval: Duration = .milliseconds(250)
+
+  /// Checks a message before anything is written or sent (``ChatService/validate(_:images:)``).
+  static func validate(_ text: String, images: [URL]) throws {
+    guard text.count <= maxTextLength, text.utf8.count <= maxTextBytes else {
+      throw ChatError(
+        .invalidInput,
+        "A message's text has at most \(maxTextLength) characters and \(maxTextBytes) bytes of UTF-8, not "
+          + "\(text.count) and \(text.utf8.count); nothing was sent.")
+    }
+    guard !images.isEmpty || !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+      throw ChatError(.invalidInput, "A message needs a text or an image; nothing was sent.")
+    }
+    do throws(MultipartError) {
+      var form = MultipartFormData()
+      for image in images { try form.append(fileAt: image, name: "images") }
+      try form.validate(limits)
+    } catch {
+      throw ChatError(.invalidInput, "Cannot send these images: \(error.description.clause); nothing was sent.")
+    }
+    // The form's type falls back to the file's extension; the server goes by the bytes alone, and so does this.
+    for image in images {
+      let head = (try? FileHandle(forReadingFrom: image)).flatMap { handle in
+        defer { try? handle.close() }
+        return try? handle.read(upToCount: 16)
+      }
+      let type = MultipartFormData.contentType(sniffing: head ?? Data(), pathExtension: "")
+      guard limits.allowedFileTypes?.contains(type) ?? true else {
+        throw ChatError(
+          .invalidInput,
+          "\(image.path) is not a PNG, JPEG, GIF or WebP image, whatever its name; nothing was sent.")
+      }
+    }
+  }
+
+  /// The service is shutting down: ``outcome(of:)`` answers at once from now on, and the sender, whose task is
+  /// cancelled, is woken to see it.
+  func stop() {
     isShutDown.withLock { $0 = true }
     wakeup.signal()
+  }
+
+  /// Ends ``outcome(of:)``'s waits, once the sender has stopped (a message it settled while stopping still reaches
+  /// them).
+  func finish() {
     settled.finish()
   }
 
   /// Checks, keeps and shows a new message (``ChatService/send(_:images:to:)``).
   func send(_ text: String, images: [URL] = [], to conversationID: String) async throws -> Message {
     _ = try accounts.me()
-    try ChatService.validate(text, images: images)
+    try Self.validate(text, images: images)
     // One read of the session: the message goes to its writer's outbox, whoever signs in meanwhile.
     let account = try accounts.current()
     let me = account.userID
@@ -127,7 +177,7 @@ final class ChatOutbox: Sendable {
       }
       group.addTask { [sleep] in
         while true {
-          do { try await sleep(ChatService.outcomePollInterval) } catch { return nil }
+          do { try await sleep(Self.pollInterval) } catch { return nil }
           if let stored = await settledInStore() { return stored }
         }
       }
@@ -320,7 +370,7 @@ final class ChatOutbox: Sendable {
       for name in outgoing.images {
         try form.append(fileAt: account.images.appendingPathComponent(name), name: "images")
       }
-      _ = try form.write(to: body, limits: ChatService.messageLimits)
+      _ = try form.write(to: body, limits: Self.limits)
     } catch {
       return error.kind == .writeFailed ? .retry(error.description) : .refused(error.description)
     }

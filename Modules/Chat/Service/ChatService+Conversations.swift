@@ -15,14 +15,18 @@ extension ChatService {
   ///
   /// - Throws: ``ChatError/Kind/notSignedIn``; ``ChatError/Kind/storage`` when the account's store cannot be opened.
   public func open(_ conversationID: String) async throws -> ChatConversation {
-    let store = try store
-    let (sync, isNew) = connection.open(conversationID, store: store)
-    if isNew {
-      await sync.showStored()
-      await sync.requestCatchUp()
+    switch try connection.open(conversationID, of: accounts.current()) {
+    case .following(let sync, let isNew):
+      if isNew {
+        await sync.showStored()
+        await sync.requestCatchUp()
+      }
+      await connection.want()
+      return ChatConversation(id: conversationID, sync: sync, service: self)
+    case .closed(let sync):
+      await sync.stop()
+      return ChatConversation(id: conversationID, sync: sync, service: self)
     }
-    await connection.want()
-    return ChatConversation(id: conversationID, sync: sync, service: self)
   }
 
   /// The conversations following the socket now: open, caught up, and the socket connected.

@@ -1,5 +1,4 @@
 import Foundation
-import KeelBasics
 import Networking
 
 // MARK: - Sending, through the outbox (`ChatOutbox`)
@@ -7,15 +6,13 @@ import Networking
 extension ChatService {
   /// What a message may hold, as the backend takes it (SandboxAPI §7): at most five PNG, JPEG, GIF or WebP images of
   /// 8 MiB each, a text of at most 10,000 characters.
-  public static let messageLimits = MultipartLimits(
-    maxFiles: 5, maxFileSize: 8 << 20, maxBodySize: 41 << 20, maxFieldSize: 40_000,
-    allowedFileTypes: ["image/png", "image/jpeg", "image/gif", "image/webp"])
+  public static let messageLimits = ChatOutbox.limits
 
   /// The most characters a message's text may have.
-  public static let maxTextLength = 10_000
+  public static let maxTextLength = ChatOutbox.maxTextLength
   /// The most bytes of UTF-8 a message's text may have: 10,000 characters of four bytes each, and no more however
   /// many combining marks one character carries.
-  public static let maxTextBytes = 40_000
+  public static let maxTextBytes = ChatOutbox.maxTextBytes
 
   /// Sends a message with `text` and up to five images: it is checked, written to the durable outbox with a new
   /// client message id, and shown in the conversation as pending at once; the outbox sends it when it can, and the
@@ -49,7 +46,7 @@ extension ChatService {
   }
 
   /// How often ``outcome(of:)`` reads the store for a message another process may have sent.
-  public static let outcomePollInterval: Duration = .milliseconds(250)
+  public static let outcomePollInterval = ChatOutbox.pollInterval
 
   /// Why the outbox's last attempt to send failed for a while (no network, a failing server), or `nil` when its last
   /// attempt succeeded: for a "waiting for the network" banner, or a tool that gives up waiting.
@@ -69,34 +66,6 @@ extension ChatService {
   ///   bytes, an empty message, more than five images, or a file that is missing, over 8 MiB, or not a PNG, JPEG, GIF
   ///   or WebP image by its bytes, whatever its name.
   public static func validate(_ text: String, images: [URL]) throws {
-    guard text.count <= maxTextLength, text.utf8.count <= maxTextBytes else {
-      throw ChatError(
-        .invalidInput,
-        "A message's text has at most \(maxTextLength) characters and \(maxTextBytes) bytes of UTF-8, not "
-          + "\(text.count) and \(text.utf8.count); nothing was sent.")
-    }
-    guard !images.isEmpty || !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-      throw ChatError(.invalidInput, "A message needs a text or an image; nothing was sent.")
-    }
-    do throws(MultipartError) {
-      var form = MultipartFormData()
-      for image in images { try form.append(fileAt: image, name: "images") }
-      try form.validate(messageLimits)
-    } catch {
-      throw ChatError(.invalidInput, "Cannot send these images: \(error.description.clause); nothing was sent.")
-    }
-    // The form's type falls back to the file's extension; the server goes by the bytes alone, and so does this.
-    for image in images {
-      let head = (try? FileHandle(forReadingFrom: image)).flatMap { handle in
-        defer { try? handle.close() }
-        return try? handle.read(upToCount: 16)
-      }
-      let type = MultipartFormData.contentType(sniffing: head ?? Data(), pathExtension: "")
-      guard messageLimits.allowedFileTypes?.contains(type) ?? true else {
-        throw ChatError(
-          .invalidInput,
-          "\(image.path) is not a PNG, JPEG, GIF or WebP image, whatever its name; nothing was sent.")
-      }
-    }
+    try ChatOutbox.validate(text, images: images)
   }
 }

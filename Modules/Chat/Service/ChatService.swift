@@ -132,10 +132,6 @@ public final class ChatService: Sendable {
     start()
   }
 
-  deinit {
-    for task in tasks.withLock({ $0 }) { task.cancel() }
-  }
-
   private static func sleeper<C: Clock<Duration>>(_ clock: C) -> @Sendable (Duration) async throws -> Void {
     { try await clock.sleep(for: $0) }
   }
@@ -167,10 +163,11 @@ public final class ChatService: Sendable {
       defer { tasks = [] }
       return tasks
     }
-    outbox.shutDown()
     for task in stopping { task.cancel() }
+    outbox.stop()
     await connection.shutDown()
     for task in stopping { await task.value }
+    outbox.finish()
   }
 
   // MARK: - Settings
