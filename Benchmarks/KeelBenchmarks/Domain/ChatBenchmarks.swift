@@ -6,7 +6,7 @@ import Networking
 import Persistence
 import Realtime
 
-/// The chat rows (issue 19), each against a hand-written peer doing the same work on the same Sandbox:
+/// The chat rows, each against a hand-written peer doing the same work on the same Sandbox:
 ///
 /// - `catchUp.1000`: from opening a conversation whose store ends 1,000 messages behind until all 1,000 are stored
 ///   and shown, live: ten REST pages of 100, each stored in one transaction, the sync point moved, the window read
