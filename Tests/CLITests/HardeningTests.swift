@@ -18,7 +18,9 @@ import Testing
 /// directory. Each test failed before the fix it covers.
 @Suite("Hardening: secrets, other users, odd files and hostile input", .timeLimit(.minutes(3)))
 struct HardeningTests {
-  @Test("Every file and directory a command creates in the data directory is owner-only; no token in the clear")
+  @Test(
+    "Every file and directory a command creates in the data directory is owner-only; no API token or password in the clear"
+  )
   func ownerOnlyFiles() async throws {
     let directory = try Keel.dataDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
@@ -48,6 +50,18 @@ struct HardeningTests {
 
     let wider = try Self.entriesWiderThanOwnerOnly(in: data)
     #expect(wider.isEmpty, "not owner-only: \(wider)")
+    // Not in any file the commands wrote: not the API token, not the password.
+    let files =
+      FileManager.default.enumerator(at: data, includingPropertiesForKeys: [.isRegularFileKey])?
+      .compactMap { $0 as? URL }
+      .filter { (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true } ?? []
+    #expect(!files.isEmpty)
+    for file in files {
+      let bytes = try Data(contentsOf: file)
+      for secret in ["Secret-41", "demo-password"] {
+        #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) in \(file.lastPathComponent)")
+      }
+    }
     let state = try String(contentsOf: data.appendingPathComponent("sandbox/sandbox-state.json"), encoding: .utf8)
     #expect(!state.contains("Secret-41"), "the API token is kept as a digest")
     #expect(!state.contains("-4"), "no UUID-shaped token is kept: \(state.prefix(400))")

@@ -164,7 +164,7 @@ struct SharedLimitCommandTests {
 /// `--limiter-store` when it cannot be used: a sentence before anything is sent, never the password.
 @Suite("keel users --limiter-store refusals", .timeLimit(.minutes(3)))
 struct LimiterStoreRefusalTests {
-  @Test("A store nobody answers at: exit 75 within its 5 s timeout, saying so, the password masked; a bad URL is 64")
+  @Test("A store nobody answers at: exit 75, saying so, the password masked, nothing created; a bad URL is 64")
   func unreachable() async throws {
     try await Keel.withSandbox { sandbox, directory in
       let down = try await Keel.run(

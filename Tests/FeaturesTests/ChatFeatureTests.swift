@@ -50,13 +50,12 @@ import Testing
     await store.send(.view(.scenePhaseChanged(.background))) { $0.isActive = false }
     await store.send(.view(.scenePhaseChanged(.inactive)))  // still not active: nothing more
     await store.send(.view(.scenePhaseChanged(.active))) { $0.isActive = true }
-    #expect(await poll(for: .seconds(5)) { @Sendable in chat.lifecycle.elements == ["background", "foreground"] })
+    #expect(await chat.lifecycle.recorded(count: 2) == ["background", "foreground"])
 
     await store.send(.conversation(.view(.backTapped)))
     await store.receiveFed(.conversation(.delegate(.dismissed))) { $0.conversation = nil }
     #expect(chat.reads.elements.map(\.message) == ["m1"])
-    #expect(
-      await poll(for: .seconds(5)) { @Sendable in chat.snapshots.ended.elements == ["c2"] }, "the conversation closed")
+    #expect(await chat.snapshots.ended.recorded(count: 1) == ["c2"], "the conversation closed")
 
     chat.workspaces.finish("workspaces")
     chat.channels.finish("w1")
@@ -72,11 +71,11 @@ import Testing
     let store = TestStore(initialState: ChatFeature.State(me: "user-demo"), reducer: ChatFeature(client: chat.client))
     await store.send(.view(.scenePhaseChanged(.background))) { $0.isActive = false }
     await store.send(.view(.scenePhaseChanged(.active))) { $0.isActive = true }
-    #expect(await poll(for: .seconds(5)) { @Sendable in chat.backgroundGate.waitingCount == 1 })
+    await chat.backgroundGate.waiters(1)
     await settle()
     #expect(chat.lifecycle.elements.isEmpty, "the foreground call waits for the background call to finish")
     chat.backgroundGate.open()
-    #expect(await poll(for: .seconds(5)) { @Sendable in chat.lifecycle.elements == ["background", "foreground"] })
+    #expect(await chat.lifecycle.recorded(count: 2) == ["background", "foreground"])
     await store.finish()
   }
 
@@ -138,12 +137,10 @@ import Testing
       $0.search = nil
       $0.chat = nil
     }
-    #expect(
-      await poll(for: .seconds(5)) { @Sendable in chat.snapshots.ended.elements == ["c2"] }, "the conversation closed")
-    #expect(
-      await poll(for: .seconds(5)) { @Sendable in chat.channels.ended.elements == ["w1"] && chat.rooms.ended.count == 1
-      })
-    #expect(await poll(for: .seconds(5)) { @Sendable in chat.workspaces.ended.elements == ["workspaces"] })
+    #expect(await chat.snapshots.ended.recorded(count: 1) == ["c2"], "the conversation closed")
+    #expect(await chat.channels.ended.recorded(count: 1) == ["w1"])
+    #expect(await chat.rooms.ended.recorded(count: 1).count == 1)
+    #expect(await chat.workspaces.ended.recorded(count: 1) == ["workspaces"])
     sessions.end()
     await store.finish()
   }

@@ -38,11 +38,9 @@ import Testing
     await store.receiveFed(.internal(.channelsChanged([FakeChat.general, FakeChat.random], workspaceID: "w1"))) {
       $0.channels = [FakeChat.general, FakeChat.random]
     }
+    #expect(await chat.lastWorkspaceSets.recorded(until: { $0.contains("w1") }).last == "w1", "kept for next time")
     #expect(
-      await poll(for: .seconds(5)) { @Sendable in chat.lastWorkspace.withLock { $0 } == "w1" }, "kept for next time")
-    #expect(
-      await poll(for: .seconds(5)) { @Sendable in chat.channels.ended.elements == ["w9"] },
-      "the last workspace's channels are no longer followed")
+      await chat.channels.ended.recorded(count: 1) == ["w9"], "the last workspace's channels are no longer followed")
     await store.send(.view(.workspaceSelected("w1")))  // already shown
     await store.send(.view(.workspaceSelected("nope")))  // not one of the user's
 

@@ -67,7 +67,7 @@ import Testing
     await store.receiveFed(.internal(.snapshot(refused))) { $0.messages = [Self.welcome, failed] }
     await store.send(.view(.resendTapped(failed)))
     #expect(chat.sends.elements.map(\.text) == ["Hi all"])
-    #expect(await poll(for: .seconds(5)) { @Sendable in chat.resends.count == 1 })
+    #expect(await chat.resends.recorded(count: 1).count == 1)
     chat.snapshots.finish("c2")
     await store.finish()
   }

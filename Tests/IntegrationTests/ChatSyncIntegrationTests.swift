@@ -161,14 +161,25 @@ extension ChatAgainstSandbox {
       try await sandbox.control.socketIOFault(duplicate: true, reorder: .milliseconds(30))
 
       let texts = (0..<chatNoLossScale.messages).map { String(format: "message %03d", $0) }
+      // Each drop waits for Bob's socket to be back (a connection of its own), so that every drop cuts a live one.
       let drops = Task {
+        var cut = 0
+        var last: String?
         for _ in 0..<chatNoLossScale.drops {
-          try await sandbox.control.socketIOFault(drop: true)
-          try await Task.sleep(for: .milliseconds(25))
+          var sid: String?
+          let back = await chatPoll(for: .seconds(20)) {
+            guard case .connected(let now) = bob.chat.connectionState, now != last else { return false }
+            sid = now
+            return true
+          }
+          guard back else { break }
+          last = sid
+          if try await sandbox.control.socketIOFault(drop: true) > 0 { cut += 1 }
         }
+        return cut
       }
       try await send(texts, from: ann, to: channel)
-      try await drops.value
+      #expect(try await drops.value == chatNoLossScale.drops, "every drop cut a live socket of Bob's")
       let settled = await chatPoll {
         try await bob.chat.store.messageCount(in: channel) == texts.count
           && conversation.snapshot.messages.count == texts.count && conversation.snapshot.status == .live
@@ -184,6 +195,37 @@ extension ChatAgainstSandbox {
       #expect(stored.map(\.text) == texts, "exactly the messages sent, in the order sent")
       #expect(Set(stored.compactMap(\.id)).count == texts.count && stored.allSatisfy { $0.state == .sent })
       #expect(conversation.snapshot.messages.map(\.text) == texts)
+      await conversation.close()
+      await ann.chat.shutDown()
+      await bob.chat.shutDown()
+      await sandbox.stop()
+    }
+
+    @Test("A catch-up the server fails (503, twice) is behind, then retried on its own until it has the messages")
+    func failedCatchUpRetries() async throws {
+      let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+      let (ann, bob, channel) = try await pair(sandbox)
+      let texts = (0..<3).map { "before \($0)" }
+      try await send(texts, from: ann, to: channel)
+      try await sandbox.control.addFault(
+        SandboxFault(route: "/v1/conversations/\(channel)/messages", method: "GET", status: 503, count: 2))
+
+      // In the background, with no socket to connect and catch up: each attempt after the first is the sync's own.
+      await bob.chat.appDidEnterBackground()
+      let conversation = try await bob.chat.open(channel)
+      let first = await conversation.caughtUp()
+      guard case .behind(let reason) = first else {
+        Issue.record("the first catch-up was not behind: \(first)")
+        return
+      }
+      #expect(reason.contains("503"), "\(reason)")
+      #expect(
+        await chatPoll { conversation.snapshot.messages.map(\.text) == texts }, "\(conversation.snapshot.status)")
+      #expect(
+        try await sandbox.control.statistics().responses(
+          "GET /v1/conversations/:conversation/messages", status: 503) == 2)
+      await bob.chat.appWillEnterForeground()
+      #expect(await chatPoll { conversation.snapshot.status == .live }, "\(conversation.snapshot.status)")
       await conversation.close()
       await ann.chat.shutDown()
       await bob.chat.shutDown()

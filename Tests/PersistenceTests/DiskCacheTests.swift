@@ -130,7 +130,9 @@ struct DiskCacheTests {
     #expect(try directory.entryFileNames().isEmpty)
   }
 
-  @Test("Eight tasks reading and writing the same keys: every read is a complete value, the last write wins")
+  @Test(
+    "Eight tasks reading and writing the same keys: a read is a miss or a complete value, never torn or corrupt; the last write wins"
+  )
   func concurrentUse() async throws {
     defer { directory.remove() }
     let cache = try makeCache(sizeLimit: 64 << 20)
@@ -178,6 +180,7 @@ struct DiskCacheTests {
     }
     #expect(cache.totalSize == sizes.reduce(0, +), "the index agrees with the files")
     #expect(try directory.fileNames().allSatisfy { !$0.hasPrefix(".tmp-") })
+    #expect(cache.statistics.corruptions == 0, "no read found a file it could not trust")
   }
 
   @Test("A directory that cannot be created or written is a permissionDenied error")

@@ -7,7 +7,9 @@ import Testing
 /// `SandboxConfiguration.stateDirectory`: users and sessions outlive the Sandbox, as the CLI's embedded one needs.
 @Suite("Sandbox state kept between runs", .timeLimit(.minutes(3)))
 struct SandboxStateTests {
-  @Test("Users and sessions survive a restart on the same state directory; expiries keep counting down")
+  @Test(
+    "Users and sessions survive a restart on the same state directory: an expired token stays expired, its refresh token works"
+  )
   func restart() async throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sandbox-state-\(UUID())")
     defer { try? FileManager.default.removeItem(at: directory) }

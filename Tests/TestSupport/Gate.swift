@@ -6,6 +6,8 @@ public final class Gate: Sendable {
   private struct State {
     var isOpen: Bool
     var waiting: [CheckedContinuation<Void, Never>] = []
+    /// The tasks in ``waiters(_:)``: how many waiting callers each waits for.
+    var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
   }
 
   private let state: Locked<State>
@@ -32,11 +34,28 @@ public final class Gate: Sendable {
   /// Returns at once if the gate is open, otherwise when it opens.
   public func pass() async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let isOpen = state.withLock { state in
-        if !state.isOpen { state.waiting.append(continuation) }
-        return state.isOpen
+      let (isOpen, watchers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+        guard !state.isOpen else { return (true, []) }
+        state.waiting.append(continuation)
+        let reached = state.watchers.filter { $0.count <= state.waiting.count }.map(\.continuation)
+        state.watchers.removeAll { $0.count <= state.waiting.count }
+        return (false, reached)
       }
+      for watcher in watchers { watcher.resume() }
       if isOpen { continuation.resume() }
+    }
+  }
+
+  /// Returns once `count` callers wait at the closed gate: for a test that waits on the arrival itself, not on the
+  /// wall clock (a suite's time limit ends a wait that never ends).
+  public func waiters(_ count: Int) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let reached = state.withLock { state in
+        guard state.waiting.count < count else { return true }
+        state.watchers.append((count, continuation))
+        return false
+      }
+      if reached { continuation.resume() }
     }
   }
 }

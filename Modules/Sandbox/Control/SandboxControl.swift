@@ -64,10 +64,13 @@ public struct SandboxControl: Sendable {
   /// each push twice (or, `false`, once again), `reorder` holds each push a random time up to that long so that pushes
   /// close together arrive in any order, `loseNext` loses the next pushes that would reach a socket, the connections
   /// kept. ``removeSocketIOFaults()`` ends them.
+  ///
+  /// - Returns: How many sockets were connected as the faults took effect: with `drop`, how many were cut.
+  @discardableResult
   public func socketIOFault(
     drop: Bool = false, silence: Duration? = nil, delay: Duration? = nil, duplicate: Bool? = nil,
     reorder: Duration? = nil, loseNext: Int? = nil
-  ) async throws {
+  ) async throws -> Int {
     func milliseconds(_ duration: Duration) -> Double {
       Double(duration.components.seconds * 1_000) + Double(duration.components.attoseconds) / 1e15
     }
@@ -78,7 +81,9 @@ public struct SandboxControl: Sendable {
     if let duplicate { body["duplicate"] = duplicate }
     if let reorder { body["reorderMs"] = milliseconds(reorder) }
     if let loseNext { body["loseNext"] = loseNext }
-    _ = try await send("POST", "socketio/faults", body: try JSONSerialization.data(withJSONObject: body))
+    let data = try await send("POST", "socketio/faults", body: try JSONSerialization.data(withJSONObject: body))
+    let answer = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+    return (answer?["connections"] as? NSNumber)?.intValue ?? 0
   }
 
   /// Ends every Socket.IO fault.

@@ -101,6 +101,8 @@ final class FakeChat: Sendable {
   let rooms = Feed<[DirectMessageRoom]>()
   let snapshots = SnapshotFeed()
   let lastWorkspace = Locked<String?>(nil)
+  /// Each workspace the feature kept as the last one, in order.
+  let lastWorkspaceSets = Recorder<String?>()
   let members = Locked<[Member]>([ada, bob, me])
   /// What calls throw, by the call's name (`send`, `join`, `loadOlder`, `open`, `resend`).
   let failures = Locked<[String: ChatError]>([:])
@@ -153,7 +155,10 @@ final class FakeChat: Sendable {
           members: [member, Self.me], lastMessage: nil)
       },
       lastWorkspaceID: { [lastWorkspace] in lastWorkspace.withLock { $0 } },
-      setLastWorkspaceID: { [lastWorkspace] id in lastWorkspace.withLock { $0 = id } },
+      setLastWorkspaceID: { [lastWorkspace, lastWorkspaceSets] id in
+        lastWorkspace.withLock { $0 = id }
+        lastWorkspaceSets.record(id)
+      },
       conversation: { [snapshots] id in snapshots.stream(id) },
       loadOlder: { [self] _ in
         try failure("loadOlder")
