@@ -90,6 +90,101 @@ struct ImageLoaderIntegrationTests {
     await sandbox.stop()
   }
 
+  @Test(
+    "A revalidation the Sandbox fails (503) gives back the stale bytes; the next one, answered 304, keeps them",
+    arguments: TransportKind.allCases)
+  func staleIfError(_ kind: TransportKind) async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let clock = TestClock()
+    let loader = try ImageLoader(
+      client: HTTPClient(transport: kind.transport), directory: directory(), now: Self.date(on: clock))
+    let url = try imageURL("cy", size: 16, on: sandbox)
+    let original = try await loader.data(for: url)
+    await clock.advance(by: .seconds(7_200))
+
+    try await sandbox.control.addFault(SandboxFault(route: "/images/cy.png", method: "GET", status: 503))
+    #expect(try await loader.data(for: url) == original, "stale, rather than the failure")
+    try await sandbox.control.removeFaults()
+    #expect(try await loader.data(for: url) == original)
+    #expect(try await sandboxResponses("GET /images/:file", status: 503, on: sandbox) >= 1)
+    #expect(try await sandboxResponses("GET /images/:file", status: 304, on: sandbox) == 1)
+    #expect(
+      loader.statistics.staleServed == 1 && loader.statistics.revalidationsNotModified == 1, "\(loader.statistics)")
+    await sandbox.stop()
+  }
+
+  @Test(
+    "Errors are not cached: a 404 and a 503 from the Sandbox each fail their load, and the next load gets the image",
+    arguments: TransportKind.allCases)
+  func errorsAreNotCached(_ kind: TransportKind) async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let loader = try ImageLoader(client: HTTPClient(transport: kind.transport), directory: directory())
+    let url = try imageURL("dee", size: 16, on: sandbox)
+    for status in [404, 503] {
+      try await sandbox.control.addFault(SandboxFault(route: "/images/dee.png", method: "GET", status: status))
+      let error = await #expect(throws: ImageLoaderError.self) { try await loader.data(for: url) }
+      #expect(error?.requestFailure?.statusCode == status)
+      try await sandbox.control.removeFaults()
+    }
+    let image = try await loader.data(for: url)
+    #expect(image.starts(with: Self.pngSignature))
+    #expect(loader.statistics.networkLoads == 1 && loader.statistics.failures == 2, "\(loader.statistics)")
+    await sandbox.stop()
+  }
+
+  @Test(
+    "Cancelling one of two callers of a slow image returns it at once; the one request goes on for the other",
+    arguments: TransportKind.allCases)
+  func cancellingOneOfTwoCallers(_ kind: TransportKind) async throws {
+    // The Sandbox holds the image's answer for a second of its clock, which the test moves.
+    let serverClock = TestClock()
+    let sandbox = try await Sandbox.start(
+      SandboxConfiguration(
+        faults: [SandboxFault(route: "/images/eve.png", method: "GET", latency: .seconds(1))], clock: serverClock,
+        logLevel: .warning))
+    let loader = try ImageLoader(client: HTTPClient(transport: kind.transport), directory: directory())
+    let url = try imageURL("eve", size: 16, on: sandbox)
+
+    let first = TaskProbe { try await loader.data(for: url) }
+    #expect(await Self.arrived(on: serverClock), "the request reached the Sandbox")
+    let second = TaskProbe { try await loader.data(for: url) }
+    #expect(await eventually { loader.statistics.coalescedJoins == 1 })
+    first.cancel()
+    #expect(await first.error() is CancellationError)
+    #expect(!second.isFinished)
+
+    await serverClock.advance(by: .seconds(1))
+    let image = try #require(await Self.value(of: second))
+    #expect(image.starts(with: Self.pngSignature))
+    #expect(try await sandboxCounter("imageHits", on: sandbox) == 1, "one request for both")
+    #expect(loader.statistics.networkLoads == 1 && loader.statistics.coalescedJoins == 1, "\(loader.statistics)")
+    await sandbox.stop()
+  }
+
+  /// Waits, in real time, until something sleeps on `clock`: a request that reached the Sandbox on its own threads.
+  private static func arrived(on clock: TestClock<Duration>) async -> Bool {
+    let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+    while ContinuousClock.now < deadline {
+      if await clock.sleeperArrived() { return true }
+    }
+    return false
+  }
+
+  /// `probe`'s value, waited for in real time (its answer crosses the loopback).
+  private static func value(of probe: TaskProbe<Data>) async -> Data? {
+    _ = await poll(for: .seconds(30)) { probe.isFinished }
+    return try? probe.result?.get()
+  }
+
+  /// The loader's `now` on `clock`, from a fixed epoch.
+  private static func date(on clock: TestClock<Duration>) -> @Sendable () -> Date {
+    let epoch = Date(timeIntervalSince1970: 1_700_000_000)
+    return {
+      let (seconds, attoseconds) = TestClock<Duration>.Instant().duration(to: clock.now).components
+      return epoch.addingTimeInterval(TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18)
+    }
+  }
+
   private func imageURL(_ id: String, size: Int, on sandbox: RunningSandbox) throws -> URL {
     try #require(URL(string: "\(sandbox.baseURL.absoluteString)/images/\(id).png?size=\(size)"))
   }

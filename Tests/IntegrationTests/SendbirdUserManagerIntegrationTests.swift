@@ -81,6 +81,31 @@ struct SendbirdUserManagerIntegrationTests {
   }
 
   @Test(
+    "A batch the server answers in part: the users created, and each failed input with the server's own error, in order",
+    arguments: TransportKind.allCases)
+  func partialBatch(_ kind: TransportKind) async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    defer { Task { await sandbox.stop() } }
+    let manager = sandboxManager(on: sandbox, dataDirectory: try dataDirectory(), transport: kind.transport)
+    manager.initApplication(applicationId: "app-1", apiToken: "integration")
+    // "b" exists already, and the server fails the batch's first creation (an injected 500).
+    _ = try await HTTPClient(transport: kind.transport).send(.data(SandboxUsers.create("b", on: sandbox)))
+    try await sandbox.control.addFault(SandboxFault(route: "/v3/users", method: "POST", status: 500, count: 1))
+
+    let outcome = await result {
+      manager.createUsers(
+        params: ["d", "a", "b", "c"].map { UserCreationParams(userId: $0, nickname: "N") }, completionHandler: $0)
+    }
+    let error = try #require(#expect(throws: UserManagerError.self) { try outcome.get() })
+    #expect(error.kind == .partialFailure)
+    #expect(error.created.map(\.userId) == ["a", "c"])
+    #expect(error.failures.map(\.index) == [0, 2])
+    #expect(error.failures.map(\.error.requestFailure?.serverCode) == ["500901", "400202"])
+    #expect(Set(manager.userStorage.getUsers().map(\.userId)) == ["a", "c"])
+    #expect(try await sandboxResponses("POST /v3/users", status: 200, on: sandbox) == 3, "b, then a and c")
+  }
+
+  @Test(
     "11 createUser calls at once in real time: exactly 10 are sent and succeed, 1 fails as rate limited (U8)",
     arguments: TransportKind.allCases)
   func elevenAtOnce(_ kind: TransportKind) async throws {

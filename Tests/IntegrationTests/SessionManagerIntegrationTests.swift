@@ -147,6 +147,102 @@ struct SessionManagerIntegrationTests {
   }
 
   @Test(
+    "An access token the server no longer knows (E02) is not refreshed: the call fails with E02 and the session stays",
+    arguments: TransportKind.allCases)
+  func unknownTokenIsNotRefreshed(_ kind: TransportKind) async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let directory = try sessionStoreDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = try EncryptedFileSecureStore(directory: directory)
+    let sessions = sandboxSessions(on: sandbox, store: store, transport: kind.transport)
+    let user = try await sessions.login(email: "demo@keel.dev", password: "demo-password")
+    try await sandbox.control.reset()  // the server forgets every session, its counters too; the accounts stay
+
+    let error = await #expect(throws: SessionError.self) { try await sessions.me() }
+    #expect(error?.requestFailure?.serverCode == "E02")
+    #expect(try await sandbox.control.statistics().requests("POST /v1/auth/refresh") == 0, "no refresh was tried")
+    #expect(sessions.state == .loggedIn(user))
+    await sandbox.stop()
+  }
+
+  @Test(
+    "A server failing the login (503) is requestFailed with its status and code; nothing is stored; the next login works",
+    arguments: TransportKind.allCases)
+  func loginServerFailure(_ kind: TransportKind) async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let directory = try sessionStoreDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = try EncryptedFileSecureStore(directory: directory)
+    let sessions = sandboxSessions(on: sandbox, store: store, transport: kind.transport)
+    try await sandbox.control.addFault(SandboxFault(route: "/v1/auth/login", method: "POST", status: 503, count: 1))
+
+    let error = await #expect(throws: SessionError.self) {
+      try await sessions.login(email: "demo@keel.dev", password: "demo-password")
+    }
+    #expect(error?.kind == .requestFailed)
+    #expect(error?.requestFailure?.statusCode == 503)
+    #expect(error?.requestFailure?.serverCode == "E503", "the server's own error shape, read")
+    #expect(sessions.state == .loggedOut)
+    #expect(try store.data(forKey: SessionManager.storageKey) == nil)
+    #expect(try await sandboxResponses("POST /v1/auth/login", status: 503, on: sandbox) == 1)
+
+    _ = try await sessions.login(email: "demo@keel.dev", password: "demo-password")
+    #expect(try await sandboxCounter("logins", on: sandbox) == 1)
+    try await sessions.logout()
+    await sandbox.stop()
+  }
+
+  @Test(
+    "Logout with an expired access token refreshes it to sign out on the server, which then refuses the refresh token",
+    arguments: TransportKind.allCases)
+  func logoutWithExpiredToken(_ kind: TransportKind) async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let directory = try sessionStoreDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = try EncryptedFileSecureStore(directory: directory)
+    let sessions = sandboxSessions(on: sandbox, store: store, transport: kind.transport)
+    _ = try await sessions.login(email: "demo@keel.dev", password: "demo-password")
+    let tokens = try #require(try storedCredentials(in: store))
+    try await sandbox.control.expireTokens()
+
+    try await sessions.logout()
+    #expect(try await sandboxResponses("POST /v1/auth/logout", status: 401, on: sandbox) == 1, "E05 first")
+    #expect(try await sandboxCounter("refreshes", on: sandbox) == 1)
+    #expect(try await sandboxResponses("POST /v1/auth/logout", status: 200, on: sandbox) == 1, "then signed out")
+    let refusal = await #expect(throws: NetworkError.self) {
+      try await HTTPClient(transport: kind.transport, serverErrorDecoders: [.chatBackend]).send(
+        .data(SandboxRoute.refresh(tokens.refreshToken, on: sandbox.baseURL)))
+    }
+    #expect(refusal?.serverError?.code == "E06", "revoked on the server")
+    #expect(sessions.state == .loggedOut)
+    #expect(try store.data(forKey: SessionManager.storageKey) == nil)
+    await sandbox.stop()
+  }
+
+  @Test(
+    "Logout while the server fails (503) still signs out here and says revocationFailed; the server still knows the token",
+    arguments: TransportKind.allCases)
+  func logoutServerFailure(_ kind: TransportKind) async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let directory = try sessionStoreDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = try EncryptedFileSecureStore(directory: directory)
+    let sessions = sandboxSessions(on: sandbox, store: store, transport: kind.transport)
+    _ = try await sessions.login(email: "demo@keel.dev", password: "demo-password")
+    let tokens = try #require(try storedCredentials(in: store))
+    try await sandbox.control.addFault(SandboxFault(route: "/v1/auth/logout", method: "POST", status: 503, count: 1))
+
+    let error = await #expect(throws: SessionError.self) { try await sessions.logout() }
+    #expect(error?.kind == .revocationFailed)
+    #expect(error?.requestFailure?.statusCode == 503)
+    #expect(sessions.state == .loggedOut)
+    #expect(try store.data(forKey: SessionManager.storageKey) == nil, "wiped here whatever the server said")
+    _ = try await HTTPClient(transport: kind.transport, serverErrorDecoders: [.chatBackend]).send(
+      .data(SandboxRoute.refresh(tokens.refreshToken, on: sandbox.baseURL)))  // not revoked: still valid there
+    await sandbox.stop()
+  }
+
+  @Test(
     "The profile is the session's: a new nickname and image become the session's user, kept across a refresh and a restart"
   )
   func profile() async throws {

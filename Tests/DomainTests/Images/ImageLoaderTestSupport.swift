@@ -78,9 +78,14 @@ enum ImageAnswer {
     { _ in RawResponse(status: 304, headers: headers(etag: etag, cacheControl: cacheControl)) }
   }
 
-  /// An error status with a small text body.
+  /// An error status with the body the Sandbox's image route gives (SandboxAPI §4): its own 404, or an injected fault.
   static func status(_ status: Int) -> FakeTransport.Answer {
-    { _ in RawResponse(status: status, headers: ["Content-Type": "text/plain"], body: Data("no".utf8)) }
+    let message = status == 404 ? "Image not found." : "Injected fault."
+    return { _ in
+      RawResponse(
+        status: status, headers: ["Content-Type": "application/json"],
+        body: Data(#"{"errorCode":"E\#(status)","message":"\#(message)"}"#.utf8))
+    }
   }
 
   /// No answer: the connection failed.

@@ -146,9 +146,11 @@ final class FakeIngestion: HTTPTransport {
   private static func response(
     _ status: Int, _ count: Int, headers: [String: String] = [:], message: String = ""
   ) -> RawResponse {
+    // The batch route's own error shape (SandboxAPI §3): `E01` for a malformed batch, `E<status>` otherwise.
+    let code = status == 400 ? "E01" : "E\(status)"
     let body =
       (200..<300).contains(status)
-      ? #"{"accepted":\#(count),"duplicates":0}"# : #"{"error":true,"code":\#(status)000,"message":"\#(message)"}"#
+      ? #"{"accepted":\#(count),"duplicates":0}"# : #"{"errorCode":"\#(code)","message":"\#(message)"}"#
     return RawResponse(
       status: status, headers: headers.merging(["Content-Type": "application/json"]) { $1 }, body: Data(body.utf8))
   }

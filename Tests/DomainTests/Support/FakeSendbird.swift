@@ -78,12 +78,14 @@ final class FakeSendbird: HTTPTransport {
     return state.withLock { state in
       let userId = segments.count == 3 ? segments[2] : request.body["user_id"]
       if let userId, let failure = state.failing[userId] {
-        return Self.error(failure.status, failure.code, "scripted failure")
+        return Self.error(failure.status, failure.code, "Injected fault (\(failure.status)).")
       }
       switch (request.method, segments.count) {
       case ("POST", 2):
         guard let userId else { return Self.error(400, 400105, "user_id is required") }
-        guard state.users[userId] == nil else { return Self.error(400, 400202, "\"User\" already exists.") }
+        guard state.users[userId] == nil else {
+          return Self.error(400, 400202, "\"User\" violated a unique constraint.")
+        }
         let user = [
           "user_id": userId, "nickname": request.body["nickname"] ?? "",
           "profile_url": request.body["profile_url"] ?? "",

@@ -70,7 +70,7 @@ final class FakeAuthBackend: HTTPTransport {
   /// Whether `refreshToken` was revoked.
   func isRevoked(_ refreshToken: String) -> Bool { state.withLock { $0.refreshTokens[refreshToken] == true } }
 
-  /// Answers the next request to `path` with `status` and a body that is not the backend's error shape.
+  /// Answers the next request to `path` with `status`, as the Sandbox answers an injected fault (SandboxAPI §5).
   func failNext(_ path: String, status: Int) { state.withLock { $0.failures[path] = status } }
 
   func send(_ request: URLRequest) async throws -> RawResponse {
@@ -82,7 +82,7 @@ final class FakeAuthBackend: HTTPTransport {
     if path == "/v1/auth/refresh" { await refreshGate.pass() }
     let response =
       if let failure {
-        Self.json(failure, #"{"detail":"injected failure"}"#)
+        Self.json(failure, #"{"errorCode":"E\#(failure)","message":"Injected fault."}"#)
       } else {
         answer(request, path: path)
       }
@@ -96,14 +96,14 @@ final class FakeAuthBackend: HTTPTransport {
     case ("POST", "/v1/auth/refresh"): refresh(request)
     case ("POST", "/v1/auth/logout"): logout(request)
     case ("GET", "/v1/me"): authenticated(request) { _ in Self.json(200, Self.user) }
-    default: Self.json(404, #"{"errorCode":"E00","message":"no such route"}"#)
+    default: Self.json(404, #"{"errorCode":"E404","message":"Route \#(path) not found."}"#)
     }
   }
 
   private func login(_ request: URLRequest) -> RawResponse {
     let body = request.httpBody.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: String] }
     guard body?["email"] == Self.email, body?["password"] == Self.password else {
-      return Self.error(401, "E03", "login failed")
+      return Self.error(401, "E03", "Email or password is wrong.")
     }
     let (access, refresh) = state.withLock { state in
       let access = Self.issue("access", &state)
@@ -125,13 +125,19 @@ final class FakeAuthBackend: HTTPTransport {
       state.accessTokens[access] = AccessToken(refreshToken: refresh)
       return access
     }
-    guard let access else { return Self.error(401, "E06", "refresh token expired, revoked or invalid") }
+    guard let access else { return Self.error(401, "E06", "Refresh token expired, revoked or invalid; log in again.") }
     return Self.json(200, #"{"accessToken":"\#(access)","expiresIn":\#(expiresIn)}"#)
   }
 
   private func logout(_ request: URLRequest) -> RawResponse {
     authenticated(request) { session in
-      state.withLock { $0.refreshTokens[session.refreshToken] = true }
+      // As the Sandbox does: the refresh token is revoked, and every access token of the session expires with it.
+      state.withLock { state in
+        state.refreshTokens[session.refreshToken] = true
+        for (token, access) in state.accessTokens where access.refreshToken == session.refreshToken {
+          state.accessTokens[token]?.isExpired = true
+        }
+      }
       return Self.json(200, "{}")
     }
   }
@@ -140,9 +146,9 @@ final class FakeAuthBackend: HTTPTransport {
     let header = request.value(forHTTPHeaderField: "Authorization") ?? ""
     let token = header.hasPrefix("Bearer ") ? String(header.dropFirst("Bearer ".count)) : ""
     guard let session = state.withLock({ $0.accessTokens[token] }) else {
-      return Self.error(401, "E02", "access token invalid")
+      return Self.error(401, "E02", "Access token invalid.")
     }
-    guard !session.isExpired else { return Self.error(401, "E05", "access token expired") }
+    guard !session.isExpired else { return Self.error(401, "E05", "Access token expired.") }
     return answer(session)
   }
 
