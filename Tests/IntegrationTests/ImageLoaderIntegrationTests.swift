@@ -68,13 +68,8 @@ struct ImageLoaderIntegrationTests {
     // GIVEN an image loaded at time 0 (the Sandbox says max-age=3600)
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
     let clock = TestClock()
-    let epoch = Date(timeIntervalSince1970: 1_700_000_000)
     let loader = try ImageLoader(
-      client: HTTPClient(transport: kind.transport), directory: directory(),
-      now: {
-        let (seconds, attoseconds) = TestClock<Duration>.Instant().duration(to: clock.now).components
-        return epoch.addingTimeInterval(TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18)
-      })
+      client: HTTPClient(transport: kind.transport), directory: directory(), now: Self.date(on: clock))
     let url = try imageURL("cy", size: 16, on: sandbox)
     let original = try await loader.data(for: url)
 

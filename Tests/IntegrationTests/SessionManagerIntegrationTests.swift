@@ -128,11 +128,8 @@ struct SessionManagerIntegrationTests {
     "A wrong password is loginRefused (E03), nothing is stored and the state stays loggedOut",
     arguments: TransportKind.allCases)
   func wrongPassword(_ kind: TransportKind) async throws {
-    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
-    let directory = try sessionStoreDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let store = try EncryptedFileSecureStore(directory: directory)
-    let sessions = sandboxSessions(on: sandbox, store: store, transport: kind.transport)
+    let fixture = try await SessionsOnSandbox.start(over: kind.transport)
+    let (sandbox, store, sessions) = (fixture.sandbox, fixture.store, fixture.sessions)
 
     let error = await #expect(throws: SessionError.self) {
       try await sessions.login(email: "demo@keel.dev", password: "not-the-password")
@@ -143,18 +140,15 @@ struct SessionManagerIntegrationTests {
     #expect(sessions.state == .loggedOut)
     #expect(try store.data(forKey: SessionManager.storageKey) == nil)
     #expect(try await sandboxCounter("logins", on: sandbox) == 0)
-    await sandbox.stop()
+    await fixture.finish()
   }
 
   @Test(
     "An access token the server no longer knows (E02) is not refreshed: the call fails with E02 and the session stays",
     arguments: TransportKind.allCases)
   func unknownTokenIsNotRefreshed(_ kind: TransportKind) async throws {
-    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
-    let directory = try sessionStoreDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let store = try EncryptedFileSecureStore(directory: directory)
-    let sessions = sandboxSessions(on: sandbox, store: store, transport: kind.transport)
+    let fixture = try await SessionsOnSandbox.start(over: kind.transport)
+    let (sandbox, sessions) = (fixture.sandbox, fixture.sessions)
     let user = try await sessions.login(email: "demo@keel.dev", password: "demo-password")
     try await sandbox.control.reset()  // the server forgets every session, its counters too; the accounts stay
 
@@ -162,18 +156,15 @@ struct SessionManagerIntegrationTests {
     #expect(error?.requestFailure?.serverCode == "E02")
     #expect(try await sandbox.control.statistics().requests("POST /v1/auth/refresh") == 0, "no refresh was tried")
     #expect(sessions.state == .loggedIn(user))
-    await sandbox.stop()
+    await fixture.finish()
   }
 
   @Test(
     "A server failing the login (503) is requestFailed with its status and code; nothing is stored; the next login works",
     arguments: TransportKind.allCases)
   func loginServerFailure(_ kind: TransportKind) async throws {
-    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
-    let directory = try sessionStoreDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let store = try EncryptedFileSecureStore(directory: directory)
-    let sessions = sandboxSessions(on: sandbox, store: store, transport: kind.transport)
+    let fixture = try await SessionsOnSandbox.start(over: kind.transport)
+    let (sandbox, store, sessions) = (fixture.sandbox, fixture.store, fixture.sessions)
     try await sandbox.control.addFault(SandboxFault(route: "/v1/auth/login", method: "POST", status: 503, count: 1))
 
     let error = await #expect(throws: SessionError.self) {
@@ -189,18 +180,15 @@ struct SessionManagerIntegrationTests {
     _ = try await sessions.login(email: "demo@keel.dev", password: "demo-password")
     #expect(try await sandboxCounter("logins", on: sandbox) == 1)
     try await sessions.logout()
-    await sandbox.stop()
+    await fixture.finish()
   }
 
   @Test(
     "Logout with an expired access token refreshes it to sign out on the server, which then refuses the refresh token",
     arguments: TransportKind.allCases)
   func logoutWithExpiredToken(_ kind: TransportKind) async throws {
-    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
-    let directory = try sessionStoreDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let store = try EncryptedFileSecureStore(directory: directory)
-    let sessions = sandboxSessions(on: sandbox, store: store, transport: kind.transport)
+    let fixture = try await SessionsOnSandbox.start(over: kind.transport)
+    let (sandbox, store, sessions) = (fixture.sandbox, fixture.store, fixture.sessions)
     _ = try await sessions.login(email: "demo@keel.dev", password: "demo-password")
     let tokens = try #require(try storedCredentials(in: store))
     try await sandbox.control.expireTokens()
@@ -216,18 +204,15 @@ struct SessionManagerIntegrationTests {
     #expect(refusal?.serverError?.code == "E06", "revoked on the server")
     #expect(sessions.state == .loggedOut)
     #expect(try store.data(forKey: SessionManager.storageKey) == nil)
-    await sandbox.stop()
+    await fixture.finish()
   }
 
   @Test(
     "Logout while the server fails (503) still signs out here and says revocationFailed; the server still knows the token",
     arguments: TransportKind.allCases)
   func logoutServerFailure(_ kind: TransportKind) async throws {
-    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
-    let directory = try sessionStoreDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let store = try EncryptedFileSecureStore(directory: directory)
-    let sessions = sandboxSessions(on: sandbox, store: store, transport: kind.transport)
+    let fixture = try await SessionsOnSandbox.start(over: kind.transport)
+    let (sandbox, store, sessions) = (fixture.sandbox, fixture.store, fixture.sessions)
     _ = try await sessions.login(email: "demo@keel.dev", password: "demo-password")
     let tokens = try #require(try storedCredentials(in: store))
     try await sandbox.control.addFault(SandboxFault(route: "/v1/auth/logout", method: "POST", status: 503, count: 1))
@@ -239,7 +224,7 @@ struct SessionManagerIntegrationTests {
     #expect(try store.data(forKey: SessionManager.storageKey) == nil, "wiped here whatever the server said")
     _ = try await HTTPClient(transport: kind.transport, serverErrorDecoders: [.chatBackend]).send(
       .data(SandboxRoute.refresh(tokens.refreshToken, on: sandbox.baseURL)))  // not revoked: still valid there
-    await sandbox.stop()
+    await fixture.finish()
   }
 
   @Test(

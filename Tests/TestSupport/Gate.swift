@@ -6,8 +6,9 @@ public final class Gate: Sendable {
   private struct State {
     var isOpen: Bool
     var waiting: [CheckedContinuation<Void, Never>] = []
-    /// The tasks in ``waiters(_:)``: how many waiting callers each waits for.
-    var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    /// The tasks in ``waiters(_:)``, by a number of their own: how many waiting callers each waits for.
+    var watchers: [Int: (count: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
+    var nextWatcher = 0
   }
 
   private let state: Locked<State>
@@ -37,9 +38,9 @@ public final class Gate: Sendable {
       let (isOpen, watchers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
         guard !state.isOpen else { return (true, []) }
         state.waiting.append(continuation)
-        let reached = state.watchers.filter { $0.count <= state.waiting.count }.map(\.continuation)
-        state.watchers.removeAll { $0.count <= state.waiting.count }
-        return (false, reached)
+        let reached = state.watchers.filter { $0.value.count <= state.waiting.count }
+        for id in reached.keys { state.watchers[id] = nil }
+        return (false, reached.values.map(\.continuation))
       }
       for watcher in watchers { watcher.resume() }
       if isOpen { continuation.resume() }
@@ -47,15 +48,23 @@ public final class Gate: Sendable {
   }
 
   /// Returns once `count` callers wait at the closed gate: for a test that waits on the arrival itself, not on the
-  /// wall clock (a suite's time limit ends a wait that never ends).
+  /// wall clock. Cancelling the task (a suite's time limit) returns at once.
   public func waiters(_ count: Int) async {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let reached = state.withLock { state in
-        guard state.waiting.count < count else { return true }
-        state.watchers.append((count, continuation))
-        return false
+    let id = state.withLock { state in
+      defer { state.nextWatcher += 1 }
+      return state.nextWatcher
+    }
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let reached = state.withLock { state in
+          guard state.waiting.count < count, !Task.isCancelled else { return true }
+          state.watchers[id] = (count, continuation)
+          return false
+        }
+        if reached { continuation.resume() }
       }
-      if reached { continuation.resume() }
+    } onCancel: {
+      state.withLock { $0.watchers.removeValue(forKey: id) }?.continuation.resume()
     }
   }
 }

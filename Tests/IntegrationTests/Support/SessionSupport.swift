@@ -31,3 +31,27 @@ func sandboxSessions(
 func storedCredentials(in store: any SecureStore) throws -> Credentials? {
   try store.value(Credentials.self, forKey: SessionManager.storageKey)
 }
+
+/// What most session tests start from: a Sandbox, an encrypted store in a fresh directory, and a session manager on
+/// both, sending through `transport`. ``finish()`` stops the Sandbox and removes the directory.
+struct SessionsOnSandbox {
+  let sandbox: RunningSandbox
+  let directory: URL
+  let store: EncryptedFileSecureStore
+  let sessions: SessionManager
+
+  static func start(over transport: any HTTPTransport, name: String = #function) async throws -> SessionsOnSandbox {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let directory = try sessionStoreDirectory(name)
+    let store = try EncryptedFileSecureStore(directory: directory)
+    return SessionsOnSandbox(
+      sandbox: sandbox, directory: directory, store: store,
+      sessions: sandboxSessions(on: sandbox, store: store, transport: transport))
+  }
+
+  /// Stops the Sandbox and removes the store's directory.
+  func finish() async {
+    await sandbox.stop()
+    try? FileManager.default.removeItem(at: directory)
+  }
+}
