@@ -156,6 +156,115 @@ struct ImageLoaderIntegrationTests {
     await sandbox.stop()
   }
 
+  @Test(
+    "Revalidated after the Sandbox redrew its images: a 200 with new bytes replaces the cached ones",
+    arguments: TransportKind.allCases)
+  func revalidationGetsNewBytes(_ kind: TransportKind) async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let clock = TestClock()
+    let loader = try ImageLoader(
+      client: HTTPClient(transport: kind.transport), directory: directory(), now: Self.date(on: clock))
+    let url = try imageURL("fay", size: 16, on: sandbox)
+    let original = try await loader.data(for: url)
+
+    try await sandbox.control.redrawImages()
+    await clock.advance(by: .seconds(7_200))
+    let redrawn = try await loader.data(for: url)
+
+    #expect(redrawn != original && redrawn.starts(with: Self.pngSignature))
+    #expect(try loader.cache.value(forKey: url.absoluteString)?.data == redrawn, "the new bytes are kept")
+    #expect(try await loader.data(for: url) == redrawn, "and served fresh from memory")
+    #expect(try await sandboxResponses("GET /images/:file", status: 200, on: sandbox) == 2)
+    #expect(try await sandboxResponses("GET /images/:file", status: 304, on: sandbox) == 0)
+    #expect(
+      loader.statistics.revalidationsModified == 1 && loader.statistics.memoryHits == 1, "\(loader.statistics)")
+    await sandbox.stop()
+  }
+
+  @Test(
+    "A revalidation the Sandbox answers 404 is an error, not the stale bytes", arguments: TransportKind.allCases)
+  func revalidationAnswered404(_ kind: TransportKind) async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let clock = TestClock()
+    let loader = try ImageLoader(
+      client: HTTPClient(transport: kind.transport), directory: directory(), now: Self.date(on: clock))
+    let url = try imageURL("gus", size: 16, on: sandbox)
+    _ = try await loader.data(for: url)
+    await clock.advance(by: .seconds(7_200))
+
+    try await sandbox.control.addFault(SandboxFault(route: "/images/gus.png", method: "GET", status: 404))
+    let error = await #expect(throws: ImageLoaderError.self) { try await loader.data(for: url) }
+    #expect(error?.requestFailure?.statusCode == 404)
+    #expect(loader.statistics.failures == 1 && loader.statistics.staleServed == 0, "\(loader.statistics)")
+    await sandbox.stop()
+  }
+
+  @Test(
+    "A 304 from the Sandbox to a load that sent no If-None-Match is an error, nothing is kept, and the next load works",
+    arguments: TransportKind.allCases)
+  func unsolicitedNotModified(_ kind: TransportKind) async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let loader = try ImageLoader(client: HTTPClient(transport: kind.transport), directory: directory())
+    let url = try imageURL("hal", size: 16, on: sandbox)
+    try await sandbox.control.addFault(SandboxFault(route: "/images/hal.png", method: "GET", status: 304, count: 1))
+
+    let error = await #expect(throws: ImageLoaderError.self) { try await loader.data(for: url) }
+    #expect(error?.requestFailure?.statusCode == 304)
+    #expect(try loader.cache.value(forKey: url.absoluteString) == nil)
+    #expect(try await loader.data(for: url).starts(with: Self.pngSignature))
+    await sandbox.stop()
+  }
+
+  @Test(
+    "An image the Sandbox serves with Cache-Control: no-store is returned but never kept: each load asks again",
+    arguments: TransportKind.allCases)
+  func noStoreIsNotKept(_ kind: TransportKind) async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let loader = try ImageLoader(client: HTTPClient(transport: kind.transport), directory: directory())
+    let url = try #require(URL(string: "\(sandbox.baseURL.absoluteString)/images/ivy.png?size=16&cache=no-store"))
+
+    let first = try await loader.data(for: url)
+    let second = try await loader.data(for: url)
+
+    #expect(first == second && first.starts(with: Self.pngSignature))
+    #expect(try loader.cache.value(forKey: url.absoluteString) == nil)
+    #expect(try await sandboxCounter("imageHits", on: sandbox) == 2)
+    #expect(loader.statistics.networkLoads == 2 && loader.statistics.memoryHits == 0, "\(loader.statistics)")
+    await sandbox.stop()
+  }
+
+  @Test(
+    "Cancelling both callers of a slow image cancels its load; a later caller starts a new request",
+    arguments: TransportKind.allCases)
+  func cancellingEveryCaller(_ kind: TransportKind) async throws {
+    // The Sandbox holds the first answer for a second of its clock, which the test moves only at the end.
+    let serverClock = TestClock()
+    let sandbox = try await Sandbox.start(
+      SandboxConfiguration(
+        faults: [SandboxFault(route: "/images/jo.png", method: "GET", latency: .seconds(1), count: 1)],
+        clock: serverClock, logLevel: .warning))
+    let loader = try ImageLoader(client: HTTPClient(transport: kind.transport), directory: directory())
+    let url = try imageURL("jo", size: 16, on: sandbox)
+
+    let first = TaskProbe { try await loader.data(for: url) }
+    #expect(await Self.arrived(on: serverClock), "the request reached the Sandbox")
+    let second = TaskProbe { try await loader.data(for: url) }
+    #expect(await eventually { loader.statistics.coalescedJoins == 1 })
+    first.cancel()
+    #expect(await first.error() is CancellationError)
+    second.cancel()
+    #expect(await second.error() is CancellationError)
+    #expect(await poll(for: .seconds(30)) { loader.statistics.cancelledLoads == 1 }, "\(loader.statistics)")
+
+    let image = try await loader.data(for: url)
+    #expect(image.starts(with: Self.pngSignature))
+    #expect(
+      loader.statistics.networkLoads == 1 && loader.statistics.cancelledLoads == 1 && loader.statistics.failures == 0,
+      "\(loader.statistics)")
+    await serverClock.advance(by: .seconds(1))
+    await sandbox.stop()
+  }
+
   /// Waits, in real time, until something sleeps on `clock`: a request that reached the Sandbox on its own threads.
   private static func arrived(on clock: TestClock<Duration>) async -> Bool {
     let deadline = ContinuousClock.now.advanced(by: .seconds(30))

@@ -32,6 +32,47 @@ struct FaultInjectionTests {
     }
   }
 
+  @Test("retryAfter adds Retry-After, in whole seconds rounded up, to the injected answer, from code and from JSON")
+  func retryAfter() async throws {
+    let configuration = SandboxConfiguration(
+      faults: [SandboxFault(route: "/v3/users", status: 503, retryAfter: .milliseconds(1_500), count: 1)],
+      logLevel: .warning)
+    try await withSandbox(configuration) { client in
+      let fromCode = try await client.send("GET", "/v3/users")
+      #expect(fromCode.status == 503 && fromCode.header("Retry-After") == "2", "\(fromCode.headers)")
+      try await client.sandbox.control.addFault(
+        SandboxFault(route: Self.route, status: 429, retryAfter: .seconds(120), count: 1))
+      let fromControl = try await client.send("GET", Self.route)
+      #expect(fromControl.status == 429 && fromControl.header("Retry-After") == "120", "\(fromControl.headers)")
+      #expect(fromControl.json["errorCode"] as? String == "E429", "the route's error shape is kept")
+      let after = try await client.send("GET", Self.route)
+      #expect(after.status == 200 && after.header("Retry-After") == nil)
+      let refused = try await client.send(
+        "POST", "/_sandbox/faults", json: ["route": "*", "status": 503, "retryAfter": -1])
+      #expect(refused.status == 400)
+    }
+  }
+
+  @Test("An injected 304 or 204 has no body, so that the next response on the same connection is read whole")
+  func bodilessStatuses() async throws {
+    try await withSandbox { client in
+      for status in [304, 204] {
+        try await addFault(client, ["route": "/images/a.png", "status": status, "count": 1])
+        // Two requests in one write on one connection: a body after the first head would be read as the second's.
+        let (answer, _) = try await LoopbackExchange.keepingOpen(
+          port: client.sandbox.port,
+          "GET /images/a.png?size=8 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            + "GET /images/a.png?size=8 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+          wait: 30)
+        let parts = answer.components(separatedBy: "\r\n\r\n")
+        #expect(parts.count >= 3, "two heads: \(answer.debugDescription)")
+        #expect(parts.first?.hasPrefix("HTTP/1.1 \(status)") == true, "\(answer.debugDescription)")
+        #expect(
+          parts.dropFirst().first?.hasPrefix("HTTP/1.1 200") == true, "no body between: \(answer.debugDescription)")
+      }
+    }
+  }
+
   @Test("Faults given at start-up (the CLI's --fail-rate/--fail-status) are in force from the first request")
   func startupFault() async throws {
     let configuration = SandboxConfiguration(faults: [SandboxFault(status: 418)], logLevel: .warning)

@@ -38,6 +38,39 @@ struct ImageTests {
     }
   }
 
+  @Test("?cache=no-store and ?cache=no-cache answer that Cache-Control; any other value is 400")
+  func cacheQuery() async throws {
+    try await withSandbox { client in
+      for value in ["no-store", "no-cache"] {
+        let response = try await client.send("GET", "/images/a.png?size=8&cache=\(value)")
+        #expect(response.status == 200 && response.header("Cache-Control") == value)
+      }
+      #expect(try await client.send("GET", "/images/a.png?size=8&cache=forever").status == 400)
+    }
+  }
+
+  @Test("A redraw gives every image new bytes and a new ETag, so the old tag gets a 200; a reset brings the first back")
+  func redraw() async throws {
+    try await withSandbox { client in
+      let first = try await client.send("GET", "/images/a.png?size=16")
+      let etag = try #require(first.header("ETag"))
+      try await client.sandbox.control.redrawImages()
+
+      let redrawn = try await client.send("GET", "/images/a.png?size=16", headers: ["If-None-Match": etag])
+      #expect(redrawn.status == 200)
+      #expect(redrawn.header("ETag") != etag)
+      #expect(redrawn.body != first.body)
+      #expect(try PNGFile(Array(redrawn.body)).width == 16)
+      let redrawnTag = try #require(redrawn.header("ETag"))
+      let same = try await client.send("GET", "/images/a.png?size=16", headers: ["If-None-Match": redrawnTag])
+      #expect(same.status == 304, "the new drawing is stable until the next redraw")
+
+      try await client.sandbox.control.reset()
+      let reset = try await client.send("GET", "/images/a.png?size=16")
+      #expect(reset.body == first.body && reset.header("ETag") == etag)
+    }
+  }
+
   @Test("An unknown id format is 404 JSON; a size outside 1–2048 is 400")
   func badRequests() async throws {
     try await withSandbox { client in

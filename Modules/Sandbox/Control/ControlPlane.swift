@@ -2,14 +2,16 @@ import HTTPTypes
 import KeelBasics
 import Realtime
 
-/// The control plane (SandboxAPI §5): add and clear faults, expire every access token, read the stats and the request
-/// journal, reset.
+/// The control plane (SandboxAPI §5): add and clear faults, expire every access token, redraw the images, read the
+/// stats and the request journal, reset.
 struct ControlPlane: Sendable {
   let faults: FaultInjector
   let stats: RecordedStatistics
   let journal: RequestJournal
   let realtime: SocketIOHub
   let expireTokens: @Sendable () -> Void
+  /// Starts a new edition of `/images`, returning its number.
+  let redrawImages: @Sendable () -> Int
   let reset: @Sendable () -> Void
 
   var routes: [Route] {
@@ -23,6 +25,7 @@ struct ControlPlane: Sendable {
         expireTokens()
         return .json([:])
       },
+      Route(.post, "/_sandbox/images/redraw") { _ in .json(["edition": .number(Double(redrawImages()))]) },
       Route(.get, "/_sandbox/stats") { _ in .json(stats.json) },
       // ?method=POST and ?path=/v3/users narrow it down.
       Route(.get, "/_sandbox/requests") { request in
@@ -120,6 +123,7 @@ struct ControlPlane: Sendable {
       route: route, method: method,
       status: try number("status", in: 200...599).map { Int($0) },
       rate: try number("rate", in: 0...1) ?? 1,
+      retryAfter: try number("retryAfter", in: 0...86_400).map { .seconds($0) },
       latency: .milliseconds(try number("latencyMs", in: 0...60_000) ?? 0),
       dropConnectionRate: try number("dropConnectionRate", in: 0...1) ?? 0,
       dropResponseRate: try number("dropResponseRate", in: 0...1) ?? 0,

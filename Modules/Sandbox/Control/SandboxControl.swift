@@ -39,6 +39,12 @@ public struct SandboxControl: Sendable {
     _ = try await send("POST", "expire-tokens")
   }
 
+  /// Redraws every image of `/images` in other colours under a new `ETag`, as when a server's images are replaced: a
+  /// client's revalidation then gets a 200 with the new bytes rather than a 304.
+  public func redrawImages() async throws {
+    _ = try await send("POST", "images/redraw")
+  }
+
   /// Adds `fault` to the faults in force.
   public func addFault(_ fault: SandboxFault) async throws {
     var body: [String: Any] = [
@@ -49,6 +55,7 @@ public struct SandboxControl: Sendable {
     if let method = fault.method { body["method"] = method }
     if fault.dropResponseRate > 0 { body["dropResponseRate"] = fault.dropResponseRate }
     if let status = fault.status { body["status"] = status }
+    if let seconds = fault.retryAfterSeconds { body["retryAfter"] = seconds }
     if let count = fault.count { body["count"] = count }
     if let seed = fault.seed { body["seed"] = seed }
     _ = try await send("POST", "faults", body: try JSONSerialization.data(withJSONObject: body))

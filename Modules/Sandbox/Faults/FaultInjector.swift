@@ -6,6 +6,8 @@ struct FaultInjector: Sendable {
   struct Decision: Sendable {
     var latency: Duration = .zero
     var status: Int?
+    /// The `Retry-After` seconds of the fault that chose `status`.
+    var retryAfterSeconds: Int?
     var dropConnection = false
     /// Handle the request, then close the connection without its response.
     var dropResponse = false
@@ -45,8 +47,11 @@ struct FaultInjector: Sendable {
         if fault.dropConnectionRate > 0, faults[index].generator.nextUnit() < fault.dropConnectionRate {
           decision.dropConnection = true
         }
-        if let status = fault.status, fault.rate >= 1 || faults[index].generator.nextUnit() < fault.rate {
-          decision.status = decision.status ?? status
+        if let status = fault.status, fault.rate >= 1 || faults[index].generator.nextUnit() < fault.rate,
+          decision.status == nil
+        {
+          decision.status = status
+          decision.retryAfterSeconds = fault.retryAfterSeconds
         }
         if fault.dropResponseRate > 0, faults[index].generator.nextUnit() < fault.dropResponseRate {
           decision.dropResponse = true

@@ -14,6 +14,9 @@ public struct SandboxFault: Sendable, Hashable {
   public var status: Int?
   /// The share of matching requests answered with `status`, 0 to 1.
   public var rate: Double
+  /// Sent as the injected answer's `Retry-After`, in whole seconds rounded up (`nil`: no such header), as a busy
+  /// server or a gateway says when to come back.
+  public var retryAfter: Duration?
   /// Latency added to every matching request.
   public var latency: Duration
   /// The share of matching requests whose connection is closed without a response, 0 to 1.
@@ -28,18 +31,28 @@ public struct SandboxFault: Sendable, Hashable {
 
   /// A fault; by default one that matches every route and does nothing.
   public init(
-    route: String = "*", method: String? = nil, status: Int? = nil, rate: Double = 1, latency: Duration = .zero,
-    dropConnectionRate: Double = 0, dropResponseRate: Double = 0, count: Int? = nil, seed: UInt64? = nil
+    route: String = "*", method: String? = nil, status: Int? = nil, rate: Double = 1, retryAfter: Duration? = nil,
+    latency: Duration = .zero, dropConnectionRate: Double = 0, dropResponseRate: Double = 0, count: Int? = nil,
+    seed: UInt64? = nil
   ) {
     self.route = route
     self.method = method?.uppercased()
     self.status = status
     self.rate = rate
+    self.retryAfter = retryAfter
     self.latency = latency
     self.dropConnectionRate = dropConnectionRate
     self.dropResponseRate = dropResponseRate
     self.count = count
     self.seed = seed
+  }
+
+  /// ``retryAfter`` as the header's whole seconds, rounded up.
+  var retryAfterSeconds: Int? {
+    retryAfter.map { duration in
+      let (seconds, attoseconds) = duration.components
+      return Int(seconds) + (attoseconds > 0 ? 1 : 0)
+    }
   }
 
   /// Whether it applies to a `method` request to `path`.

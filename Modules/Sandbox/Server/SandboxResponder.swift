@@ -53,9 +53,17 @@ struct SandboxResponder: HTTPResponder {
     }
     let rateLimiter = ServerRateLimiter(limits: configuration.rateLimits, time: time)
     let journal = RequestJournal()
+    let imageEdition = Locked(0)
     let control = ControlPlane(
       faults: faults, stats: stats, journal: journal, realtime: realtime, expireTokens: { auth.expireAccessTokens() },
+      redrawImages: {
+        imageEdition.withLock {
+          $0 += 1
+          return $0
+        }
+      },
       reset: {
+        imageEdition.withLock { $0 = 0 }
         users.reset()
         events.reset()
         auth.reset()
@@ -77,7 +85,7 @@ struct SandboxResponder: HTTPResponder {
     }
     self.routes =
       users.routes + auth.routes + chat.routes + events.routes + segment.routes
-      + ImageServer(stats: stats, renderer: ImageRenderer(stats: stats)).routes
+      + ImageServer(stats: stats, renderer: ImageRenderer(stats: stats), edition: imageEdition).routes
       + control.routes
     persistence = stateFile.map { file in
       let setAside = { (aside: URL) -> Void in
@@ -211,7 +219,7 @@ struct SandboxResponder: HTTPResponder {
     if decision.latency > .zero { try await time.sleep(decision.latency) }
     if decision.dropConnection { try await drop(context) }
     guard let status = decision.status else { return nil }
-    return Section(path: request.path).injected(status: status)
+    return Section(path: request.path).injected(status: status, retryAfterSeconds: decision.retryAfterSeconds)
   }
 
   /// `/v3` and `/v1/events` need a tenant (`Api-Token`); an unknown route is 404 whatever the token.

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 
 /// The part of the contract a path belongs to; it decides the shape of its errors.
@@ -56,11 +57,19 @@ enum Section: Equatable {
       : BackendError(status: .internalServerError, code: "E500", message: "Internal error: \(detail)").response
   }
 
-  /// The response of an injected fault with `status`.
-  func injected(status: Int) -> SandboxResponse {
+  /// The response of an injected fault with `status`, with `Retry-After` when `retryAfterSeconds` is set. A 204 or
+  /// 304 has no body, as HTTP wants: a body there would be read as the start of the connection's next response.
+  func injected(status: Int, retryAfterSeconds: Int? = nil) -> SandboxResponse {
     let status = HTTPResponse.Status(code: status)
-    return isPlatformShaped
-      ? PlatformError(code: 500_901, message: "Injected fault (\(status.code)).").response.with(status: status)
-      : BackendError(status: status, code: "E\(status.code)", message: "Injected fault.").response
+    var response =
+      if status.code == 204 || status.code == 304 {
+        SandboxResponse(status: status, body: Data(), headers: [:])
+      } else if isPlatformShaped {
+        PlatformError(code: 500_901, message: "Injected fault (\(status.code)).").response.with(status: status)
+      } else {
+        BackendError(status: status, code: "E\(status.code)", message: "Injected fault.").response
+      }
+    if let retryAfterSeconds { response.headers[.retryAfter] = String(retryAfterSeconds) }
+    return response
   }
 }
