@@ -274,7 +274,8 @@ let package = Package(
     .testTarget(
       name: "IntegrationTests",
       dependencies: [
-        "Networking", "NIOTransports", "Persistence", "Realtime", "Domain", "Chat", "Features", "Sandbox",
+        "Networking", "NIOTransports", "Persistence", "RateLimiting", "Realtime", "Domain", "Chat", "Features",
+        "Sandbox",
         "TestSupport", logging, clocks, "DomainCrashHelper", "CrashFixtures",
       ],
       path: "Tests/IntegrationTests",

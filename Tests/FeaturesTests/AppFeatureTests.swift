@@ -6,6 +6,8 @@ import TestSupport
 import Testing
 
 /// AppFeature through an exhaustive TestStore: the three features composed, and the expiry path (REQUIREMENTS F1–F3).
+/// `AppFeatureIntegrationTests` runs the live wiring against the Sandbox: sign-in, an import, a search, and expiry back
+/// to login. The exhaustive check of every state change, in order, needs fake services and a test clock.
 @Suite(.timeLimit(.minutes(3))) struct AppFeatureTests {
   @Test("Signed in, mid-import and mid-search, the session expires: both children reset, their work stops, login shows")
   @MainActor

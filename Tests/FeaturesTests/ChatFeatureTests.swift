@@ -8,6 +8,9 @@ import TestSupport
 import Testing
 
 /// ChatFeature, and the chat in AppFeature, through exhaustive TestStores (REQUIREMENTS C1–C6, F1–F3).
+/// `AppChatIntegrationTests` runs the live wiring against the Sandbox: sign-in, the last workspace's channels, a live
+/// conversation, back and sign-out; `ChatSyncIntegrationTests` has background and foreground at the service. The
+/// exhaustive check of every state change, in order, needs a chat the test feeds: a real server's timing cannot fix it.
 @Suite(.timeLimit(.minutes(3))) struct ChatFeatureTests {
   @Test("The DM list follows the workspace; a channel opens as the conversation; back closes it; the scene phase")
   @MainActor

@@ -8,7 +8,9 @@ import TestSupport
 import Testing
 
 /// ChannelListFeature and DirectMessageListFeature through exhaustive TestStores, on a chat the test feeds
-/// (REQUIREMENTS C1–C2, F2–F3).
+/// (REQUIREMENTS C1–C2, F2–F3). `AppChatIntegrationTests` shows the live lists against the Sandbox: the last
+/// workspace, its joined and unjoined channels, a DM. The exhaustive check of every state change, in order, needs the
+/// fake, as a real server's timing cannot fix that order.
 @Suite(.timeLimit(.minutes(3))) struct ChatListFeatureTests {
   @Test("The last workspace is chosen from the stored list; its channels, stored then the server's; switching keeps it")
   @MainActor

@@ -8,6 +8,9 @@ import TestSupport
 import Testing
 
 /// ConversationFeature through an exhaustive TestStore, on a chat the test feeds (REQUIREMENTS C3–C5, F2–F3).
+/// `AppChatIntegrationTests` opens a live conversation against the Sandbox that sends, receives and is marked read on
+/// leaving; `ChatServiceIntegrationTests` shows a refused send resent. Failures, refusals and paging are checked here
+/// state by state, in an order that only a chat the test feeds can fix.
 @Suite(.timeLimit(.minutes(3))) struct ConversationFeatureTests {
   static let welcome = FakeChat.message("m1", in: "c2", from: "user-ada", "Welcome", at: 1)
   static let hello = FakeChat.message("m6", in: "c2", from: "user-ada", "Hello", at: 6)

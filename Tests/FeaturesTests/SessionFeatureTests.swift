@@ -5,7 +5,8 @@ import TestSupport
 import Testing
 
 /// SessionFeature through an exhaustive TestStore, on a session manager fake whose states the test publishes
-/// (REQUIREMENTS F1–F3, A4–A6).
+/// (REQUIREMENTS F1–F3, A4–A6). `AppFeatureIntegrationTests` signs in through the form and goes back to login on
+/// expiry against the Sandbox; late answers, replaced states and refusals checked state by state need the fake's order.
 @Suite(.timeLimit(.minutes(3))) struct SessionFeatureTests {
   static let demo = FakeSessions.demo
 

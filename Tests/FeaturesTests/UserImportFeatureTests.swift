@@ -7,6 +7,8 @@ import TestSupport
 import Testing
 
 /// UserImportFeature through an exhaustive TestStore on a TestClock (REQUIREMENTS F1–F3, U4, U8, D1).
+/// `AppFeatureIntegrationTests` imports three users against the Sandbox through the live wiring; progress, time left,
+/// cancel and stop at exact seconds need the test clock and a fake user manager.
 @Suite(.timeLimit(.minutes(3))) struct UserImportFeatureTests {
   @Test("12 users: two batches (10, then 2), one user at a time, progress and time left after each, a failure kept")
   @MainActor

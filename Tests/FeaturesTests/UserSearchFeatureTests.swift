@@ -42,6 +42,9 @@ private func finishes(_ task: StoreTask?) async -> Bool {
   return await TaskProbe { await task.finish() }.finished() != nil
 }
 
+/// UserSearchFeature on a search the test controls and a TestClock (REQUIREMENTS D1, U7, F2).
+/// `AppFeatureIntegrationTests` finds an imported user after the debounce against the Sandbox; the debounce's instants,
+/// a cancelled wait and a late answer need the test clock and a search the test holds.
 @Suite(.timeLimit(.minutes(3))) struct UserSearchFeatureTests {
   @Test("Typing debounces 300 ms: no request before, one after, then the results (D1, U7)")
   @MainActor

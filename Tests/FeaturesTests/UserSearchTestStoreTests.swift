@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 
 /// The example of the "Testing a feature" article, run: the search feature through an exhaustive TestStore.
+/// `AppFeatureIntegrationTests` runs the live search against the Sandbox; the 300 ms debounce needs a test clock.
 @Suite(.timeLimit(.minutes(3))) struct UserSearchTestStoreTests {
   @Test("Typing debounces 300 ms, then searches once, and the results arrive as the only change")
   @MainActor

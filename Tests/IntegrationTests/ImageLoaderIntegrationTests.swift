@@ -141,7 +141,7 @@ struct ImageLoaderIntegrationTests {
     let url = try imageURL("eve", size: 16, on: sandbox)
 
     let first = TaskProbe { try await loader.data(for: url) }
-    #expect(await Self.arrived(on: serverClock), "the request reached the Sandbox")
+    #expect(await requestHeld(on: serverClock), "the request reached the Sandbox")
     let second = TaskProbe { try await loader.data(for: url) }
     #expect(await eventually { loader.statistics.coalescedJoins == 1 })
     first.cancel()
@@ -247,7 +247,7 @@ struct ImageLoaderIntegrationTests {
     let url = try imageURL("jo", size: 16, on: sandbox)
 
     let first = TaskProbe { try await loader.data(for: url) }
-    #expect(await Self.arrived(on: serverClock), "the request reached the Sandbox")
+    #expect(await requestHeld(on: serverClock), "the request reached the Sandbox")
     let second = TaskProbe { try await loader.data(for: url) }
     #expect(await eventually { loader.statistics.coalescedJoins == 1 })
     first.cancel()
@@ -265,13 +265,109 @@ struct ImageLoaderIntegrationTests {
     await sandbox.stop()
   }
 
-  /// Waits, in real time, until something sleeps on `clock`: a request that reached the Sandbox on its own threads.
-  private static func arrived(on clock: TestClock<Duration>) async -> Bool {
-    let deadline = ContinuousClock.now.advanced(by: .seconds(30))
-    while ContinuousClock.now < deadline {
-      if await clock.sleeperArrived() { return true }
-    }
-    return false
+  @Test(
+    "An image the Sandbox serves with Cache-Control: no-cache is kept but revalidated on every load: a 304 each time",
+    arguments: TransportKind.allCases)
+  func noCacheIsRevalidated(_ kind: TransportKind) async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let loader = try ImageLoader(client: HTTPClient(transport: kind.transport), directory: directory())
+    let url = try #require(URL(string: "\(sandbox.baseURL.absoluteString)/images/kit.png?size=16&cache=no-cache"))
+
+    let first = try await loader.data(for: url)
+    let second = try await loader.data(for: url)
+
+    #expect(second == first && first.starts(with: Self.pngSignature))
+    #expect(try await sandboxResponses("GET /images/:file", status: 304, on: sandbox) == 1)
+    #expect(
+      loader.statistics.networkLoads == 1 && loader.statistics.revalidationsNotModified == 1
+        && loader.statistics.memoryHits == 0, "\(loader.statistics)")
+    await sandbox.stop()
+  }
+
+  @Test(
+    "The freshness a Sandbox 304 renews is kept on disk: after a restart the image is fresh, with no request",
+    arguments: TransportKind.allCases)
+  func renewedFreshnessSurvivesARestart(_ kind: TransportKind) async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let clock = TestClock()
+    let cacheDirectory = try directory()
+    let url = try imageURL("lou", size: 16, on: sandbox)
+    let first = try ImageLoader(
+      client: HTTPClient(transport: kind.transport), directory: cacheDirectory, now: Self.date(on: clock))
+    let original = try await first.data(for: url)
+    await clock.advance(by: .seconds(7_200))
+    #expect(try await first.data(for: url) == original)
+    #expect(first.statistics.revalidationsNotModified == 1, "renewed for another hour at 2 h")
+    try first.cache.disk.close()
+
+    // Half an hour later, stale by the first answer's hour but fresh by the renewed one.
+    await clock.advance(by: .seconds(1_800))
+    let restarted = try ImageLoader(
+      client: HTTPClient(transport: kind.transport), directory: cacheDirectory, now: Self.date(on: clock))
+    #expect(try await restarted.data(for: url) == original)
+    #expect(restarted.statistics == .init(diskHits: 1))
+    #expect(try await sandboxCounter("imageHits", on: sandbox) == 2, "the load and the revalidation; none since")
+    await sandbox.stop()
+  }
+
+  @Test(
+    "With the Sandbox gone, a stale image's bytes come back, and a load with nothing cached fails as a transport error",
+    arguments: TransportKind.allCases)
+  func serverGone(_ kind: TransportKind) async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let clock = TestClock()
+    let loader = try ImageLoader(
+      client: HTTPClient(transport: kind.transport), directory: directory(), now: Self.date(on: clock))
+    let cached = try imageURL("max", size: 16, on: sandbox)
+    let uncached = try imageURL("ned", size: 16, on: sandbox)
+    let original = try await loader.data(for: cached)
+    await clock.advance(by: .seconds(7_200))
+
+    await sandbox.stop()
+    #expect(try await loader.data(for: cached) == original, "stale, rather than the failure")
+    let error = await #expect(throws: ImageLoaderError.self) { try await loader.data(for: uncached) }
+    #expect(error?.requestFailure?.reason == .transport)
+    #expect(loader.statistics.staleServed == 1 && loader.statistics.failures == 1, "\(loader.statistics)")
+  }
+
+  @Test(
+    "A 200 whose body is the Sandbox's JSON error, not an image, fails as notAnImage and is not kept",
+    arguments: TransportKind.allCases)
+  func jsonIsNotAnImage(_ kind: TransportKind) async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let loader = try ImageLoader(client: HTTPClient(transport: kind.transport), directory: directory())
+    let url = try imageURL("oz", size: 16, on: sandbox)
+    try await sandbox.control.addFault(SandboxFault(route: "/images/oz.png", method: "GET", status: 200, count: 1))
+
+    let error = await #expect(throws: ImageLoaderError.self) { try await loader.data(for: url) }
+    #expect(error?.kind == .notAnImage)
+    #expect(try loader.cache.value(forKey: url.absoluteString) == nil)
+    #expect(try await loader.data(for: url).starts(with: Self.pngSignature), "the next load gets the image")
+    await sandbox.stop()
+  }
+
+  @Test(
+    "A load of another URL does not wait for a slow one the Sandbox holds", arguments: TransportKind.allCases)
+  func differentURLsDoNotWait(_ kind: TransportKind) async throws {
+    let serverClock = TestClock()
+    let sandbox = try await Sandbox.start(
+      SandboxConfiguration(
+        faults: [SandboxFault(route: "/images/pam.png", method: "GET", latency: .seconds(1))], clock: serverClock,
+        logLevel: .warning))
+    let loader = try ImageLoader(client: HTTPClient(transport: kind.transport), directory: directory())
+    let slow = try imageURL("pam", size: 16, on: sandbox)
+
+    let held = TaskProbe { try await loader.data(for: slow) }
+    #expect(await requestHeld(on: serverClock), "the slow request reached the Sandbox")
+    let other = try await loader.data(for: try imageURL("quin", size: 16, on: sandbox))
+    #expect(other.starts(with: Self.pngSignature))
+    #expect(!held.isFinished)
+
+    await serverClock.advance(by: .seconds(1))
+    let image = try #require(await Self.value(of: held))
+    #expect(image.starts(with: Self.pngSignature) && image != other)
+    #expect(loader.statistics.networkLoads == 2 && loader.statistics.coalescedJoins == 0, "\(loader.statistics)")
+    await sandbox.stop()
   }
 
   /// `probe`'s value, waited for in real time (its answer crosses the loopback).

@@ -134,4 +134,33 @@ struct SendbirdUserManagerIntegrationTests {
     #expect(try await sandboxResponses("POST /v3/users", status: 200, on: sandbox) == 10)
     #expect(manager.userStorage.getUsers().count == 10)
   }
+
+  @Test(
+    "The network client sends the Sendbird requests to the Sandbox through the same manager, and refuses others",
+    arguments: TransportKind.allCases)
+  func networkClient(_ kind: TransportKind) async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    defer { Task { await sandbox.stop() } }
+    let manager = sandboxManager(on: sandbox, dataDirectory: try dataDirectory(), transport: kind.transport)
+    manager.initApplication(applicationId: "app-client", apiToken: "integration")
+    let client = manager.networkClient
+
+    let created = try await result {
+      client.request(
+        request: CreateUserRequest(params: UserCreationParams(userId: "bo", nickname: "Bo")), completionHandler: $0)
+    }.get()
+    let read = try await result { client.request(request: GetUserRequest(userId: "bo"), completionHandler: $0) }.get()
+    let found = try await result {
+      client.request(request: GetUsersRequest(nickname: "Bo"), completionHandler: $0)
+    }.get()
+    #expect(created == SBUser(userId: "bo", nickname: "Bo", profileURL: "") && read == created && found == [created])
+
+    struct Foreign: Request { typealias Response = Int }
+    let foreign = await result { client.request(request: Foreign(), completionHandler: $0) }
+    #expect(throws: UserManagerError.self) { try foreign.get() }
+    let statistics = try await sandbox.control.statistics()
+    #expect(
+      statistics.requests("POST /v3/users") + statistics.requests("GET /v3/users/:user_id")
+        + statistics.requests("GET /v3/users") == 3, "one request each, none for the foreign one")
+  }
 }

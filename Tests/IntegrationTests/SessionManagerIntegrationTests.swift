@@ -1,3 +1,4 @@
+import Clocks
 import Domain
 import Foundation
 import Logging
@@ -225,6 +226,74 @@ struct SessionManagerIntegrationTests {
     _ = try await HTTPClient(transport: kind.transport, serverErrorDecoders: [.chatBackend]).send(
       .data(SandboxRoute.refresh(tokens.refreshToken, on: sandbox.baseURL)))  // not revoked: still valid there
     await fixture.finish()
+  }
+
+  @Test(
+    "Logout after another client signed the session out (access token E05, refresh token E06) still signs out here",
+    arguments: TransportKind.allCases)
+  func logoutAfterSignedOutElsewhere(_ kind: TransportKind) async throws {
+    let fixture = try await SessionsOnSandbox.start(over: kind.transport)
+    let (sandbox, store, sessions) = (fixture.sandbox, fixture.store, fixture.sessions)
+    _ = try await sessions.login(email: "demo@keel.dev", password: "demo-password")
+    let tokens = try #require(try storedCredentials(in: store))
+    _ = try await HTTPClient(transport: kind.transport).send(
+      .data(SandboxRoute.logout(SandboxSession(access: tokens.accessToken, refresh: tokens.refreshToken), on: sandbox)))
+
+    try await sessions.logout()
+
+    #expect(sessions.state == .loggedOut)
+    #expect(try store.data(forKey: SessionManager.storageKey) == nil)
+    #expect(try await sandboxResponses("POST /v1/auth/logout", status: 401, on: sandbox) == 1, "E05")
+    #expect(try await sandboxResponses("POST /v1/auth/refresh", status: 401, on: sandbox) == 1, "then E06")
+    await fixture.finish()
+  }
+
+  @Test(
+    "A refresh the Sandbox grants only after the logout began brings nothing back: the session stays signed out",
+    arguments: TransportKind.allCases)
+  func refreshGrantedAfterLogout(_ kind: TransportKind) async throws {
+    // The Sandbox holds the refresh for a second of its clock and the logout's first call for two: the refresh is
+    // granted while the logout is still on its way, so that its new tokens arrive after this device signed out.
+    let serverClock = TestClock()
+    let sandbox = try await Sandbox.start(
+      SandboxConfiguration(
+        faults: [
+          SandboxFault(route: "/v1/auth/refresh", method: "POST", latency: .seconds(1), count: 1),
+          SandboxFault(route: "/v1/auth/logout", method: "POST", latency: .seconds(2), count: 1),
+        ],
+        clock: serverClock, logLevel: .warning))
+    let directory = try sessionStoreDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = try EncryptedFileSecureStore(directory: directory)
+    let sessions = sandboxSessions(on: sandbox, store: store, transport: kind.transport)
+    _ = try await sessions.login(email: "demo@keel.dev", password: "demo-password")
+    let tokens = try #require(try storedCredentials(in: store))
+    try await sandbox.control.expireTokens()
+    let call = TaskProbe { try await sessions.me() }
+    #expect(await requestHeld(on: serverClock), "the refresh reached the Sandbox")
+
+    let logout = TaskProbe { try await sessions.logout() }
+    #expect(await poll(for: .seconds(30)) { sessions.state == .loggedOut })
+    #expect(try store.data(forKey: SessionManager.storageKey) == nil)
+    #expect(await poll(for: .seconds(30)) { call.isFinished })
+    let failure = try #require(await call.error() as? SessionError)
+    #expect(failure.requestFailure?.reason == .sessionExpired, "the waiting call ends with the session")
+
+    await serverClock.advance(by: .seconds(1))
+    #expect(
+      try await eventsPoll(timeout: .seconds(30)) {
+        try await sandboxResponses("POST /v1/auth/refresh", status: 200, on: sandbox) == 1
+      }, "the refresh was granted")
+    await serverClock.advance(by: .seconds(2))
+    #expect(await poll(for: .seconds(30)) { logout.isFinished })
+    #expect(try store.data(forKey: SessionManager.storageKey) == nil, "the granted tokens were not kept")
+    #expect(sessions.state == .loggedOut)
+    let refusal = await #expect(throws: NetworkError.self) {
+      try await HTTPClient(transport: kind.transport, serverErrorDecoders: [.chatBackend]).send(
+        .data(SandboxRoute.refresh(tokens.refreshToken, on: sandbox.baseURL)))
+    }
+    #expect(refusal?.serverError?.code == "E06", "revoked on the server")
+    await sandbox.stop()
   }
 
   @Test(

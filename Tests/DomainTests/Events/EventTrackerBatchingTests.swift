@@ -7,6 +7,10 @@ import Testing
 @testable import Domain
 
 /// REQUIREMENTS E2, E3, E5: what goes up when, in which batches.
+/// Against the Sandbox, `EventTrackerRefusalTests` shows the count and byte limits, `EventTrackerFaultTests` events
+/// tracked from eight tasks arriving once each, `EventTrackerCrashTests` a returned track surviving a kill. Only here:
+/// the flush triggers' instants (a test clock) and the queue's rules (capacity, validation, a cancelled track), which
+/// act before any upload. `EventTrackerDeliveryTests` has leftovers sent at start and an overflow during a held upload.
 @Suite(.timeLimit(.minutes(3))) struct EventTrackerBatchingTests {
   @Test("track returns with the event on disk: a second tracker on the file sees it pending")
   func durableBeforeReturn() async throws {

@@ -9,7 +9,9 @@ import Testing
 @testable import Domain
 
 /// REQUIREMENTS E12: events the server refuses on their own are set aside with its reason, reported, and can go back;
-/// `drain(timeout:)`.
+/// `drain(timeout:)`. `EventTrackerRefusalTests` (a lone 413) and the CLI's `EventsDeadLetterCommandTests` (a lone 400,
+/// requeued and delivered by a later process) show this against the Sandbox; `EventTrackerSegmentTests` drains there.
+/// Only here: a drain that follows the device back online or runs out its deadline (a network monitor, a test clock).
 @Suite("EventTracker dead letters, flush reports and drain", .timeLimit(.minutes(3)))
 struct EventTrackerDeadLetterTests {
   @Test("A lone event refused with the server's reason (400, or 413 alone) is set aside at once, not retried forever")

@@ -8,6 +8,9 @@ import Testing
 @testable import Domain
 
 /// REQUIREMENTS E10, E11: who the events are about, where they happen, the plugins, and consent.
+/// `EventTrackerSegmentTests` shows identify, the user and anonymous ids and the context delivered to the Sandbox. The
+/// rest is decided on the device before anything is sent (restarts, reset, plugins, consent), and the session's
+/// 30-minute renewal needs a test clock.
 @Suite("EventTracker identity, context, plugins and consent", .timeLimit(.minutes(3)))
 struct EventTrackerIdentityTests {
   /// Nothing is uploaded unless a test flushes: a restarted tracker would otherwise deliver, and delete, the events

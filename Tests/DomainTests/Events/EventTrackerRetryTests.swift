@@ -8,6 +8,11 @@ import Testing
 @testable import Domain
 
 /// REQUIREMENTS E4, E6: failures, backoff, dead letters, connectivity.
+/// `EventTrackerRefusalTests`, `EventTrackerFaultTests` and `EventTrackerOutageTests` show the 413 split, Retry-After,
+/// the explicit flush, dropped connections and 503s until success against the Sandbox; `EventTrackerDeliveryTests` a
+/// malformed event isolated and a 200 that is not a receipt. Only here: exact retry instants
+/// (a test clock), a proxy's bare 400 and a captive portal's HTML 200 that the Sandbox never sends, a transport's own
+/// cancellation, the device clock going back and the device going offline.
 @Suite(.timeLimit(.minutes(3))) struct EventTrackerRetryTests {
   @Test("A 503 is retried after a jittered, doubling delay; success clears the error")
   func backoffSchedule() async throws {

@@ -6,6 +6,9 @@ import Testing
 @testable import Domain
 
 /// REQUIREMENTS E9, E10, E13: each event on the wire, in Keel's format and in Segment's.
+/// `EventTrackerSegmentTests` has the Sandbox's Segment checker accept a tracker's uploads to `/v1/batch`; every other
+/// tracker test against the Sandbox sends Keel's format, but `EventTrackerDeliveryTests`, which keeps Segment's 500 KB
+/// batch limit there. The encodings are pure logic that needs no server.
 @Suite("Event wire formats")
 struct EventWireFormatTests {
   static let id = UUID(uuidString: "00000000-0000-4000-8000-000000000007")!

@@ -7,6 +7,8 @@ import Testing
 
 /// Each Domain service throws one error family; a failed request is its `requestFailed` kind with a
 /// ``RequestFailure`` that a caller reads without `import Networking`, and cancellation is `CancellationError`.
+/// The mapping is pure logic that needs no server; the cancelled batch stops while it waits for the limiter, not the
+/// server, and `ResilienceIntegrationTests` shows a request cancelled in flight against the Sandbox.
 @Suite struct RequestFailureTests {
   @Test(
     "Every kind of the HTTP client's error maps to one reason; the status, the server's code and message are kept",

@@ -3,7 +3,7 @@ import Testing
 
 @testable import Domain
 
-/// How a response's Cache-Control decides the freshness of the image it carries.
+/// How a response's Cache-Control decides the freshness of the image it carries. Pure parsing that needs no server.
 @Suite("CacheControl")
 struct CacheControlTests {
   @Test("max-age, quoted or not, among other directives and in any case")

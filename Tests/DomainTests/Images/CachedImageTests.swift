@@ -3,7 +3,8 @@ import Foundation
 import Persistence
 import Testing
 
-/// The disk level's record of an image, and the Cache-Control rules that set its freshness.
+/// The disk level's record of an image, and the Cache-Control rules that set its freshness: pure logic that needs no
+/// server.
 @Suite("CachedImage")
 struct CachedImageTests {
   @Test(

@@ -11,6 +11,9 @@ import Testing
 #endif
 
 /// REQUIREMENTS A8: memory, then disk, then the network; what is cached and what is not.
+/// `ImageLoaderIntegrationTests` shows memory and disk hits, a restart, errors not cached, `no-store` and a failed
+/// transfer with nothing cached against the Sandbox. Only here: an answer without Cache-Control, which the Sandbox
+/// always sends, and what involves no server (a bad URL, the limits, a disk read once memory is emptied).
 @Suite("ImageLoader caching", .timeLimit(.minutes(3)))
 struct ImageLoaderCachingTests {
   @Test("A second load of a URL is a memory hit: one request")

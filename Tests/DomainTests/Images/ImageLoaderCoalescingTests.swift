@@ -6,6 +6,9 @@ import TestSupport
 import Testing
 
 /// REQUIREMENTS A8: concurrent loads of one URL share one request, and cancellation is per caller.
+/// `ImageLoaderIntegrationTests` shows 100 loads sharing one request, and one or both of two callers cancelled, against
+/// the Sandbox, and loads of two URLs not waiting for each other. A caller cancelled before it asks sends nothing, so
+/// needs no server.
 @Suite("ImageLoader coalescing", .timeLimit(.minutes(3)))
 struct ImageLoaderCoalescingTests {
   @Test("Ten concurrent loads of one URL share one request and all get its image")

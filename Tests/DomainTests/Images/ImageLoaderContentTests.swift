@@ -5,6 +5,8 @@ import TestSupport
 import Testing
 
 /// A 200 that is not an image (a login page, a JSON error) is neither returned nor kept.
+/// `ImageLoaderIntegrationTests` has a JSON body with a 200 from the Sandbox. Only here: its image route never answers
+/// an HTML page, nor a PNG under another Content-Type.
 @Suite("ImageLoader content", .timeLimit(.minutes(3)))
 struct ImageLoaderContentTests {
   static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])

@@ -7,6 +7,9 @@ import TestSupport
 import Testing
 
 /// REQUIREMENTS A8: freshness from Cache-Control, and stale images revalidated with If-None-Match.
+/// `ImageLoaderIntegrationTests` shows a 304, a 200 with new bytes, stale bytes on a 503 and with the server gone, a
+/// 404, an unsolicited 304, `no-cache` and freshness renewed across a restart against the Sandbox. Only here: a 304
+/// that changes max-age and an image without an ETag, which the Sandbox never sends.
 @Suite("ImageLoader revalidation", .timeLimit(.minutes(3)))
 struct ImageLoaderRevalidationTests {
   private let key = ImageLoaderHarness.url.absoluteString

@@ -7,7 +7,7 @@ import Testing
   import FoundationNetworking
 #endif
 
-/// The endpoint for an image URL: its parts, and the request it sends.
+/// The endpoint for an image URL: its parts, and the request it sends. Pure logic that needs no server.
 @Suite("ImagesRouter")
 struct ImagesRouterTests {
   /// An endpoint made only of the router's parts, built back by the `Endpoint` rules.

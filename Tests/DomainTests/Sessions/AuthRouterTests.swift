@@ -8,7 +8,7 @@ import Testing
   import FoundationNetworking
 #endif
 
-/// The auth API's requests, and values that never show a secret.
+/// The auth API's requests, and values that never show a secret: pure logic that needs no server.
 @Suite("AuthRouter and Credentials")
 struct AuthRouterTests {
   let baseURL = URL(string: "http://127.0.0.1:8080")!

@@ -10,7 +10,8 @@ import Testing
 #endif
 
 /// The chat backend's rules for `TokenRefreshInterceptor`: which failures a refresh cures, which routes carry the
-/// token, and when a token is refreshed ahead of use.
+/// token, and when a token is refreshed ahead of use. These are pure rules that need no server; the refresh itself
+/// runs against the Sandbox in `SessionManagerIntegrationTests`, whose refreshed session keeps its refresh token.
 @Suite("SessionAuthenticator")
 struct SessionAuthenticatorTests {
   let now = ManualNow()

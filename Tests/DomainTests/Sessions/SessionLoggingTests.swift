@@ -7,6 +7,8 @@ import Testing
 @testable import Domain
 
 /// Secrets never reach a log: not the password, not a token, whatever the level.
+/// `SessionManagerIntegrationTests` checks the same trace-level log against the Sandbox, through a login, a refresh
+/// and a logout.
 @Suite("SessionManager: logging", .timeLimit(.minutes(3)))
 struct SessionLoggingTests {
   @Test("Login, refresh, an authenticated call and logout log at trace level without a token or the password")

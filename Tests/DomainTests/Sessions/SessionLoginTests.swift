@@ -11,6 +11,9 @@ import Testing
 #endif
 
 /// Signing in (REQUIREMENTS A6): tokens kept in the secure store, typed errors, nothing sent for bad input.
+/// `SessionManagerIntegrationTests` shows a login, a wrong password (E03) and a failing server (503) against the
+/// Sandbox. Only here: input refused before anything is sent, a secure store that fails, and the exact expiry date,
+/// which needs a fixed clock.
 @Suite("SessionManager: login", .timeLimit(.minutes(3)))
 struct SessionLoginTests {
   @Test("Login keeps the tokens in the secure store under one key and publishes loggedIn")

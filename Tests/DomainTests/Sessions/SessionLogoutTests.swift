@@ -11,6 +11,9 @@ import Testing
 #endif
 
 /// Signing out: revoked on the server, wiped on this device whatever the server says.
+/// `SessionManagerIntegrationTests` shows a logout that revokes, one with an expired access token and one through a
+/// 503, and one after another client signed the session out, against the Sandbox; a logout with nobody signed in
+/// sends nothing, so needs no server.
 @Suite("SessionManager: logout", .timeLimit(.minutes(3)))
 struct SessionLogoutTests {
   let backend = FakeAuthBackend()

@@ -11,6 +11,9 @@ import Testing
 #endif
 
 /// Token refresh through the session's client (REQUIREMENTS A4, A5).
+/// `SessionManagerIntegrationTests` and `TokenRefreshIntegrationTests` show one refresh for a burst, E02 not refreshed
+/// a revoked refresh token and a refresh answered after the logout against the Sandbox. Only here: a refresh ahead of
+/// expiry, a rule of the clock tested on a manual one.
 @Suite("SessionManager: refresh", .timeLimit(.minutes(3)))
 struct SessionRefreshTests {
   let backend = FakeAuthBackend()

@@ -11,6 +11,8 @@ import Testing
 #endif
 
 /// A session survives a restart (REQUIREMENTS A6): a new manager on the same secure store.
+/// `SessionManagerIntegrationTests` shows a restart signed in as the same user, on the refreshed token, against the
+/// Sandbox. Only here: a stored session that cannot be read, damage to the store that no server can cause.
 @Suite("SessionManager: restart", .timeLimit(.minutes(3)))
 struct SessionRestoreTests {
   @Test("A new manager on the same encrypted store is logged in as the same user without a login request")

@@ -7,6 +7,8 @@ import Testing
 @testable import Domain
 
 /// The session state as an `AsyncStream` for any number of observers.
+/// `SessionManagerIntegrationTests` records the states a login, a logout and a revoked refresh token publish against
+/// the Sandbox; observers that come late, leave or outlive the manager are in-process matters that need no server.
 @Suite("SessionManager: state stream", .timeLimit(.minutes(3)))
 struct SessionStateStreamTests {
   let backend = FakeAuthBackend()

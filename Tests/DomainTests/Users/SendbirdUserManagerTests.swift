@@ -7,6 +7,8 @@ import Testing
 @testable import Domain
 
 /// REQUIREMENTS U9, U12: the callback surface over the same manager.
+/// `SendbirdUserManagerIntegrationTests` drives this facade's callbacks against the Sandbox. The callback queue, the
+/// API's shape and calls refused before sending need no server; the network client is tested there too.
 @Suite struct SendbirdUserManagerTests {
   private func facade() throws -> (SendbirdUserManager, UsersHarness) {
     let harness = UsersHarness()

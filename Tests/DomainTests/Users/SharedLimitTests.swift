@@ -7,7 +7,9 @@ import TestSupport
 import Testing
 
 /// REQUIREMENTS L1: one limiter per application for every user manager that shares a ``UserManagerLimiters``, calls
-/// admitted in the order they were made, through the Sendbird facade.
+/// admitted in the order they were made, through the Sendbird facade. The CLI's `SharedLimitCommandTests` shows
+/// processes on one store kept to the limit, as the Sandbox's journal sees it; call order and exact seconds need a
+/// test clock, and the limiters' keys and sharing are pure logic.
 @Suite("One limit per application (L1)", .timeLimit(.minutes(3)))
 struct SharedLimitTests {
   private let clock = TestClock()

@@ -5,6 +5,8 @@ import TestSupport
 import Testing
 
 /// REQUIREMENTS U8: one request per second, first at once, at most 10 in line; an eleventh is refused at once.
+/// `SendbirdUserManagerIntegrationTests` shows the eleventh call refused against the Sandbox in real time; the
+/// limiter's exact admission instants are pure logic on a test clock, with no server.
 @Suite("User-manager preset (U8)", .timeLimit(.minutes(3)))
 struct UserManagerPresetTests {
   @Test("11 simultaneous acquires: 10 admitted at 0, 1, …, 9 s; the 11th refused at t = 0")

@@ -8,6 +8,10 @@ import Testing
 @testable import Domain
 
 /// REQUIREMENTS U3–U8, U10, U11, U13: the user manager against an in-memory Platform API, on a test clock.
+/// `SendbirdUserManagerIntegrationTests` shows create, batch, update, cache-first get, exact search, a partial batch
+/// and the eleventh call refused against the Sandbox; `UserManagerIntegrationTests`, the token kept out of the logs.
+/// Only here: the exact second each request goes (a test clock) and the bodies and queries sent, which the Sandbox
+/// does not record.
 @Suite struct UserManagerTests {
   @Test("createUser sends POST /v3/users with the token and snake_case body, then caches the user (U3)")
   func createUser() async throws {

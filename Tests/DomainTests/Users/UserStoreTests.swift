@@ -5,6 +5,7 @@ import Testing
 @testable import Domain
 
 /// REQUIREMENTS U1: a thread-safe cache with read-your-writes, kept in a file across restarts (U2).
+/// The cache and its file are local: they need no server.
 @Suite struct UserStoreTests {
   @Test("Upsert, all users in first-stored order, exact nickname, by id, remove all")
   func basics() {

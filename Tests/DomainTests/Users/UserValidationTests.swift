@@ -5,6 +5,8 @@ import Testing
 @testable import Domain
 
 /// REQUIREMENTS U4, U7, U13: bad input is a typed validation error, and nothing is sent.
+/// A refusal happens before anything is sent, so needs no server; `UserManagerIntegrationTests` shows the Sandbox,
+/// whose limits are the same, taking the limits themselves (80-character ids, 2,048-character URLs, any letters).
 @Suite struct UserValidationTests {
   private func expectValidation(
     _ field: String, _ harness: UsersHarness, _ call: () async throws -> Void,
