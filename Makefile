@@ -29,8 +29,8 @@ test:
 limits-proof:
 	KEEL_LIMIT_PROOF=1 $(SWIFT) test --skip-build --filter SharedLimitCommandTests
 
-# The tests under ThreadSanitizer; Scripts/tsan.sh says how (suppressions, at most TSAN_WIDTH tests at once, one retry
-# for the Swift runtime's own crash, never for a race or a failed test).
+# The tests under ThreadSanitizer; Scripts/tsan.sh says how (every report judged after the run, at most TSAN_WIDTH
+# tests at once, one retry for the Swift runtime's own crash, never for a race or a failed test).
 TSAN_WIDTH ?= 4
 tsan:
 	SWIFT=$(SWIFT) TSAN_WIDTH=$(TSAN_WIDTH) bash Scripts/tsan.sh

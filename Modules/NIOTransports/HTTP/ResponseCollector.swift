@@ -12,7 +12,9 @@ import Networking
 /// reaches the calling task once, through the task's future, instead of a head and then each part of the body.
 ///
 /// `@unchecked Sendable`: AsyncHTTPClient calls every method on the request's event loop, one call after another, and
-/// the response leaves through the request's future, which orders it before the caller reads it.
+/// the response leaves through the request's future, which orders it before the caller reads it. The body's buffer,
+/// often a slice of the socket's receive buffer, is copied out and let go of on the event loop as the request ends,
+/// never by whichever thread frees the collector: swift-nio reuses that buffer once it is uniquely owned.
 final class ResponseCollector: HTTPClientResponseDelegate,
   @unchecked Sendable  // one event loop touches its state, one call at a time (see above)
 {
@@ -58,9 +60,10 @@ final class ResponseCollector: HTTPClientResponseDelegate,
     return task.eventLoop.makeSucceededVoidFuture()
   }
 
-  func didReceiveError(task: RequestTask, _ error: any Error) {}
+  func didReceiveError(task: RequestTask, _ error: any Error) { body = nil }
 
   func didFinishRequest(task: RequestTask) throws -> Response {
+    defer { body = nil }
     // AsyncHTTPClient finishes a request only after its head; a missing one is a broken exchange, not an answer.
     guard let head else { throw HTTPClientError.remoteConnectionClosed }
     return RawResponse(

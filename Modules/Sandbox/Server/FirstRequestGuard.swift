@@ -34,7 +34,7 @@ struct GuardedHTTPChannel: ServerChildChannel {
 /// timeout, whatever it sent, is closed. Without it, such a connection stayed open and silent forever.
 ///
 /// Closing a connection before Hummingbird handled a request makes ThreadSanitizer report a race inside Hummingbird's
-/// `handleHTTP` that the Swift runtime's uninstrumented atomics explain; Scripts/tsan-suppressions.txt says more.
+/// `handleHTTP` that the Swift runtime's uninstrumented atomics explain; Scripts/tsan-known-reports.txt says more.
 final class FirstRequestGuard: ChannelInboundHandler, RemovableChannelHandler {
   typealias InboundIn = HTTPServerRequestPart
   typealias InboundOut = HTTPServerRequestPart
