@@ -13,19 +13,11 @@ import Testing
 /// Segment's batch limit, on each transport.
 @Suite("EventTracker delivery against the Sandbox", .timeLimit(.minutes(3)))
 struct EventTrackerDeliveryTests {
-  /// A tracker on the queue in `directory`; uploads may take as long as a loaded machine needs.
   private func tracker(
     on sandbox: RunningSandbox, _ kind: TransportKind, in directory: URL,
     _ adjust: (inout EventTrackerConfiguration) -> Void = { _ in }
   ) throws -> EventTracker {
-    var configuration = EventsSandbox.fastDelivery
-    configuration.uploadTimeout = .seconds(60)
-    adjust(&configuration)
-    return try EventTracker(
-      baseURL: sandbox.baseURL, apiToken: EventsSandbox.apiToken,
-      queueURL: directory.appendingPathComponent("events.sqlite"), settings: InMemoryKeyValueStore(),
-      transport: kind.transport, monitor: ManualNetworkMonitor(.online), configuration: configuration,
-      clock: ContinuousClock())
+    try EventsSandbox.tracker(on: sandbox, kind, in: directory, adjust)
   }
 
   @Test(

@@ -13,20 +13,13 @@ import Testing
 @Suite("EventTracker refused by the Sandbox", .timeLimit(.minutes(3)))
 struct EventTrackerRefusalTests {
   /// A tracker on a fresh queue that delivers only when flushed: each flush starts with one batch of what is queued.
-  /// Its uploads may take as long as a loaded machine needs: a timed-out upload the server still served would spend
-  /// the injected refusal and make the retry a different test.
   private func tracker(
     on sandbox: RunningSandbox, _ kind: TransportKind, in directory: URL, maxBatchCount: Int = 100
   ) throws -> EventTracker {
-    var configuration = EventsSandbox.fastDelivery
-    configuration.deliversOnItsOwn = false
-    configuration.uploadTimeout = .seconds(60)
-    configuration.maxBatchCount = maxBatchCount
-    return try EventTracker(
-      baseURL: sandbox.baseURL, apiToken: EventsSandbox.apiToken,
-      queueURL: directory.appendingPathComponent("events.sqlite"), settings: InMemoryKeyValueStore(),
-      transport: kind.transport, monitor: ManualNetworkMonitor(.online), configuration: configuration,
-      clock: ContinuousClock())
+    try EventsSandbox.tracker(on: sandbox, kind, in: directory) {
+      $0.deliversOnItsOwn = false
+      $0.maxBatchCount = maxBatchCount
+    }
   }
 
   @Test(

@@ -216,24 +216,6 @@ struct ImageLoaderIntegrationTests {
   }
 
   @Test(
-    "An image the Sandbox serves with Cache-Control: no-store is returned but never kept: each load asks again",
-    arguments: TransportKind.allCases)
-  func noStoreIsNotKept(_ kind: TransportKind) async throws {
-    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
-    let loader = try ImageLoader(client: HTTPClient(transport: kind.transport), directory: directory())
-    let url = try #require(URL(string: "\(sandbox.baseURL.absoluteString)/images/ivy.png?size=16&cache=no-store"))
-
-    let first = try await loader.data(for: url)
-    let second = try await loader.data(for: url)
-
-    #expect(first == second && first.starts(with: Self.pngSignature))
-    #expect(try loader.cache.value(forKey: url.absoluteString) == nil)
-    #expect(try await sandboxCounter("imageHits", on: sandbox) == 2)
-    #expect(loader.statistics.networkLoads == 2 && loader.statistics.memoryHits == 0, "\(loader.statistics)")
-    await sandbox.stop()
-  }
-
-  @Test(
     "Cancelling both callers of a slow image cancels its load; a later caller starts a new request",
     arguments: TransportKind.allCases)
   func cancellingEveryCaller(_ kind: TransportKind) async throws {
@@ -266,20 +248,25 @@ struct ImageLoaderIntegrationTests {
   }
 
   @Test(
-    "An image the Sandbox serves with Cache-Control: no-cache is kept but revalidated on every load: a 304 each time",
+    "Served with Cache-Control: no-store, an image is never kept; with no-cache, it is kept and revalidated on every load",
     arguments: TransportKind.allCases)
-  func noCacheIsRevalidated(_ kind: TransportKind) async throws {
+  func noStoreAndNoCache(_ kind: TransportKind) async throws {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
     let loader = try ImageLoader(client: HTTPClient(transport: kind.transport), directory: directory())
-    let url = try #require(URL(string: "\(sandbox.baseURL.absoluteString)/images/kit.png?size=16&cache=no-cache"))
+    let noStore = try imageURL("ivy", size: 16, on: sandbox, cache: "no-store")
+    let noCache = try imageURL("kit", size: 16, on: sandbox, cache: "no-cache")
 
-    let first = try await loader.data(for: url)
-    let second = try await loader.data(for: url)
+    let stored = [try await loader.data(for: noStore), try await loader.data(for: noStore)]
+    #expect(stored[0] == stored[1] && stored[0].starts(with: Self.pngSignature))
+    #expect(try loader.cache.value(forKey: noStore.absoluteString) == nil, "no-store: never kept")
+    #expect(try await sandboxResponses("GET /images/:file", status: 200, on: sandbox) == 2, "asked twice")
 
-    #expect(second == first && first.starts(with: Self.pngSignature))
-    #expect(try await sandboxResponses("GET /images/:file", status: 304, on: sandbox) == 1)
+    let cached = [try await loader.data(for: noCache), try await loader.data(for: noCache)]
+    #expect(cached[0] == cached[1] && cached[0].starts(with: Self.pngSignature))
+    #expect(try loader.cache.value(forKey: noCache.absoluteString)?.data == cached[0], "no-cache: kept")
+    #expect(try await sandboxResponses("GET /images/:file", status: 304, on: sandbox) == 1, "and revalidated")
     #expect(
-      loader.statistics.networkLoads == 1 && loader.statistics.revalidationsNotModified == 1
+      loader.statistics.networkLoads == 3 && loader.statistics.revalidationsNotModified == 1
         && loader.statistics.memoryHits == 0, "\(loader.statistics)")
     await sandbox.stop()
   }
@@ -385,8 +372,10 @@ struct ImageLoaderIntegrationTests {
     }
   }
 
-  private func imageURL(_ id: String, size: Int, on sandbox: RunningSandbox) throws -> URL {
-    try #require(URL(string: "\(sandbox.baseURL.absoluteString)/images/\(id).png?size=\(size)"))
+  /// The Sandbox's image `id` at `size`, served with the `Cache-Control` `cache` asks for (`no-store`, `no-cache`).
+  private func imageURL(_ id: String, size: Int, on sandbox: RunningSandbox, cache: String? = nil) throws -> URL {
+    let query = cache.map { "&cache=\($0)" } ?? ""
+    return try #require(URL(string: "\(sandbox.baseURL.absoluteString)/images/\(id).png?size=\(size)\(query)"))
   }
 
   private func directory(_ name: String = #function) throws -> URL {

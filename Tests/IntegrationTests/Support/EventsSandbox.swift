@@ -2,6 +2,7 @@ import CrashFixtures
 import Domain
 import Foundation
 import Networking
+import Persistence
 import Sandbox
 
 #if canImport(FoundationNetworking)
@@ -21,6 +22,22 @@ enum EventsSandbox {
   static let fastDelivery = EventTrackerConfiguration(
     flushInterval: .milliseconds(100), baseRetryDelay: .milliseconds(20), maxRetryDelay: .milliseconds(200),
     uploadTimeout: .seconds(2))
+
+  /// A tracker on the queue in `directory`, online, delivering to `sandbox` through `kind` with ``fastDelivery``'s
+  /// delays, changed by `adjust`. Its uploads may take as long as a loaded machine needs: a timed-out upload the
+  /// server still served would spend an injected fault and make the retry a different test.
+  static func tracker(
+    on sandbox: RunningSandbox, _ kind: TransportKind, in directory: URL,
+    _ adjust: (inout EventTrackerConfiguration) -> Void = { _ in }
+  ) throws -> EventTracker {
+    var configuration = fastDelivery
+    configuration.uploadTimeout = .seconds(60)
+    adjust(&configuration)
+    return try EventTracker(
+      baseURL: sandbox.baseURL, apiToken: apiToken, queueURL: directory.appendingPathComponent("events.sqlite"),
+      settings: InMemoryKeyValueStore(), transport: kind.transport, monitor: ManualNetworkMonitor(.online),
+      configuration: configuration, clock: ContinuousClock())
+  }
 
   /// The event id of event number `number`, as `DomainCrashHelper` derives it: the parent of a crash test knows which
   /// events must have arrived.
