@@ -8,7 +8,8 @@ reports to REPORTS_DIR/report.<pid> (TSan's `log_path`). A report is tolerated o
 its frames matches a pattern of KNOWN_REPORTS (each with its reason there), and none of the frames of its accesses or
 of the memory's allocation is Keel's: no file under ROOT/Modules or ROOT/Tests, no symbol of a Keel module. A race in
 Keel code is never tolerated, whatever else its stacks hold. The stacks of the threads' creation are not looked at:
-Keel creates the event loops on whose threads SwiftNIO's own races happen.
+Keel creates the event loops on whose threads SwiftNIO's own races happen. An async task's stack ends where its job
+last resumed, so a Keel caller further up that task is not in it: the patterns name the narrowest frame they can.
 
 Prints every report that is not tolerated, whole, and a count of the rest. Exit status: 0 when every report was
 tolerated; 1 when one was not; 2 when, besides tolerated reports, a process crashed with the Swift runtime's known
