@@ -30,7 +30,7 @@ enum NetworkingBenchmarks {
         keel: { try await keelThroughput(shared.start(), nio: false, duration: duration) },
         peer: { try await peerThroughput(shared.start(), duration: duration) },
         finish: { await shared.stop() }),
-      // Issue 17's targets for the NIO transport: ≥ 3 × URLSession, ≥ 0.5 × the raw-socket load generator (the
+      // The NIO transport's targets (Decision 0011): ≥ 3 × URLSession, ≥ 0.5 × the raw-socket load generator (the
       // practical ceiling of this machine, the Sandbox sharing its two cores with the client), and ≥ 0.9 × raw
       // AsyncHTTPClient for the whole stack (interceptors, no limiter, status check, decoding).
       nioRow(
