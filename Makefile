@@ -4,7 +4,7 @@ MODULES := RateLimiting Networking NIOTransports PostgresLimits Realtime Persist
 SOURCES := Package.swift Modules Tests Benchmarks Examples Fuzz
 SYMBOL_GRAPHS := .build/symbol-graphs
 
-.PHONY: build test limits-proof tsan lint format docs samples bench bench-quick demo examples readme-package fuzz peers ci
+.PHONY: build test limits-proof tsan lint format docs samples bench bench-quick demo examples readme-package consumers fuzz peers ci
 
 build:
 	$(SWIFT) build --build-tests
@@ -109,5 +109,10 @@ samples:
 readme-package:
 	SWIFT=$(SWIFT) bash Scripts/readme-package.sh
 
+# A package outside the repository on Domain, Chat and ReducerRuntime with `traits: []` builds and resolves no
+# server-side package (Documentation/Decisions/0009).
+consumers:
+	SWIFT=$(SWIFT) bash Scripts/consumer-check.sh
+
 ci: export KEEL_STRICT = 1
-ci: build peers samples test limits-proof examples readme-package bench-quick tsan lint docs fuzz
+ci: build peers samples test limits-proof examples readme-package consumers bench-quick tsan lint docs fuzz

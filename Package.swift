@@ -16,31 +16,44 @@ let swiftSettings: [SwiftSetting] =
 
 // MARK: - Dependencies used by more than one target
 
+/// The trait that brings the server-side products' packages: SwiftNIO, AsyncHTTPClient, swift-websocket, Hummingbird,
+/// PostgresNIO, swift-service-lifecycle, ArgumentParser (Documentation/Decisions/0009). On by default, so that this
+/// repository builds, tests and runs everything with no flag; an app that depends on Keel with `traits: []` resolves
+/// none of them. Every use of such a package below goes through `serverSide`, and none of them is used otherwise.
+let serverTrait = "Server"
+
+/// A product of a server-side package, used only when the `Server` trait is on.
+func serverSide(_ name: String, _ package: String) -> Target.Dependency {
+  .product(name: name, package: package, condition: .when(traits: [serverTrait]))
+}
+
 let dequeModule: Target.Dependency = .product(name: "DequeModule", package: "swift-collections")
 let basics: Target.Dependency = "KeelBasics"
-let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
-let hummingbirdCore: Target.Dependency = .product(name: "HummingbirdCore", package: "hummingbird")
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
-let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
-let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
-let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
-let unixSignals: Target.Dependency = .product(name: "UnixSignals", package: "swift-service-lifecycle")
-let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let clocks: Target.Dependency = .product(name: "Clocks", package: "swift-clocks")
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
 let customDump: Target.Dependency = .product(name: "CustomDump", package: "swift-custom-dump")
-let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
-let wsClient: Target.Dependency = .product(name: "WSClient", package: "swift-websocket")
-let wsCore: Target.Dependency = .product(name: "WSCore", package: "swift-websocket")
-let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
-let nioHTTP1: Target.Dependency = .product(name: "NIOHTTP1", package: "swift-nio")
-let nioWebSocket: Target.Dependency = .product(name: "NIOWebSocket", package: "swift-nio")
-let nioFoundationCompat: Target.Dependency = .product(name: "NIOFoundationCompat", package: "swift-nio")
-let nioSSL: Target.Dependency = .product(name: "NIOSSL", package: "swift-nio-ssl")
-let nioHTTPCompression: Target.Dependency = .product(name: "NIOHTTPCompression", package: "swift-nio-extras")
-let postgresNIO: Target.Dependency = .product(name: "PostgresNIO", package: "postgres-nio")
-let hummingbirdWebSocket: Target.Dependency = .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket")
+
+let hummingbird = serverSide("Hummingbird", "hummingbird")
+let hummingbirdCore = serverSide("HummingbirdCore", "hummingbird")
+let hummingbirdWebSocket = serverSide("HummingbirdWebSocket", "hummingbird-websocket")
+let httpTypes = serverSide("HTTPTypes", "swift-http-types")
+let nioCore = serverSide("NIOCore", "swift-nio")
+let nioPosix = serverSide("NIOPosix", "swift-nio")
+let nioHTTP1 = serverSide("NIOHTTP1", "swift-nio")
+let nioWebSocket = serverSide("NIOWebSocket", "swift-nio")
+let nioFoundationCompat = serverSide("NIOFoundationCompat", "swift-nio")
+let nioSSL = serverSide("NIOSSL", "swift-nio-ssl")
+let nioHTTPCompression = serverSide("NIOHTTPCompression", "swift-nio-extras")
+let asyncHTTPClient = serverSide("AsyncHTTPClient", "async-http-client")
+let wsClient = serverSide("WSClient", "swift-websocket")
+let wsCore = serverSide("WSCore", "swift-websocket")
+let postgresNIO = serverSide("PostgresNIO", "postgres-nio")
+let argumentParser = serverSide("ArgumentParser", "swift-argument-parser")
+let unixSignals = serverSide("UnixSignals", "swift-service-lifecycle")
+let serviceLifecycle = serverSide("ServiceLifecycle", "swift-service-lifecycle")
+
 let issueReporting: Target.Dependency = .product(name: "IssueReporting", package: "xctest-dynamic-overlay")
 /// Lets IssueReporting find Swift Testing at run time, so that a TestStore failure fails the test it happens in.
 let issueReportingTestSupport: Target.Dependency = .product(
@@ -64,6 +77,12 @@ let package = Package(
     .library(name: "Sandbox", targets: ["Sandbox"]),
     .executable(name: "keel", targets: ["KeelCLI"]),
     .executable(name: "keel-bench", targets: ["KeelBenchmarks"]),
+  ],
+  traits: [
+    .trait(
+      name: serverTrait,
+      description: "The server-side products' packages: NIOTransports, PostgresLimits, Sandbox and the keel CLI."),
+    .default(enabledTraits: [serverTrait]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
