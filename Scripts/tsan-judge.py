@@ -6,10 +6,11 @@ Usage: tsan-judge.py REPORTS_DIR ROOT KNOWN_REPORTS
 Every instrumented process of the run (the test process and the `keel` processes the CLI tests start) writes its
 reports to REPORTS_DIR/report.<pid> (TSan's `log_path`). A report is tolerated only when it is a data race, one of
 its frames matches a pattern of KNOWN_REPORTS (each with its reason there), and none of the frames of its accesses or
-of the memory's allocation is Keel's: no file under ROOT/Modules or ROOT/Tests, no symbol of a Keel module. A race in
-Keel code is never tolerated, whatever else its stacks hold. The stacks of the threads' creation are not looked at:
-Keel creates the event loops on whose threads SwiftNIO's own races happen. An async task's stack ends where its job
-last resumed, so a Keel caller further up that task is not in it: the patterns name the narrowest frame they can.
+of the memory's allocation is Keel's: no file under one of its source folders, no symbol of a target Package.swift
+declares. A race in Keel code is never tolerated, whatever else its stacks hold. The stacks of the threads' creation
+are not looked at: Keel creates the event loops on whose threads SwiftNIO's own races happen. An async task's stack
+ends where its job last resumed, so a Keel caller further up that task is not in it: the patterns name the narrowest
+frame they can.
 
 Prints every report that is not tolerated, whole, and a count of the rest. Exit status: 0 when every report was
 tolerated; 1 when one was not; 2 when, besides tolerated reports, a process crashed with the Swift runtime's known
@@ -21,23 +22,26 @@ import os
 import re
 import sys
 
-KEEL_MODULES = [
-    "KeelBasics", "Networking", "RateLimiting", "Persistence", "Realtime", "Domain", "Chat", "ReducerRuntime",
-    "Features", "FeaturesTesting", "NIOTransports", "PostgresLimits", "Sandbox", "CLI", "keel", "TestSupport",
-    "CrashFixtures", "LocalPostgres", "Peers",
-]
+# Where Keel's own sources live, under the repository's root.
+KEEL_SOURCE_FOLDERS = ["Modules", "Tests", "Examples", "Benchmarks", "Fuzz"]
 FRAME = re.compile(r"^\s+#\d+ (\S+) (\S+)")
 METADATA_CRASH = "isCanonicalStaticallySpecializedGenericMetadata"
 
 
-def keel_symbol(symbol):
+def keel_modules(root):
+    """Every target Package.swift declares: Keel's modules, test targets, examples and tools."""
+    manifest = open(os.path.join(root, "Package.swift")).read()
+    return set(re.findall(r"\.(?:target|executableTarget|testTarget)\(\s*name:\s*\"([^\"]+)\"", manifest))
+
+
+def keel_symbol(symbol, modules):
     """Whether a mangled Swift symbol belongs to one of Keel's modules (`$s` then the module's length and name)."""
     match = re.match(r"\$s(\d+)", symbol)
     if not match:
         return False
     length = int(match.group(1))
     name = symbol[match.end():match.end() + length]
-    return name in KEEL_MODULES
+    return name in modules
 
 
 def judged_frames(lines):
@@ -53,15 +57,16 @@ def judged_frames(lines):
     return frames
 
 
-def keel_frame(frame, root):
+def keel_frame(frame, root, modules):
     symbol, place = FRAME.match(frame).groups()
-    return (place.startswith(os.path.join(root, "Modules") + "/") or place.startswith(os.path.join(root, "Tests") + "/")
-            or keel_symbol(symbol))
+    return (any(place.startswith(os.path.join(root, folder) + "/") for folder in KEEL_SOURCE_FOLDERS)
+            or keel_symbol(symbol, modules))
 
 
 def main():
     reports_dir, root, known_file = sys.argv[1:4]
     root = os.path.realpath(root)
+    modules = keel_modules(root)
     patterns = [line.strip() for line in open(known_file) if line.strip() and not line.lstrip().startswith("#")]
     tolerated, refused, crashed = 0, [], []
     for name in sorted(os.listdir(reports_dir)) if os.path.isdir(reports_dir) else []:
@@ -80,7 +85,7 @@ def main():
             lines = block.splitlines()
             frames = judged_frames(lines[1:])
             known = next((pattern for pattern in patterns if any(pattern in frame for frame in frames)), None)
-            keel = [frame.strip() for frame in frames if keel_frame(frame, root)]
+            keel = [frame.strip() for frame in frames if keel_frame(frame, root, modules)]
             if lines[0].startswith("WARNING: ThreadSanitizer: data race") and known and frames and not keel:
                 tolerated += 1
             else:
