@@ -18,7 +18,7 @@ struct ImageLoaderIntegrationTests {
   func hundredConcurrentLoads(_ kind: TransportKind) async throws {
     // GIVEN a Sandbox and a loader with an empty cache
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
-    let loader = try ImageLoader(client: HTTPClient(transport: kind.transport), directory: directory())
+    let loader = try loader(kind)
     let url = try imageURL("ana", size: 64, on: sandbox)
 
     // WHEN 100 tasks load the same URL at once
@@ -46,12 +46,12 @@ struct ImageLoaderIntegrationTests {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
     let cacheDirectory = try directory()
     let url = try imageURL("bo", size: 32, on: sandbox)
-    let first = try ImageLoader(client: HTTPClient(transport: kind.transport), directory: cacheDirectory)
+    let first = try loader(kind, in: cacheDirectory)
     let original = try await first.data(for: url)
     try first.cache.disk.close()
 
     // WHEN a new loader on the same directory loads it
-    let restarted = try ImageLoader(client: HTTPClient(transport: kind.transport), directory: cacheDirectory)
+    let restarted = try loader(kind, in: cacheDirectory)
     let data = try await restarted.data(for: url)
 
     // THEN the bytes came from disk, and the Sandbox saw one request in all
@@ -68,8 +68,7 @@ struct ImageLoaderIntegrationTests {
     // GIVEN an image loaded at time 0 (the Sandbox says max-age=3600)
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
     let clock = TestClock()
-    let loader = try ImageLoader(
-      client: HTTPClient(transport: kind.transport), directory: directory(), now: Self.date(on: clock))
+    let loader = try loader(kind, on: clock)
     let url = try imageURL("cy", size: 16, on: sandbox)
     let original = try await loader.data(for: url)
 
@@ -91,8 +90,7 @@ struct ImageLoaderIntegrationTests {
   func staleIfError(_ kind: TransportKind) async throws {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
     let clock = TestClock()
-    let loader = try ImageLoader(
-      client: HTTPClient(transport: kind.transport), directory: directory(), now: Self.date(on: clock))
+    let loader = try loader(kind, on: clock)
     let url = try imageURL("cy", size: 16, on: sandbox)
     let original = try await loader.data(for: url)
     await clock.advance(by: .seconds(7_200))
@@ -113,7 +111,7 @@ struct ImageLoaderIntegrationTests {
     arguments: TransportKind.allCases)
   func errorsAreNotCached(_ kind: TransportKind) async throws {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
-    let loader = try ImageLoader(client: HTTPClient(transport: kind.transport), directory: directory())
+    let loader = try loader(kind)
     let url = try imageURL("dee", size: 16, on: sandbox)
     for status in [404, 503] {
       try await sandbox.control.addFault(SandboxFault(route: "/images/dee.png", method: "GET", status: status))
@@ -137,7 +135,7 @@ struct ImageLoaderIntegrationTests {
       SandboxConfiguration(
         faults: [SandboxFault(route: "/images/eve.png", method: "GET", latency: .seconds(1))], clock: serverClock,
         logLevel: .warning))
-    let loader = try ImageLoader(client: HTTPClient(transport: kind.transport), directory: directory())
+    let loader = try loader(kind)
     let url = try imageURL("eve", size: 16, on: sandbox)
 
     let first = TaskProbe { try await loader.data(for: url) }
@@ -162,8 +160,7 @@ struct ImageLoaderIntegrationTests {
   func revalidationGetsNewBytes(_ kind: TransportKind) async throws {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
     let clock = TestClock()
-    let loader = try ImageLoader(
-      client: HTTPClient(transport: kind.transport), directory: directory(), now: Self.date(on: clock))
+    let loader = try loader(kind, on: clock)
     let url = try imageURL("fay", size: 16, on: sandbox)
     let original = try await loader.data(for: url)
 
@@ -186,8 +183,7 @@ struct ImageLoaderIntegrationTests {
   func revalidationAnswered404(_ kind: TransportKind) async throws {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
     let clock = TestClock()
-    let loader = try ImageLoader(
-      client: HTTPClient(transport: kind.transport), directory: directory(), now: Self.date(on: clock))
+    let loader = try loader(kind, on: clock)
     let url = try imageURL("gus", size: 16, on: sandbox)
     _ = try await loader.data(for: url)
     await clock.advance(by: .seconds(7_200))
@@ -204,7 +200,7 @@ struct ImageLoaderIntegrationTests {
     arguments: TransportKind.allCases)
   func unsolicitedNotModified(_ kind: TransportKind) async throws {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
-    let loader = try ImageLoader(client: HTTPClient(transport: kind.transport), directory: directory())
+    let loader = try loader(kind)
     let url = try imageURL("hal", size: 16, on: sandbox)
     try await sandbox.control.addFault(SandboxFault(route: "/images/hal.png", method: "GET", status: 304, count: 1))
 
@@ -225,7 +221,7 @@ struct ImageLoaderIntegrationTests {
       SandboxConfiguration(
         faults: [SandboxFault(route: "/images/jo.png", method: "GET", latency: .seconds(1), count: 1)],
         clock: serverClock, logLevel: .warning))
-    let loader = try ImageLoader(client: HTTPClient(transport: kind.transport), directory: directory())
+    let loader = try loader(kind)
     let url = try imageURL("jo", size: 16, on: sandbox)
 
     let first = TaskProbe { try await loader.data(for: url) }
@@ -252,7 +248,7 @@ struct ImageLoaderIntegrationTests {
     arguments: TransportKind.allCases)
   func noStoreAndNoCache(_ kind: TransportKind) async throws {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
-    let loader = try ImageLoader(client: HTTPClient(transport: kind.transport), directory: directory())
+    let loader = try loader(kind)
     let noStore = try imageURL("ivy", size: 16, on: sandbox, cache: "no-store")
     let noCache = try imageURL("kit", size: 16, on: sandbox, cache: "no-cache")
 
@@ -279,8 +275,7 @@ struct ImageLoaderIntegrationTests {
     let clock = TestClock()
     let cacheDirectory = try directory()
     let url = try imageURL("lou", size: 16, on: sandbox)
-    let first = try ImageLoader(
-      client: HTTPClient(transport: kind.transport), directory: cacheDirectory, now: Self.date(on: clock))
+    let first = try loader(kind, in: cacheDirectory, on: clock)
     let original = try await first.data(for: url)
     await clock.advance(by: .seconds(7_200))
     #expect(try await first.data(for: url) == original)
@@ -289,8 +284,7 @@ struct ImageLoaderIntegrationTests {
 
     // Half an hour later, stale by the first answer's hour but fresh by the renewed one.
     await clock.advance(by: .seconds(1_800))
-    let restarted = try ImageLoader(
-      client: HTTPClient(transport: kind.transport), directory: cacheDirectory, now: Self.date(on: clock))
+    let restarted = try loader(kind, in: cacheDirectory, on: clock)
     #expect(try await restarted.data(for: url) == original)
     #expect(restarted.statistics == .init(diskHits: 1))
     #expect(try await sandboxCounter("imageHits", on: sandbox) == 2, "the load and the revalidation; none since")
@@ -303,8 +297,7 @@ struct ImageLoaderIntegrationTests {
   func serverGone(_ kind: TransportKind) async throws {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
     let clock = TestClock()
-    let loader = try ImageLoader(
-      client: HTTPClient(transport: kind.transport), directory: directory(), now: Self.date(on: clock))
+    let loader = try loader(kind, on: clock)
     let cached = try imageURL("max", size: 16, on: sandbox)
     let uncached = try imageURL("ned", size: 16, on: sandbox)
     let original = try await loader.data(for: cached)
@@ -322,7 +315,7 @@ struct ImageLoaderIntegrationTests {
     arguments: TransportKind.allCases)
   func jsonIsNotAnImage(_ kind: TransportKind) async throws {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
-    let loader = try ImageLoader(client: HTTPClient(transport: kind.transport), directory: directory())
+    let loader = try loader(kind)
     let url = try imageURL("oz", size: 16, on: sandbox)
     try await sandbox.control.addFault(SandboxFault(route: "/images/oz.png", method: "GET", status: 200, count: 1))
 
@@ -341,7 +334,7 @@ struct ImageLoaderIntegrationTests {
       SandboxConfiguration(
         faults: [SandboxFault(route: "/images/pam.png", method: "GET", latency: .seconds(1))], clock: serverClock,
         logLevel: .warning))
-    let loader = try ImageLoader(client: HTTPClient(transport: kind.transport), directory: directory())
+    let loader = try loader(kind)
     let slow = try imageURL("pam", size: 16, on: sandbox)
 
     let held = TaskProbe { try await loader.data(for: slow) }
@@ -376,6 +369,16 @@ struct ImageLoaderIntegrationTests {
   private func imageURL(_ id: String, size: Int, on sandbox: RunningSandbox, cache: String? = nil) throws -> URL {
     let query = cache.map { "&cache=\($0)" } ?? ""
     return try #require(URL(string: "\(sandbox.baseURL.absoluteString)/images/\(id).png?size=\(size)\(query)"))
+  }
+
+  /// A loader through `kind`, its cache in `directory` (a fresh one by default), its time on `clock` when given.
+  private func loader(
+    _ kind: TransportKind, in directory: URL? = nil, on clock: TestClock<Duration>? = nil, name: String = #function
+  ) throws -> ImageLoader {
+    let client = HTTPClient(transport: kind.transport)
+    let directory = try directory ?? self.directory(name)
+    guard let clock else { return try ImageLoader(client: client, directory: directory) }
+    return try ImageLoader(client: client, directory: directory, now: Self.date(on: clock))
   }
 
   private func directory(_ name: String = #function) throws -> URL {
