@@ -104,7 +104,7 @@ struct ResilienceIntegrationTests {
     "A slow server (≥ 2 s) with the calling task cancelled after 100 ms ends promptly as cancelled",
     arguments: TransportKind.allCases)
   func cancellation(_ kind: TransportKind) async throws {
-    // A minute rather than the 2 s: under TSan on a loaded 2-core machine the stats request below has come
+    // A minute rather than 2 s: under TSan on a loaded 2-core machine the stats request below has come
     // more than 2 s, and once (on the NIO transport, with the suite running twice as many cases) more than 10 s,
     // after the cancellation, and saw the server's late answer. The claim is the same, with margin.
     let sandbox = try await Sandbox.start(

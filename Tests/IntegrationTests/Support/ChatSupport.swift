@@ -105,7 +105,7 @@ enum ChatAgainstSandbox {}
 /// Whether the tests run under ThreadSanitizer (`make tsan` sets `KEEL_TSAN`).
 let underThreadSanitizer = ProcessInfo.processInfo.environment["KEEL_TSAN"] != nil
 
-/// How many messages and socket drops the no-loss test uses: the 200 and 50, or 60 and 15 under
+/// How many messages and socket drops the no-loss test uses: the full 200 and 50, or 60 and 15 under
 /// ThreadSanitizer (`make tsan` sets `KEEL_TSAN`), where the same test looks for races rather than counts, and its
 /// full size, ten times slower, starved the rest of the suite past their time limits on two cores.
 let chatNoLossScale: (messages: Int, drops: Int) = underThreadSanitizer ? (60, 15) : (200, 50)
