@@ -28,7 +28,11 @@ func serverSide(_ name: String, _ package: String) -> Target.Dependency {
 }
 
 let dequeModule: Target.Dependency = .product(name: "DequeModule", package: "swift-collections")
-let basics: Target.Dependency = "KeelBasics"
+let concurrency: Target.Dependency = "KeelConcurrency"
+let files: Target.Dependency = "KeelFiles"
+let json: Target.Dependency = "KeelJSON"
+let random: Target.Dependency = "KeelRandom"
+let errors: Target.Dependency = "KeelErrors"
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let clocks: Target.Dependency = .product(name: "Clocks", package: "swift-clocks")
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
@@ -111,36 +115,40 @@ let package = Package(
   targets: [
     // MARK: - Modules
 
-    // Package-internal building blocks every module may use: locks (Documentation/Decisions/0003), a broadcast,
-    // owner-only files, JSONValue, SplitMix64, FNV-1a. Not a product of its own.
-    .target(
-      name: "KeelBasics",
-      path: "Modules/KeelBasics",
-      swiftSettings: swiftSettings
-    ),
+    // Package-internal building blocks, one theme each, as swift-nio's small modules are; none is a product.
+    // Locks (Documentation/Decisions/0003), one-shot values, signals, a broadcast, a paced buffer, async turns.
+    .target(name: "KeelConcurrency", path: "Modules/KeelConcurrency", swiftSettings: swiftSettings),
+    // Owner-only files and directories, a lock file, the partial and chunked files transfers stream through.
+    .target(name: "KeelFiles", path: "Modules/KeelFiles", swiftSettings: swiftSettings),
+    // JSONValue: public, as Domain's analytics API shows it (Domain re-exports it).
+    .target(name: "KeelJSON", path: "Modules/KeelJSON", swiftSettings: swiftSettings),
+    // Numbers a run reproduces: the SplitMix64 generator and the FNV-1a hash of text that seeds it.
+    .target(name: "KeelRandom", path: "Modules/KeelRandom", swiftSettings: swiftSettings),
+    // What every error type shares: the way a sentence goes inside another.
+    .target(name: "KeelErrors", path: "Modules/KeelErrors", swiftSettings: swiftSettings),
 
     .target(
       name: "RateLimiting",
-      dependencies: [dequeModule, basics],
+      dependencies: [dequeModule, concurrency, errors],
       path: "Modules/RateLimiting",
       swiftSettings: swiftSettings
     ),
     .testTarget(
       name: "RateLimitingTests",
-      dependencies: ["RateLimiting", "TestSupport", clocks],
+      dependencies: ["RateLimiting", "TestSupport", clocks, random],
       path: "Tests/RateLimitingTests",
       swiftSettings: swiftSettings
     ),
 
     .target(
       name: "Networking",
-      dependencies: ["RateLimiting", logging, basics],
+      dependencies: ["RateLimiting", logging, concurrency, errors, files],
       path: "Modules/Networking",
       swiftSettings: swiftSettings
     ),
     .testTarget(
       name: "NetworkingTests",
-      dependencies: ["Networking", "TestSupport", clocks],
+      dependencies: ["Networking", "TestSupport", clocks, concurrency],
       path: "Tests/NetworkingTests",
       swiftSettings: swiftSettings
     ),
@@ -151,7 +159,7 @@ let package = Package(
       name: "NIOTransports",
       dependencies: [
         "Networking", asyncHTTPClient, wsClient, wsCore, nioCore, nioPosix, nioHTTP1, nioWebSocket, nioFoundationCompat,
-        nioSSL, nioHTTPCompression, httpTypes, logging, basics,
+        nioSSL, nioHTTPCompression, httpTypes, logging, concurrency, files,
       ],
       path: "Modules/NIOTransports",
       swiftSettings: swiftSettings
@@ -160,7 +168,7 @@ let package = Package(
     // need no network; these do).
     .testTarget(
       name: "TransportsTests",
-      dependencies: ["NIOTransports", "Networking", "Sandbox", "TestSupport", nioCore, logging],
+      dependencies: ["NIOTransports", "Networking", "Sandbox", "TestSupport", nioCore, logging, concurrency, random],
       path: "Tests/TransportsTests",
       swiftSettings: swiftSettings
     ),
@@ -169,7 +177,7 @@ let package = Package(
     // no database driver (Documentation/Decisions/0016).
     .target(
       name: "PostgresLimits",
-      dependencies: ["RateLimiting", postgresNIO, nioSSL, logging, basics],
+      dependencies: ["RateLimiting", postgresNIO, nioSSL, logging],
       path: "Modules/PostgresLimits",
       swiftSettings: swiftSettings
     ),
@@ -185,7 +193,7 @@ let package = Package(
     // (Documentation/Decisions/0012).
     .target(
       name: "Realtime",
-      dependencies: ["Networking", logging, basics],
+      dependencies: ["Networking", logging, concurrency, errors, json],
       path: "Modules/Realtime",
       swiftSettings: swiftSettings
     ),
@@ -193,7 +201,9 @@ let package = Package(
     // python-socketio over real WebSockets.
     .testTarget(
       name: "RealtimeTests",
-      dependencies: ["Realtime", "Networking", "NIOTransports", "Sandbox", "TestSupport", basics, clocks, logging],
+      dependencies: [
+        "Realtime", "Networking", "NIOTransports", "Sandbox", "TestSupport", clocks, logging, concurrency,
+      ],
       path: "Tests/RealtimeTests",
       swiftSettings: swiftSettings
     ),
@@ -202,13 +212,13 @@ let package = Package(
     // encrypted secure store off Apple platforms.
     .target(
       name: "Persistence",
-      dependencies: [grdb, crypto, basics],
+      dependencies: [grdb, crypto, concurrency, errors, files],
       path: "Modules/Persistence",
       swiftSettings: swiftSettings
     ),
     .testTarget(
       name: "PersistenceTests",
-      dependencies: ["Persistence", "TestSupport", "CrashFixtures", clocks, "PersistenceCrashHelper"],
+      dependencies: ["Persistence", "TestSupport", "CrashFixtures", clocks, "PersistenceCrashHelper", random],
       path: "Tests/PersistenceTests",
       swiftSettings: swiftSettings
     ),
@@ -224,13 +234,15 @@ let package = Package(
     // composition root that wires them from the three modules below. No Socket.IO: that is the chat's.
     .target(
       name: "Domain",
-      dependencies: ["Networking", "RateLimiting", "Persistence", logging, basics],
+      dependencies: ["Networking", "RateLimiting", "Persistence", logging, concurrency, errors, files, json],
       path: "Modules/Domain",
       swiftSettings: swiftSettings
     ),
     .testTarget(
       name: "DomainTests",
-      dependencies: ["Domain", "Networking", "Persistence", "RateLimiting", "TestSupport", basics, clocks, logging],
+      dependencies: [
+        "Domain", "Networking", "Persistence", "RateLimiting", "TestSupport", clocks, logging, concurrency, json,
+      ],
       path: "Tests/DomainTests",
       swiftSettings: swiftSettings
     ),
@@ -239,13 +251,15 @@ let package = Package(
     // sync, outbox and realtime connection, on Domain's sessions and Realtime's Socket.IO client.
     .target(
       name: "Chat",
-      dependencies: ["Domain", "Realtime", "Networking", "Persistence", grdb, crypto, logging, basics],
+      dependencies: [
+        "Domain", "Realtime", "Networking", "Persistence", grdb, crypto, logging, concurrency, errors, files,
+      ],
       path: "Modules/Chat",
       swiftSettings: swiftSettings
     ),
     .testTarget(
       name: "ChatTests",
-      dependencies: ["Chat", "Domain", "Networking", "Persistence", "TestSupport", basics, clocks, grdb, logging],
+      dependencies: ["Chat", "Domain", "Networking", "Persistence", "TestSupport", clocks, grdb, logging, concurrency],
       path: "Tests/ChatTests",
       swiftSettings: swiftSettings
     ),
@@ -254,7 +268,7 @@ let package = Package(
     // imports no Keel library, so an app that only wants a Store links nothing else of Keel's.
     .target(
       name: "ReducerRuntime",
-      dependencies: [logging, basics],
+      dependencies: [logging, concurrency],
       path: "Modules/ReducerRuntime",
       swiftSettings: swiftSettings
     ),
@@ -275,7 +289,7 @@ let package = Package(
     // The app's features, built on the runtime and Domain.
     .target(
       name: "Features",
-      dependencies: ["ReducerRuntime", "Domain", "Chat", basics],
+      dependencies: ["ReducerRuntime", "Domain", "Chat", concurrency],
       path: "Modules/Features",
       swiftSettings: swiftSettings
     ),
@@ -283,6 +297,7 @@ let package = Package(
       name: "FeaturesTests",
       dependencies: [
         "Features", "FeaturesTesting", "Domain", "Chat", "Persistence", "RateLimiting", "TestSupport", clocks,
+        concurrency,
       ],
       path: "Tests/FeaturesTests",
       swiftSettings: swiftSettings
@@ -295,7 +310,7 @@ let package = Package(
       dependencies: [
         "Networking", "NIOTransports", "Persistence", "RateLimiting", "Realtime", "Domain", "Chat", "Features",
         "Sandbox",
-        "TestSupport", logging, clocks, "DomainCrashHelper", "CrashFixtures",
+        "TestSupport", logging, clocks, "DomainCrashHelper", "CrashFixtures", concurrency, random,
       ],
       path: "Tests/IntegrationTests",
       swiftSettings: swiftSettings
@@ -315,14 +330,14 @@ let package = Package(
       name: "Sandbox",
       dependencies: [
         "Realtime", hummingbird, hummingbirdCore, hummingbirdWebSocket, httpTypes, nioCore, nioHTTP1, serviceLifecycle,
-        logging, basics, crypto,
+        logging, crypto, concurrency, files, json, random,
       ],
       path: "Modules/Sandbox",
       swiftSettings: swiftSettings
     ),
     .testTarget(
       name: "SandboxTests",
-      dependencies: ["Sandbox", "TestSupport", logging, clocks],
+      dependencies: ["Sandbox", "TestSupport", logging, clocks, random, "LoopbackSockets"],
       path: "Tests/SandboxTests",
       swiftSettings: swiftSettings
     ),
@@ -333,14 +348,16 @@ let package = Package(
       name: "KeelCLI",
       dependencies: [
         "Domain", "Chat", "Features", "Networking", "NIOTransports", "PostgresLimits", "Persistence", "RateLimiting",
-        "Realtime", "Sandbox", argumentParser, basics, logging, unixSignals,
+        "Realtime", "Sandbox", argumentParser, logging, unixSignals, concurrency, errors, files, json, random,
       ],
       path: "Modules/CLI",
       swiftSettings: swiftSettings
     ),
     .testTarget(
       name: "CLITests",
-      dependencies: ["KeelCLI", "Sandbox", "TestSupport", "Domain", "Persistence", crypto, logging],
+      dependencies: [
+        "KeelCLI", "Sandbox", "TestSupport", "Domain", "Persistence", crypto, logging, concurrency, "LoopbackSockets",
+      ],
       path: "Tests/CLITests",
       swiftSettings: swiftSettings
     ),
@@ -350,7 +367,7 @@ let package = Package(
     // What every example shares: printing steps, checking outcomes, starting the Sandbox, waiting on a stream.
     .target(
       name: "ExampleSupport",
-      dependencies: ["Sandbox", basics],
+      dependencies: ["Sandbox", concurrency],
       path: "Examples/ExampleSupport",
       swiftSettings: swiftSettings
     ),
@@ -382,7 +399,8 @@ let package = Package(
     .executableTarget(
       name: "ChatExample",
       dependencies: [
-        "ExampleSupport", "Domain", "Chat", "Networking", "NIOTransports", "Persistence", "Sandbox", basics, logging,
+        "ExampleSupport", "Domain", "Chat", "Networking", "NIOTransports", "Persistence", "Sandbox", logging,
+        concurrency, files,
       ],
       path: "Examples/ChatExample",
       swiftSettings: swiftSettings
@@ -398,16 +416,22 @@ let package = Package(
 
     .target(
       name: "TestSupport",
-      dependencies: [clocks, basics, logging, "Networking", "FeaturesTesting", "LocalPostgres"],
+      dependencies: [
+        clocks, logging, "Networking", "FeaturesTesting", "LocalPostgres", concurrency, "LoopbackSockets",
+      ],
       path: "Tests/TestSupport",
       swiftSettings: swiftSettings
     ),
+
+    // A raw TCP socket to 127.0.0.1, for the tests, the fuzz harness and the load generator that speak bytes. No
+    // Swift Testing, so that keel-bench and the fuzz harness can link it.
+    .target(name: "LoopbackSockets", path: "Tests/LoopbackSockets", swiftSettings: swiftSettings),
 
     // A PostgreSQL server for the shared limiter's tests and keel-bench rows: the one .ci/run started, or a cluster
     // of its own. No Swift Testing, so that keel-bench can link it.
     .target(
       name: "LocalPostgres",
-      dependencies: [basics],
+      dependencies: [concurrency],
       path: "Tests/LocalPostgres",
       swiftSettings: swiftSettings
     ),
@@ -424,7 +448,7 @@ let package = Package(
 
     .executableTarget(
       name: "KeelFuzz",
-      dependencies: ["Domain", "Networking", "Realtime", "Sandbox", logging, basics],
+      dependencies: ["Domain", "Networking", "Realtime", "Sandbox", logging, "LoopbackSockets"],
       path: "Fuzz/KeelFuzz",
       swiftSettings: swiftSettings
     ),
@@ -438,7 +462,7 @@ let package = Package(
         "Sandbox",
         "PostgresLimits", "LocalPostgres", hummingbird,
         nioCore, nioPosix, nioHTTP1, nioWebSocket, nioFoundationCompat, nioHTTPCompression, asyncHTTPClient, wsClient,
-        grdb, logging, basics,
+        grdb, logging, concurrency, random, "LoopbackSockets",
       ],
       path: "Benchmarks/KeelBenchmarks",
       swiftSettings: swiftSettings

@@ -7,7 +7,8 @@ import Chat
 import Domain
 import ExampleSupport
 import Foundation
-import KeelBasics
+import KeelConcurrency
+import KeelFiles
 import Logging
 import NIOTransports
 import Networking

@@ -1,4 +1,4 @@
-import KeelBasics
+import KeelConcurrency
 
 /// The first element of `stream` that meets `condition`, or `nil` if none comes within `timeout`.
 ///

@@ -1,6 +1,6 @@
 import Foundation
-import KeelBasics
 import Logging
+import LoopbackSockets
 import Sandbox
 
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
 import ArgumentParser
+import Domain
 import Foundation
-import KeelBasics
 
 /// `keel`: Keel's command line.
 @main

@@ -1,4 +1,5 @@
 import Foundation
+import KeelConcurrency
 import Logging
 import TestSupport
 import Testing

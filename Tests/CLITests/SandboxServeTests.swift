@@ -1,4 +1,6 @@
 import Foundation
+import KeelConcurrency
+import LoopbackSockets
 import TestSupport
 import Testing
 

@@ -1,7 +1,7 @@
 import Clocks
 import Domain
 import Foundation
-import KeelBasics
+import KeelConcurrency
 import Logging
 import Networking
 import Persistence

@@ -3,6 +3,7 @@ import Domain
 import Features
 import FeaturesTesting
 import Foundation
+import KeelConcurrency
 import Persistence
 import TestSupport
 import Testing

@@ -1,7 +1,7 @@
 import Chat
 import Domain
 import Foundation
-import KeelBasics
+import KeelConcurrency
 import Logging
 import Sandbox
 import Testing

@@ -1,6 +1,7 @@
 import Chat
 import Domain
 import Foundation
+import KeelConcurrency
 import Logging
 import Persistence
 import Realtime

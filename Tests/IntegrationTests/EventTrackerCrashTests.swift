@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import KeelRandom
 import Logging
 import Networking
 import Persistence

@@ -1,5 +1,5 @@
 import Foundation
-import KeelBasics
+import KeelConcurrency
 
 /// A real PostgreSQL server for the tests and keel-bench rows that need one (REQUIREMENTS L2): the one `.ci/run`
 /// started (`KEEL_TEST_POSTGRES`), or else a cluster this process starts in a temporary directory on 127.0.0.1 and

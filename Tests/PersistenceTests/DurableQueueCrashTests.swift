@@ -1,4 +1,5 @@
 import Foundation
+import KeelRandom
 import Persistence
 import TestSupport
 import Testing

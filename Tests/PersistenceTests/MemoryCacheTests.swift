@@ -1,4 +1,5 @@
 import Clocks
+import KeelRandom
 import Persistence
 import TestSupport
 import Testing

@@ -1,4 +1,5 @@
 import Clocks
+import KeelRandom
 import RateLimiting
 import TestSupport
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import KeelConcurrency
 import NIOTransports
 import Networking
 import TestSupport

@@ -1,6 +1,6 @@
 import Clocks
 import Foundation
-import KeelBasics
+import KeelConcurrency
 import Networking
 import TestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Clocks
 import Foundation
+import KeelRandom
 import Logging
 import Sandbox
 import TestSupport

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import LoopbackSockets
 import Sandbox
 import TestSupport
 import Testing

@@ -2,6 +2,7 @@ import Clocks
 import Dispatch
 import Foundation
 import Logging
+import LoopbackSockets
 import TestSupport
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import KeelBasics
+import KeelConcurrency
 import Networking
 import Testing
 

@@ -1,4 +1,4 @@
-import KeelBasics
+import KeelConcurrency
 
 /// A gate that tasks pass when it is open and wait at when it is closed, until a test opens it: for holding a fake
 /// server's answer or a fake refresh at a chosen moment.

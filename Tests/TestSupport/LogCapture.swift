@@ -1,4 +1,4 @@
-import KeelBasics
+import KeelConcurrency
 import Logging
 
 /// Collects what a `Logger` logs, so that tests can assert on levels and messages (and on what never appears).

@@ -1,4 +1,4 @@
-import KeelBasics
+import KeelConcurrency
 
 /// A thread-safe list that tasks append to and tests read: what ran, in what order, at what time.
 public final class Recorder<Element: Sendable>: Sendable {

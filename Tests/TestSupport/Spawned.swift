@@ -1,5 +1,5 @@
 import Foundation
-import KeelBasics
+import KeelConcurrency
 
 /// A `keel` (or any) process started in the background, for tests that act while it runs: wait for a line on its
 /// standard error, do something to it or beside it, then wait for its end.

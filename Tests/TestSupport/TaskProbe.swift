@@ -1,4 +1,4 @@
-import KeelBasics
+import KeelConcurrency
 
 /// Runs an operation in a task and keeps its outcome where a test can look without awaiting the task.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import KeelRandom
 import Logging
 import Networking
 import Sandbox

@@ -1,5 +1,5 @@
 import Foundation
-import KeelBasics
+import KeelConcurrency
 import Networking
 
 /// An endpoint given whole: base URL, path and headers, for requests a test makes by hand.

@@ -1,5 +1,5 @@
 import Foundation
-import KeelBasics
+import KeelRandom
 
 /// One pre-generated sequence of cache operations, replayed identically by Keel and by the peer.
 struct MemoryCacheWorkload: Sendable {

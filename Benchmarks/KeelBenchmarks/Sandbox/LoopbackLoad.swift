@@ -1,5 +1,5 @@
 import Foundation
-import KeelBasics
+import LoopbackSockets
 
 #if canImport(Glibc)
   import Glibc

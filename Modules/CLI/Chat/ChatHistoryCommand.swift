@@ -2,6 +2,7 @@ import ArgumentParser
 import Chat
 import Domain
 import Foundation
+import KeelErrors
 
 /// `keel chat history general`: a conversation's newest messages, caught up with the server first.
 struct ChatHistoryCommand: AsyncParsableCommand {

@@ -2,7 +2,7 @@ import ArgumentParser
 import Chat
 import Domain
 import Foundation
-import KeelBasics
+import KeelErrors
 import Networking
 
 /// `keel chat send general "Hello" --image cat.png`: one message, through the durable outbox.

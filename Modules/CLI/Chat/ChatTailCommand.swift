@@ -2,6 +2,7 @@ import ArgumentParser
 import Chat
 import Domain
 import Foundation
+import KeelErrors
 import UnixSignals
 
 /// `keel chat tail general`: a conversation's newest messages, then each new one as it arrives, until Ctrl-C.

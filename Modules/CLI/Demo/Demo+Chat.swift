@@ -1,7 +1,8 @@
 import Chat
 import Domain
 import Foundation
-import KeelBasics
+import KeelConcurrency
+import KeelFiles
 import Persistence
 import Realtime
 import Sandbox

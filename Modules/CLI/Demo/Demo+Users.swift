@@ -1,7 +1,7 @@
 import Domain
 import Features
 import Foundation
-import KeelBasics
+import KeelErrors
 import Sandbox
 
 extension Demo {

@@ -1,5 +1,6 @@
 import Foundation
-import KeelBasics
+import KeelErrors
+import KeelFiles
 
 #if canImport(Glibc)
   import Glibc

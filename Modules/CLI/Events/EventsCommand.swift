@@ -1,7 +1,8 @@
 import ArgumentParser
 import Domain
 import Foundation
-import KeelBasics
+import KeelErrors
+import KeelFiles
 
 /// `keel events`: analytics events, stored on disk first and delivered once each, whatever happens.
 struct EventsCommand: AsyncParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Domain
 import Foundation
-import KeelBasics
+import KeelErrors
 
 /// `keel events flush`: delivers what the queue holds.
 struct EventsFlushCommand: AsyncParsableCommand {

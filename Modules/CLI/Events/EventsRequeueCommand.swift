@@ -1,7 +1,6 @@
 import ArgumentParser
 import Domain
 import Foundation
-import KeelBasics
 
 /// `keel events requeue [--id N]...`: puts dead letters back into delivery.
 struct EventsRequeueCommand: AsyncParsableCommand {

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Domain
 import Foundation
-import KeelBasics
 
 /// `keel events status [--dead-letters]`: what the queue holds.
 struct EventsStatusCommand: AsyncParsableCommand {

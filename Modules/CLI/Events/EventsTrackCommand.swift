@@ -1,7 +1,7 @@
 import ArgumentParser
 import Domain
 import Foundation
-import KeelBasics
+import KeelJSON
 
 /// `keel events track signed_up --property plan=pro --property seats=3`: stores one event.
 struct EventsTrackCommand: AsyncParsableCommand {

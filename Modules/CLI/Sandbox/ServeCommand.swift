@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import KeelBasics
+import KeelConcurrency
 import Logging
 import Sandbox
 import UnixSignals

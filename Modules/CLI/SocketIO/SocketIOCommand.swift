@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import KeelBasics
+import KeelJSON
 import Realtime
 
 /// `keel socketio URL`: a Socket.IO client on the command line, JSON lines in and out; the black box the realtime

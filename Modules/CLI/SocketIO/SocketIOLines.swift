@@ -1,5 +1,5 @@
 import Foundation
-import KeelBasics
+import KeelJSON
 import Realtime
 
 /// The JSON lines of `keel socketio`: what standard input may say, and what standard output says.

@@ -1,5 +1,6 @@
 import Foundation
-import KeelBasics
+import KeelConcurrency
+import KeelErrors
 import Realtime
 
 /// One run of `keel socketio`: the client, standard input's commands, and standard output's lines, until one of the

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Domain
 import Foundation
-import KeelBasics
+import KeelErrors
 import Logging
 import PostgresLimits
 

@@ -2,7 +2,7 @@ import ArgumentParser
 import Chat
 import Domain
 import Foundation
-import KeelBasics
+import KeelErrors
 import Networking
 import Persistence
 import RateLimiting

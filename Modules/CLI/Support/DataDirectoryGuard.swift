@@ -1,5 +1,4 @@
 import Foundation
-import KeelBasics
 
 #if canImport(Glibc)
   import Glibc

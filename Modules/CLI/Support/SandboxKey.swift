@@ -1,5 +1,5 @@
 import Foundation
-import KeelBasics
+import KeelFiles
 import Networking
 import Sandbox
 

@@ -1,6 +1,6 @@
 import Domain
 import Foundation
-import KeelBasics
+import KeelRandom
 import Logging
 import NIOTransports
 import Networking

@@ -1,7 +1,7 @@
 import Domain
 import Features
 import Foundation
-import KeelBasics
+import KeelConcurrency
 import UnixSignals
 
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Domain
-import KeelBasics
+import KeelErrors
 
 /// `keel users create alice:Alice bob:Bob`: creates 1 to 10 users, one request per second.
 struct UsersCreateCommand: AsyncParsableCommand {

@@ -2,7 +2,7 @@ import ArgumentParser
 import Domain
 import Features
 import Foundation
-import KeelBasics
+import KeelErrors
 
 /// `keel users import users.csv`: creates every user of a file through `UserImportFeature`, with progress.
 struct UsersImportCommand: AsyncParsableCommand {

@@ -1,7 +1,7 @@
 import Crypto
 import Domain
 import Foundation
-import KeelBasics
+import KeelFiles
 import Persistence
 
 /// One account's chat on this device, in a directory of its own under the chat's (`accounts/<digest>/`, the digest

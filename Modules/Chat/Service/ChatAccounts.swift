@@ -1,6 +1,6 @@
 import Domain
 import Foundation
-import KeelBasics
+import KeelConcurrency
 import Logging
 
 /// The accounts of one chat directory: the signed-in user's, opened on first use, and those signed out of, which the

@@ -1,7 +1,7 @@
 import Domain
 import Foundation
 import GRDB
-import KeelBasics
+import KeelConcurrency
 import Logging
 import Networking
 import Realtime

@@ -1,6 +1,6 @@
 import Domain
 import Foundation
-import KeelBasics
+import KeelConcurrency
 import Persistence
 
 /// What a conversation's screen shows: its messages and how current they are.

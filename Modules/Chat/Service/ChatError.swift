@@ -1,4 +1,5 @@
 import Domain
+import KeelErrors
 
 /// Why a chat call failed, in a form a caller can act on: compare ``kind``, then read ``requestFailure`` for what the
 /// server or the transport said (its `RequestFailure.serverCode` is the backend's, such as `E403` or `E11`).

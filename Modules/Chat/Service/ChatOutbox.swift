@@ -1,6 +1,8 @@
 import Domain
 import Foundation
-import KeelBasics
+import KeelConcurrency
+import KeelErrors
+import KeelFiles
 import Logging
 import Networking
 import Persistence

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import KeelConcurrency
 import Networking
 
 extension ChatService {

@@ -1,6 +1,7 @@
 import Domain
 import Foundation
-import KeelBasics
+import KeelConcurrency
+import KeelFiles
 import Logging
 import Networking
 import Persistence

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import KeelBasics
 import Persistence
 
 /// The chat's local database (REQUIREMENTS C3): workspaces, conversations (channels and DM rooms), members, messages

@@ -1,6 +1,6 @@
 import Domain
 import Foundation
-import KeelBasics
+import KeelConcurrency
 import Logging
 import Persistence
 

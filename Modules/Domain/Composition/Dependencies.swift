@@ -1,5 +1,6 @@
 import Foundation
-import KeelBasics
+import KeelConcurrency
+import KeelFiles
 import Logging
 import Networking
 import Persistence

@@ -1,4 +1,4 @@
-import KeelBasics
+import KeelConcurrency
 
 /// A value built on first use, once, whoever asks first: how ``Dependencies`` builds each service only when the app
 /// uses it. A build that throws leaves nothing behind, so the next use tries again.

@@ -1,5 +1,6 @@
 import Foundation
-import KeelBasics
+import KeelConcurrency
+import KeelFiles
 
 /// A 0700 folder in the temporary directory for the files of services that have no data directory to use (the image
 /// cache, the event queue), made on first use and removed with everything in it when its owner, ``Dependencies``,

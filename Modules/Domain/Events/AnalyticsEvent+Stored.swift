@@ -1,4 +1,5 @@
 import Foundation
+import KeelJSON
 
 extension AnalyticsEvent {
   /// The event as the queue stores it: the JSON its `Codable` conformance reads, written directly rather than

@@ -1,4 +1,5 @@
 import Foundation
+import KeelJSON
 
 /// Something that happened in the app, to be delivered to the analytics backend (REQUIREMENTS E2, E9, E10).
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import KeelBasics
+import KeelJSON
 import Persistence
 
 /// Who the tracked events are about, and whether they may be collected at all (REQUIREMENTS E10, E11): kept in the

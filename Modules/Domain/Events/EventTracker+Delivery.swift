@@ -1,5 +1,5 @@
 import Foundation
-import KeelBasics
+import KeelConcurrency
 import Logging
 import Networking
 import Persistence

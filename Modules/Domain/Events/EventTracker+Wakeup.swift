@@ -1,4 +1,4 @@
-import KeelBasics
+import KeelConcurrency
 
 extension EventTracker {
   /// Wakes the uploader: an event crossed the flush count, a flush was asked for, connectivity changed. A wake that

@@ -1,5 +1,6 @@
 import Foundation
-import KeelBasics
+import KeelConcurrency
+import KeelJSON
 import Logging
 import Networking
 import Persistence

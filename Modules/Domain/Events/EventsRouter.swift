@@ -1,4 +1,5 @@
 import Foundation
+import KeelJSON
 import Networking
 
 /// A batch upload (REQUIREMENTS E1, E13): `POST /v1/events/batch` with the application's `Api-Token` (Keel's

@@ -1,6 +1,6 @@
-// JSONValue is KeelBasics' (the Sandbox speaks it too); Domain's API shows it, so Domain's clients get it from
-// `import Domain`.
-@_exported import KeelBasics
+// JSONValue has a module of its own (the Sandbox and the Socket.IO codec speak it too); Domain's API shows it, so
+// Domain's clients get it from `import Domain`.
+@_exported import KeelJSON
 
 extension JSONValue {
   /// Whether every number in the value is finite, so that it has a JSON form.

@@ -1,5 +1,5 @@
 import Foundation
-import KeelBasics
+import KeelConcurrency
 import Persistence
 
 /// Commits tracked events to the queue, many per transaction when many are tracked at once (group commit): each

@@ -1,4 +1,4 @@
-import KeelBasics
+import KeelConcurrency
 
 /// At most one load per key at a time, shared by every caller that asks for the key while it runs.
 ///

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import KeelBasics
+import KeelConcurrency
 import Logging
 
 /// The Sendbird-compatible user manager (REQUIREMENTS U12): a thin adapter over ``UserManager`` that calls back

@@ -1,5 +1,6 @@
 import Foundation
-import KeelBasics
+import KeelConcurrency
+import KeelErrors
 import Logging
 import Networking
 import Persistence

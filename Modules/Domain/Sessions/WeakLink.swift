@@ -1,4 +1,4 @@
-import KeelBasics
+import KeelConcurrency
 
 /// A weak reference set after it was captured: ``SessionManager``'s authenticator and interceptor report to the
 /// manager, but are made before it exists.

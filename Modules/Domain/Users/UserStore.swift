@@ -1,5 +1,6 @@
 import Foundation
-import KeelBasics
+import KeelConcurrency
+import KeelFiles
 import Logging
 
 /// The user cache: thread-safe, read-your-writes, and optionally kept in a file so that it survives a restart

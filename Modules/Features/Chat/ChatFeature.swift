@@ -1,5 +1,6 @@
 import Chat
 import Domain
+import KeelConcurrency
 
 /// The chat of a signed-in user (REQUIREMENTS C1–C6, F1–F3): the workspace switcher and channel list always, the
 /// chosen workspace's DM list, and the conversation on screen, if any.

@@ -1,4 +1,4 @@
-import KeelBasics
+import KeelConcurrency
 
 /// Keeps the chat's lifecycle calls in the order the app's scene phase changed.
 ///

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
-import KeelBasics
+import KeelConcurrency
+import KeelFiles
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1

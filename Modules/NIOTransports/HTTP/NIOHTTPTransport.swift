@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import KeelBasics
+import KeelConcurrency
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1

@@ -1,5 +1,5 @@
 import Foundation
-import KeelBasics
+import KeelErrors
 import Logging
 
 #if canImport(FoundationNetworking)

@@ -1,4 +1,4 @@
-import KeelBasics
+import KeelConcurrency
 
 /// A ``NetworkMonitor`` whose status is whatever it was last told: for an app that has its own source of
 /// connectivity (an "offline mode" switch, another reachability library), and for tests that flip between online

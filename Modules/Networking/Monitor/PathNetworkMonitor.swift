@@ -1,6 +1,6 @@
 #if canImport(Network)
   import Dispatch
-  import KeelBasics
+  import KeelConcurrency
   import Network
 
   /// A ``NetworkMonitor`` that asks the system: `NWPathMonitor`'s path, online when it is `.satisfied` (Apple

@@ -1,5 +1,6 @@
 import Foundation
-import KeelBasics
+import KeelErrors
+import KeelFiles
 
 /// A `multipart/form-data` body (RFC 7578): text fields and files, in the order they were appended. Files stay on disk
 /// until the body is written, and are then copied a chunk at a time, so a body of many megabytes never sits in memory

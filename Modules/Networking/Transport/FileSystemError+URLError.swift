@@ -1,5 +1,5 @@
 import Foundation
-import KeelBasics
+import KeelFiles
 
 extension FileSystemError {
   /// The `URLError` URLSession reports for the same trouble with a transfer's file, carrying this error's sentence:

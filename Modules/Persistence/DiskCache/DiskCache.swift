@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import KeelBasics
+import KeelConcurrency
 
 #if canImport(Glibc)
   import Glibc

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import KeelBasics
+import KeelErrors
 
 /// A first-in, first-out queue of `Codable` elements in an SQLite database (through GRDB), for work that must
 /// outlive the process: analytics events waiting for upload (REQUIREMENTS E2, E3, E5).

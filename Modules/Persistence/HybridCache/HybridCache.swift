@@ -1,5 +1,5 @@
 import Foundation
-import KeelBasics
+import KeelErrors
 
 /// A memory cache over a disk cache, for values that are expensive to fetch and cheap to keep: images, thumbnails,
 /// API responses (REQUIREMENTS A8).

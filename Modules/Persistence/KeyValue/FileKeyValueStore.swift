@@ -1,5 +1,5 @@
 import Foundation
-import KeelBasics
+import KeelConcurrency
 
 /// A ``KeyValueStore`` in one JSON file, written atomically (a temporary file, then a rename), so a crash leaves
 /// either the old file or the new one, never half of one. Values live in memory too: reads never touch the disk.

@@ -1,5 +1,5 @@
 import Foundation
-import KeelBasics
+import KeelConcurrency
 
 /// A ``KeyValueStore`` that keeps values in memory only: for tests and previews.
 public final class InMemoryKeyValueStore: KeyValueStore {

@@ -1,5 +1,5 @@
 import Foundation
-import KeelBasics
+import KeelErrors
 
 /// Non-sensitive settings and small state, as `Codable` values under string keys (REQUIREMENTS A6). Secrets go in a
 /// ``SecureStore`` instead.

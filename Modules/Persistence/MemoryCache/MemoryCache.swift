@@ -1,4 +1,4 @@
-import KeelBasics
+import KeelConcurrency
 
 /// A thread-safe in-memory cache with `NSCache`'s shape and true least-recently-used eviction, in O(1) per operation.
 ///

@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import KeelBasics
+import KeelConcurrency
 
 /// A ``SecureStore`` for platforms without a keychain: every secret sealed with AES-GCM in one data file, under a
 /// random 256-bit key in a key file beside it. The directory is made owner-only (0700) and both files are created

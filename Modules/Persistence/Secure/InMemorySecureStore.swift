@@ -1,5 +1,5 @@
 import Foundation
-import KeelBasics
+import KeelConcurrency
 
 /// A ``SecureStore`` in memory only: for tests and previews.
 public final class InMemorySecureStore: SecureStore {

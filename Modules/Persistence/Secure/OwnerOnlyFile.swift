@@ -1,5 +1,5 @@
 import Foundation
-import KeelBasics
+import KeelFiles
 
 /// Files only their owner can read, for Persistence's stores: ``OwnerOnlyFiles`` (0700 directories, 0600 files
 /// written to a new file then renamed over the old one) with its failures as ``PersistenceError``.

@@ -1,5 +1,5 @@
 import Foundation
-import KeelBasics
+import KeelErrors
 
 /// Secrets (tokens, keys) under string keys (REQUIREMENTS A6): the Keychain on Apple platforms
 /// (`KeychainSecureStore`), an encrypted owner-only file elsewhere (``EncryptedFileSecureStore``), memory in tests

@@ -1,4 +1,4 @@
-import KeelBasics
+import KeelConcurrency
 
 /// A ``RateLimiter`` that runs any ``RateLimitPolicy`` on any clock, with a bounded, fair waiter queue.
 ///

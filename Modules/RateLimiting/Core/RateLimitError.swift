@@ -1,4 +1,4 @@
-import KeelBasics
+import KeelErrors
 
 /// Why a rate limiter refused a request instead of admitting it.
 ///

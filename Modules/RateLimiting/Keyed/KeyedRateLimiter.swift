@@ -1,4 +1,4 @@
-import KeelBasics
+import KeelConcurrency
 
 /// A rate limiter per key, such as one per endpoint, created on first use and optionally under a global limiter.
 ///

@@ -1,4 +1,4 @@
-import KeelBasics
+import KeelConcurrency
 
 /// A ``GCRAStore`` in this process's memory, on any clock: what ``SharedRateLimiter``s of one process can share, and
 /// what their tests run on (a `TestClock`).

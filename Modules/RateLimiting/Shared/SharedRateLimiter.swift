@@ -1,4 +1,4 @@
-import KeelBasics
+import KeelConcurrency
 
 /// A GCRA limiter whose state lives in a ``GCRAStore``, so that every process using the same store and key shares
 /// one limit (REQUIREMENTS L2).

@@ -1,4 +1,4 @@
-import KeelBasics
+import KeelConcurrency
 
 /// Runs only the latest of a burst of calls, once the calls have been quiet for `interval` (REQUIREMENTS D1).
 ///

@@ -1,4 +1,4 @@
-import KeelBasics
+import KeelConcurrency
 
 /// Lets at most one call through per `interval`, or one at a time, as its ``ThrottleMode`` says (REQUIREMENTS D2).
 ///

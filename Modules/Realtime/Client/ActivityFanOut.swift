@@ -1,4 +1,4 @@
-import KeelBasics
+import KeelConcurrency
 
 /// Hands every ``SocketActivity`` to each subscriber's stream, in order, and keeps the current state for subscribers
 /// that come later.

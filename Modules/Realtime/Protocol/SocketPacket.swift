@@ -1,5 +1,5 @@
 import Foundation
-import KeelBasics
+import KeelJSON
 
 /// A Socket.IO v5 packet: `<type>[<attachments>-][<namespace>,][<id>][<JSON>]`, the namespace written only when it is
 /// not `/`, followed for a binary packet by its attachments, one WebSocket binary message each.

@@ -1,5 +1,5 @@
 import Foundation
-import KeelBasics
+import KeelJSON
 
 /// One argument of a Socket.IO event or acknowledgement: a JSON value, or binary data, which travels as an attachment
 /// beside the packet's JSON (REQUIREMENTS R1).

@@ -1,4 +1,4 @@
-import KeelBasics
+import KeelConcurrency
 
 /// The effect tasks a store runs, by number and by cancellation id. Behind a lock, so that the store's `deinit` (which
 /// runs off the main actor) can cancel them.

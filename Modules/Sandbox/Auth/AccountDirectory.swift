@@ -1,5 +1,6 @@
 import Foundation
-import KeelBasics
+import KeelConcurrency
+import KeelJSON
 
 /// The chat backends' accounts (SandboxAPI §2): those the Sandbox was started with (`--account`) and those signed up
 /// since (`POST /v1/auth/signup`), each with a user id, an email, a nickname and the digest of its password (never

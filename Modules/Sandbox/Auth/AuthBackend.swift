@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
-import KeelBasics
+import KeelConcurrency
+import KeelJSON
 
 /// The token-auth backend of the chat apps (SandboxAPI §2): login, refresh, logout and `/v1/me`, with access
 /// tokens that expire after `accessTokenTTL` and refresh tokens after `refreshTokenTTL`.

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
-import KeelBasics
+import KeelConcurrency
+import KeelJSON
 
 /// The chat backend's messages (SandboxAPI §7): sent as `multipart/form-data` (text, a client message id that makes
 /// a re-send the same message, up to five images), listed with cursors, marked read; images served with an `ETag`.

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import KeelBasics
+import KeelConcurrency
 
 extension ChatBackend {
   /// The profile image routes (SandboxAPI §2): upload one's own, and fetch anyone's.

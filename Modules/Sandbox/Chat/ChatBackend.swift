@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
-import KeelBasics
+import KeelConcurrency
+import KeelJSON
 
 /// The chat backend's workspaces, channels and direct-message rooms (SandboxAPI §7), for the signed-in user of §2's
 /// bearer token. Only members see a workspace or a conversation; only an owner renames, deletes or hands over one.

@@ -1,7 +1,8 @@
 import Crypto
 import Foundation
 import HTTPTypes
-import KeelBasics
+import KeelConcurrency
+import KeelFiles
 
 /// The images of chat messages and profiles, by id, each with the `ETag` it is served with (SandboxAPI §7): in memory,
 /// or with a directory (the embedded Sandbox's state directory) one owner-only file each, kept between runs like the

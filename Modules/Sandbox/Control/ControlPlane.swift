@@ -1,5 +1,5 @@
 import HTTPTypes
-import KeelBasics
+import KeelJSON
 import Realtime
 
 /// The control plane (SandboxAPI §5): add and clear faults, expire every access token, redraw the images, read the

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
-import KeelBasics
+import KeelConcurrency
+import KeelJSON
 
 /// Analytics-event ingestion (SandboxAPI §3): batches deduplicated by `eventId` per tenant, so that a client
 /// that redelivers never double-counts.

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import KeelBasics
+import KeelJSON
 
 /// The Segment HTTP Tracking API's batch route (SandboxAPI §3.1, REQUIREMENTS E13): `POST /v1/batch`, checked field
 /// by field against Segment's public specification, its messages kept with the tenant's other events and

@@ -1,4 +1,5 @@
-import KeelBasics
+import KeelConcurrency
+import KeelRandom
 
 /// The faults in force, applied to each request in the order they were added.
 struct FaultInjector: Sendable {

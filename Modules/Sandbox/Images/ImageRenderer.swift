@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import KeelBasics
+import KeelConcurrency
 
 /// Draws the Sandbox's PNGs off the request path: one at a time on a thread of its own, never on the threads that
 /// serve other routes, and each drawn image kept (up to ``byteLimit``) so that the same id and size is drawn once.

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
-import KeelBasics
+import KeelConcurrency
+import KeelRandom
 
 /// `GET /images/{id}.png?size=N` (SandboxAPI §4): a PNG of N × N pixels (1–2,048, default 256), the same for the
 /// same id, size and edition, with `ETag` and `Cache-Control: max-age=3600` (`?cache=no-store` or `?cache=no-cache`

@@ -1,5 +1,5 @@
 import Foundation
-import KeelBasics
+import KeelJSON
 
 /// A request body that must be a JSON object, with the contract's validation of its fields.
 struct JSONObject {

@@ -1,5 +1,5 @@
 import HTTPTypes
-import KeelBasics
+import KeelJSON
 
 /// An error of the Sendbird Platform API subset: `{"error":true,"code":…,"message":…}` with the contract's status.
 struct PlatformError: Error, Sendable {

@@ -1,4 +1,4 @@
-import KeelBasics
+import KeelJSON
 
 /// A user of the Sendbird Platform API, as the Sandbox stores and returns it.
 struct PlatformUser: Sendable, Hashable, Codable {

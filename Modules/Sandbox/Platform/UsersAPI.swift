@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
-import KeelBasics
+import KeelConcurrency
+import KeelJSON
 
 /// The `/v3/users` routes of the Sendbird Platform API subset (SandboxAPI §1), each tenant's data apart.
 struct UsersAPI: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 import HummingbirdWebSocket
-import KeelBasics
+import KeelConcurrency
 import NIOCore
 import Networking
 

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
-import KeelBasics
+import KeelConcurrency
 import Logging
 import NIOCore
 import NIOWebSocket

@@ -1,5 +1,5 @@
 import HTTPTypes
-import KeelBasics
+import KeelJSON
 
 /// An error of the chat backends (`/v1`, `/images`, `/_sandbox`): `{"errorCode":"E05","message":"…"}`.
 struct BackendError: Error, Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import KeelBasics
+import KeelJSON
 
 /// The Sandbox's reading and writing of the JSON values its routes take and give.
 extension JSONValue {

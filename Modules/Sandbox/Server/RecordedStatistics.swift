@@ -1,4 +1,5 @@
-import KeelBasics
+import KeelConcurrency
+import KeelJSON
 
 /// What the Sandbox saw, for `GET /_sandbox/stats`: responses per route and status, and the counters the
 /// sections keep.

@@ -1,4 +1,5 @@
-import KeelBasics
+import KeelConcurrency
+import KeelJSON
 
 /// What arrived, for `GET /_sandbox/requests`: the last ``capacity`` requests outside the control plane, each with its
 /// method, path, status, tenant and arrival time, so that a test sees the spacing the server saw (REQUIREMENTS L2).

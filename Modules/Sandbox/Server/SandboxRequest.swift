@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import KeelBasics
+import KeelJSON
 
 /// A request as the Sandbox's handlers see it: headers, decoded query and path parameters, and the whole body.
 struct SandboxRequest: Sendable {

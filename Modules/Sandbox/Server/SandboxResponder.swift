@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import KeelBasics
+import KeelConcurrency
 import Logging
 import NIOCore
 import Realtime

@@ -1,5 +1,6 @@
 import Foundation
-import KeelBasics
+import KeelConcurrency
+import KeelFiles
 
 /// Where a Sandbox keeps its users and sessions between runs (``SandboxConfiguration/stateDirectory``): one JSON
 /// file, rewritten atomically after every request that changes them, 0600 in a 0700 directory. Tenants and

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import KeelBasics
+import KeelConcurrency
 
 /// The server-side rate limits of `/v3`: per tenant and per kind of route, one-second windows opened by the first
 /// request after the previous window closed, as a free-trial Sendbird application enforces them, with a small

@@ -1,6 +1,6 @@
 import Clocks
 import Foundation
-import KeelBasics
+import KeelConcurrency
 import Logging
 import Networking
 import Persistence

@@ -1,6 +1,5 @@
 import Clocks
 import Foundation
-import KeelBasics
 import Networking
 import Persistence
 import TestSupport

@@ -1,6 +1,6 @@
 import Clocks
 import Foundation
-import KeelBasics
+import KeelJSON
 import Persistence
 import TestSupport
 import Testing

@@ -1,5 +1,4 @@
 import Foundation
-import KeelBasics
 import TestSupport
 import Testing
 

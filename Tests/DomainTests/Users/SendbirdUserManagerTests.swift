@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import KeelBasics
+import KeelConcurrency
 import TestSupport
 import Testing
 

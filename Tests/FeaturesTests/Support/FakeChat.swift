@@ -3,7 +3,7 @@ import Domain
 import Features
 import FeaturesTesting
 import Foundation
-import KeelBasics
+import KeelConcurrency
 import Persistence
 import TestSupport
 

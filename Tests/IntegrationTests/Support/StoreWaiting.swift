@@ -1,5 +1,5 @@
 import Features
-import KeelBasics
+import KeelConcurrency
 
 /// Waits, in real time, until `store`'s state meets `condition`: for features driven by real services.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import KeelBasics
+import KeelConcurrency
 import Networking
 
 /// A `WebSocketTransport` whose server the test plays: each connect opens a ``ScriptedConnection`` (or fails, while

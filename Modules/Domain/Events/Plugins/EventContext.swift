@@ -1,5 +1,5 @@
 import Foundation
-import KeelBasics
+import KeelJSON
 
 #if canImport(Darwin)
   import Darwin
