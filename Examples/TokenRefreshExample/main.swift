@@ -80,7 +80,7 @@ do {
     throw ExampleFailure("me() succeeded after logout; it should be refused.")
   } catch let error as SessionError {
     let sentAfter = try await control.statistics().requests("GET /v1/me")
-    let reason = error.requestFailure.map { "\($0.reason)" } ?? "\(error.kind)"
+    let reason = error.requestFailure.map { "\($0.kind)" } ?? "\(error.kind)"
     step("me() after logout", "refused as \(reason), \(sentAfter - sentBefore) requests sent")
     try check(reason == "sessionExpired", "me() after logout failed as \(reason), not sessionExpired.")
     try check(sentAfter == sentBefore, "me() after logout was sent to the server.")

@@ -306,7 +306,7 @@ struct ImageLoaderIntegrationTests {
     await sandbox.stop()
     #expect(try await loader.data(for: cached) == original, "stale, rather than the failure")
     let error = await #expect(throws: ImageLoaderError.self) { try await loader.data(for: uncached) }
-    #expect(error?.requestFailure?.reason == .transport)
+    #expect(error?.requestFailure?.kind == .transport)
     #expect(loader.statistics.staleServed == 1 && loader.statistics.failures == 1, "\(loader.statistics)")
   }
 

@@ -130,7 +130,7 @@ struct SendbirdUserManagerIntegrationTests {
       return nil
     }
     #expect(results.count == 11)
-    #expect(failures.map(\.requestFailure?.reason) == [.rateLimited])
+    #expect(failures.map(\.requestFailure?.kind) == [.rateLimited])
     #expect(try await sandboxResponses("POST /v3/users", status: 200, on: sandbox) == 10)
     #expect(manager.userStorage.getUsers().count == 10)
   }

@@ -111,7 +111,7 @@ struct SessionManagerIntegrationTests {
     _ = try await HTTPClient().send(.data(SandboxRoute.expireTokens(on: sandbox)))
 
     let reasons = await failuresOfConcurrentCalls(10) { try await sessions.me() }.map {
-      ($0 as? SessionError)?.requestFailure?.reason
+      ($0 as? SessionError)?.requestFailure?.kind
     }
 
     #expect(reasons == Array(repeating: .sessionExpired, count: 10))
@@ -277,7 +277,7 @@ struct SessionManagerIntegrationTests {
     #expect(try store.data(forKey: SessionManager.storageKey) == nil)
     #expect(await poll(for: .seconds(30)) { call.isFinished })
     let failure = try #require(await call.error() as? SessionError)
-    #expect(failure.requestFailure?.reason == .sessionExpired, "the waiting call ends with the session")
+    #expect(failure.requestFailure?.kind == .sessionExpired, "the waiting call ends with the session")
 
     await serverClock.advance(by: .seconds(1))
     #expect(

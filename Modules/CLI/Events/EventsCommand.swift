@@ -88,7 +88,7 @@ struct QueueStatus: Encodable {
 
   /// A failed upload in the CLI's words: the transport's reason spelled out, the server's answer with its code.
   static func words(_ failure: RequestFailure) -> String {
-    switch failure.reason {
+    switch failure.kind {
     case .transport: "the server could not be reached: \(CommandFailure.transportReason(failure))"
     case .server:
       "the server answered HTTP \(failure.statusCode.map(String.init) ?? "?")"

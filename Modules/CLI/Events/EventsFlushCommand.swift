@@ -21,7 +21,7 @@ struct EventsFlushCommand: AsyncParsableCommand {
         status.setAside = report.setAsideCount
         status.notKept = report.notKeptCount
         status.setAsideReasons = SetAsideReason.tally(report.setAside)
-        return (status, report.status.lastFailure?.reason, report.setAsideCount)
+        return (status, report.status.lastFailure?.kind, report.setAsideCount)
       }
       RecordedDeliveryFailure.record(status.pending == 0 ? nil : status.lastError, in: context.options.dataDirectory)
       try context.output.result(status, human: status.flushLine)

@@ -80,7 +80,7 @@ struct CommandFailure: Error, CustomStringConvertible {
 
   /// What a failed request of any service means: the same words whichever service sent it.
   private static func from(_ error: RequestFailure) -> CommandFailure {
-    switch error.reason {
+    switch error.kind {
     case .transport:
       CommandFailure(
         .network, "Cannot reach the server: \(transportReason(error)). Check the server's address and the connection.")
@@ -139,7 +139,7 @@ struct CommandFailure: Error, CustomStringConvertible {
       if failure.statusCode == 403 { return CommandFailure(.auth, "\(error.description.clause).") }
       var mapped = from(failure)
       // The server's own words say more than the status's ("not a member of c3" rather than "nothing there").
-      if failure.reason == .server || failure.reason == .invalidRequest {
+      if failure.kind == .server || failure.kind == .invalidRequest {
         mapped.description = "\(error.description.clause)."
       }
       return mapped

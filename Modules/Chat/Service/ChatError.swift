@@ -1,5 +1,5 @@
 import Domain
-import KeelErrors
+@_exported import KeelErrors
 
 /// Why a chat call failed, in a form a caller can act on: compare ``kind``, then read ``requestFailure`` for what the
 /// server or the transport said (its `RequestFailure.serverCode` is the backend's, such as `E403` or `E11`).
@@ -19,8 +19,9 @@ import KeelErrors
 /// throws `CancellationError`.
 public struct ChatError: ServiceError {
   /// The kind of failure.
-  public struct Kind: Hashable, Sendable, CustomStringConvertible {
-    private let name: String
+  public struct Kind: ErrorKind {
+    /// The kind's name, for example `refused`.
+    public let name: String
     private init(_ name: String) { self.name = name }
 
     /// The input cannot be right (an empty name, more than five images, a file that is not an image, a text too
@@ -40,9 +41,6 @@ public struct ChatError: ServiceError {
     public static let notFound = Kind("notFound")
     /// A name names more than one thing (a nickname two DM partners share); ``ChatError/candidates`` lists them.
     public static let ambiguous = Kind("ambiguous")
-
-    /// The kind's name, for example `refused`.
-    public var description: String { name }
   }
 
   /// The kind of failure.
@@ -70,7 +68,7 @@ public struct ChatError: ServiceError {
   /// ``Kind/requestFailed``.
   static func request(_ failure: RequestFailure, doing what: String) -> ChatError {
     let refused =
-      failure.reason == .server && (400..<500).contains(failure.statusCode ?? 0)
+      failure.kind == .server && (400..<500).contains(failure.statusCode ?? 0)
       && failure.statusCode != 408 && failure.statusCode != 429
     return ChatError(refused ? .refused : .requestFailed, "Cannot \(what): \(failure)", requestFailure: failure)
   }

@@ -1,7 +1,9 @@
+@_exported import KeelErrors
+
 /// Why an ``EventTracker`` refused an event or could not start (REQUIREMENTS E2).
 public struct EventTrackerError: Error, Sendable, CustomStringConvertible {
   /// What went wrong; more kinds may be added.
-  public struct Kind: Hashable, Sendable, CustomStringConvertible {
+  public struct Kind: ErrorKind {
     /// The event broke a rule (empty or long name, properties too large or not JSON); nothing was stored.
     public static let invalidEvent = Kind("invalidEvent")
     /// A configuration value is out of range.
@@ -13,10 +15,9 @@ public struct EventTrackerError: Error, Sendable, CustomStringConvertible {
     /// The tracker was shut down.
     public static let shutDown = Kind("shutDown")
 
-    private let name: String
-    private init(_ name: String) { self.name = name }
     /// The kind's name.
-    public var description: String { name }
+    public let name: String
+    private init(_ name: String) { self.name = name }
   }
 
   /// What went wrong.

@@ -1,4 +1,5 @@
 import Foundation
+@_exported import KeelErrors
 import Networking
 
 #if canImport(FoundationNetworking)
@@ -10,7 +11,7 @@ import Networking
 ///
 /// Each service's error (``UserManagerError``, ``SessionError``, ``ImageLoaderError``) wraps one as its
 /// `requestFailed` kind, the way Nuke's `ImagePipeline.Error.dataLoadingFailed(error:)` wraps a transfer's failure.
-/// Compare ``reason``; read ``serverCode`` for what the server said, ``underlying`` for the HTTP client's own error.
+/// Compare ``kind``; read ``serverCode`` for what the server said, ``underlying`` for the HTTP client's own error.
 ///
 /// ```swift
 /// import Foundation
@@ -25,35 +26,33 @@ import Networking
 /// }
 /// ```
 ///
-/// Two failures are equal when what they say is: the reason, the sentence, the status, the server's code and message
+/// Two failures are equal when what they say is: the kind, the sentence, the status, the server's code and message
 /// and the transport's error code (the error underneath is not compared).
 public struct RequestFailure: Sendable, Hashable, CustomStringConvertible {
-  /// Why the request failed; more reasons may be added.
-  public struct Reason: Hashable, Sendable, CustomStringConvertible {
-    private let name: String
+  /// Why the request failed; more kinds may be added.
+  public struct Kind: ErrorKind {
+    /// The kind's name, for example `rateLimited`.
+    public let name: String
     private init(_ name: String) { self.name = name }
 
     /// The request could not be built; nothing was sent.
-    public static let invalidRequest = Reason("invalidRequest")
+    public static let invalidRequest = Kind("invalidRequest")
     /// No answer came: no connection, a timeout, a dropped connection. ``RequestFailure/urlError`` has the
     /// transport's code when it gave one.
-    public static let transport = Reason("transport")
+    public static let transport = Kind("transport")
     /// The server answered with an error: ``RequestFailure/statusCode``, and ``RequestFailure/serverCode`` when its
     /// body said which.
-    public static let server = Reason("server")
+    public static let server = Kind("server")
     /// The answer could not be read.
-    public static let decoding = Reason("decoding")
+    public static let decoding = Kind("decoding")
     /// The client-side rate limiter refused the request; it was not sent, and the same call may be tried again.
-    public static let rateLimited = Reason("rateLimited")
+    public static let rateLimited = Kind("rateLimited")
     /// The session is over (there is none, or its credential could not be refreshed): sign in again.
-    public static let sessionExpired = Reason("sessionExpired")
-
-    /// The reason's name, for example `rateLimited`.
-    public var description: String { name }
+    public static let sessionExpired = Kind("sessionExpired")
   }
 
   /// Why the request failed.
-  public let reason: Reason
+  public let kind: Kind
   /// A complete sentence, secrets redacted: the HTTP client's own.
   public let description: String
   /// The HTTP status, when the server answered.
@@ -62,14 +61,14 @@ public struct RequestFailure: Sendable, Hashable, CustomStringConvertible {
   public let serverCode: String?
   /// The server's message for the error, when its body said.
   public let serverMessage: String?
-  /// The transport's error, for ``Reason/transport``.
+  /// The transport's error, for ``Kind/transport``.
   public let urlError: URLError?
   /// The HTTP client's error this one was made from (Networking's `NetworkError`).
   public let underlying: any Error
 
   /// The failure `error` describes.
   package init(_ error: NetworkError) {
-    reason =
+    kind =
       switch error.kind {
       case .invalidRequest: .invalidRequest
       case .transport: .transport
@@ -90,14 +89,14 @@ public struct RequestFailure: Sendable, Hashable, CustomStringConvertible {
 
   /// Whether both say the same: every field but ``underlying``.
   public static func == (lhs: RequestFailure, rhs: RequestFailure) -> Bool {
-    lhs.reason == rhs.reason && lhs.description == rhs.description && lhs.statusCode == rhs.statusCode
+    lhs.kind == rhs.kind && lhs.description == rhs.description && lhs.statusCode == rhs.statusCode
       && lhs.serverCode == rhs.serverCode && lhs.serverMessage == rhs.serverMessage
       && lhs.urlError?.code == rhs.urlError?.code
   }
 
   /// Hashes what `==` compares.
   public func hash(into hasher: inout Hasher) {
-    hasher.combine(reason)
+    hasher.combine(kind)
     hasher.combine(description)
     hasher.combine(statusCode)
     hasher.combine(serverCode)
@@ -125,7 +124,7 @@ public struct RequestFailure: Sendable, Hashable, CustomStringConvertible {
 /// ```swift
 /// func isWorthRetrying(_ error: any Error) -> Bool {
 ///   guard let failure = (error as? any ServiceError)?.requestFailure else { return false }
-///   return [.transport, .rateLimited].contains(failure.reason)
+///   return [.transport, .rateLimited].contains(failure.kind)
 /// }
 /// ```
 public protocol ServiceError: Error, Sendable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import Foundation
+@_exported import KeelErrors
 
 /// Why the image loader could not give an image: bad input or configuration (nothing sent or stored), an answer that
 /// is not an image, or a request that failed (``requestFailure`` says how). A cancelled caller gets
@@ -16,14 +17,15 @@ import Foundation
 ///   _ = try await loader.data(for: URL(string: "https://cdn.example.com/avatars/alice.png")!)
 /// } catch let error as ImageLoaderError where error.kind == .invalidURL {
 ///   // show the broken-image placeholder
-/// } catch let error as ImageLoaderError where error.requestFailure?.reason == .transport {
+/// } catch let error as ImageLoaderError where error.requestFailure?.kind == .transport {
 ///   // show that the device is offline
 /// }
 /// ```
 public struct ImageLoaderError: ServiceError, Equatable {
   /// The kind of failure.
-  public struct Kind: Hashable, Sendable, CustomStringConvertible {
-    private let name: String
+  public struct Kind: ErrorKind {
+    /// The kind's name, for example `invalidURL`.
+    public let name: String
     private init(_ name: String) { self.name = name }
 
     /// The URL has no `http` or `https` scheme, or no host; nothing was sent.
@@ -36,9 +38,6 @@ public struct ImageLoaderError: ServiceError, Equatable {
     /// The request failed and no stale copy could stand in: the server could not be reached or answered with an
     /// error; ``ImageLoaderError/requestFailure`` says which.
     public static let requestFailed = Kind("requestFailed")
-
-    /// The kind's name, for example `invalidURL`.
-    public var description: String { name }
   }
 
   /// The kind of failure.

@@ -1,3 +1,5 @@
+@_exported import KeelErrors
+
 /// Why signing in or out failed, or an authenticated call of the session manager's, in a form a caller can act on.
 ///
 /// A struct rather than an enum so that kinds can be added without breaking anyone's `switch`: compare ``kind``, then
@@ -17,13 +19,14 @@
 /// }
 /// ```
 ///
-/// ``SessionManager/me()`` throws ``Kind/requestFailed``, with the reason ``RequestFailure/Reason/sessionExpired`` once
+/// ``SessionManager/me()`` throws ``Kind/requestFailed``, with the kind ``RequestFailure/Kind/sessionExpired`` once
 /// the session has ended. Calls an app sends itself through ``SessionManager/client`` throw that `HTTPClient`'s
 /// `NetworkError`.
 public struct SessionError: ServiceError {
   /// The kind of failure.
-  public struct Kind: Hashable, Sendable, CustomStringConvertible {
-    private let name: String
+  public struct Kind: ErrorKind {
+    /// The kind's name, for example `loginRefused`.
+    public let name: String
     private init(_ name: String) { self.name = name }
 
     /// The input cannot be right (an empty email or password); nothing was sent.
@@ -40,9 +43,6 @@ public struct SessionError: ServiceError {
     /// Signed out on this device, but the server could not be told, so the refresh token stays valid there until it
     /// expires.
     public static let revocationFailed = Kind("revocationFailed")
-
-    /// The kind's name, for example `loginRefused`.
-    public var description: String { name }
   }
 
   /// The kind of failure.

@@ -18,7 +18,7 @@ extension SessionManager {
   /// - Returns: The user as the server now has them.
   /// - Throws: ``SessionError``: ``SessionError/Kind/invalidInput`` for a nickname that is empty or longer than 64
   ///   characters once trimmed, before anything is sent; ``SessionError/Kind/requestFailed`` when the server refuses it
-  ///   or cannot be reached, with the reason ``RequestFailure/Reason/sessionExpired`` when nobody is signed in.
+  ///   or cannot be reached, with the kind ``RequestFailure/Kind/sessionExpired`` when nobody is signed in.
   @discardableResult
   public func updateNickname(_ nickname: String) async throws -> SessionUser {
     let nickname = nickname.trimmingCharacters(in: .whitespacesAndNewlines)

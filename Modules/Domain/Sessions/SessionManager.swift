@@ -170,7 +170,7 @@ public final class SessionManager: Sendable {
 
   /// The signed-in user as the server sees them (`GET /v1/me`): an authenticated call through ``client``.
   ///
-  /// - Throws: ``SessionError/Kind/requestFailed``, with the reason ``RequestFailure/Reason/sessionExpired`` when
+  /// - Throws: ``SessionError/Kind/requestFailed``, with the kind ``RequestFailure/Kind/sessionExpired`` when
   ///   there is no session or it ended; `CancellationError` when the calling task is cancelled.
   public func me() async throws -> SessionUser {
     let baseURL = try configuredBackend(for: "ask who is signed in")
@@ -182,7 +182,7 @@ public final class SessionManager: Sendable {
   /// The access token to prove the session with outside ``client``, as a socket's CONNECT does: refreshed first when
   /// it is about to expire, as a request's would be.
   ///
-  /// - Throws: ``SessionError/Kind/requestFailed``, with the reason ``RequestFailure/Reason/sessionExpired`` when
+  /// - Throws: ``SessionError/Kind/requestFailed``, with the kind ``RequestFailure/Kind/sessionExpired`` when
   ///   there is no session or it ended; `CancellationError` when the calling task is cancelled.
   public func accessToken() async throws -> String {
     try await RequestFailure.wrapping(SessionError.requestFailed) {

@@ -12,7 +12,7 @@ import RateLimiting
 /// - Every request, retries included, passes its application's rate limiter first (U8). With the user-manager
 ///   policy, `LeakyBucket.userManager`, at most one request per second leaves, at most 10 wait in line, and the next
 ///   one fails at once, never sent, with a ``UserManagerError`` whose ``UserManagerError/requestFailure`` has the
-///   reason ``RequestFailure/Reason/rateLimited``. Managers given the same ``UserManagerLimiters`` share one limiter
+///   kind ``RequestFailure/Kind/rateLimited``. Managers given the same ``UserManagerLimiters`` share one limiter
 ///   per application (L1).
 /// - A user is cached only after the server accepted it (U3, U5), and the cache is read first by ``getUser(userId:)``
 ///   (U6).

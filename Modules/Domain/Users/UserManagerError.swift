@@ -1,3 +1,5 @@
+@_exported import KeelErrors
+
 /// Every failure of the user manager (REQUIREMENTS U10): bad input, no application, a request that failed (with the
 /// server's code, the transport's error, or the client-side rate limit's refusal in ``requestFailure``), or a batch in
 /// which some creations failed. A cancelled call throws `CancellationError`.
@@ -14,14 +16,14 @@
 ///   print("Created", users.map(\.userId))
 /// } catch let error as UserManagerError where error.kind == .partialFailure {
 ///   print("Created", error.created.map(\.userId))  // created and cached
-///   for failure in error.failures where failure.error.requestFailure?.reason == .rateLimited {
+///   for failure in error.failures where failure.error.requestFailure?.kind == .rateLimited {
 ///     print("Try \(failure.params.userId) again later.")
 ///   }
 /// }
 /// ```
 public struct UserManagerError: ServiceError {
   /// What went wrong; more kinds may be added.
-  public struct Kind: Hashable, Sendable, CustomStringConvertible {
+  public struct Kind: ErrorKind {
     /// An input broke a rule (U13, U4, U7); nothing was sent.
     public static let validation = Kind("validation")
     /// No application yet: call `initApplication(applicationId:apiToken:)` first; nothing was sent.
@@ -32,10 +34,9 @@ public struct UserManagerError: ServiceError {
     /// error; ``requestFailure`` says which.
     public static let requestFailed = Kind("requestFailed")
 
-    private let name: String
-    private init(_ name: String) { self.name = name }
     /// The kind's name.
-    public var description: String { name }
+    public let name: String
+    private init(_ name: String) { self.name = name }
   }
 
   /// What went wrong.

@@ -13,7 +13,7 @@ extension UserImportFeature {
       do {
         return try await users.createUser(params: params)
       } catch let error as UserManagerError
-        where error.requestFailure?.reason == .rateLimited && refusals < refusalRetries
+        where error.requestFailure?.kind == .rateLimited && refusals < refusalRetries
       {
         refusals += 1
         try await clock.sleep(for: minimumPace)

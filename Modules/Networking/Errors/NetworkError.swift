@@ -1,4 +1,5 @@
 import Foundation
+@_exported import KeelErrors
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -21,8 +22,9 @@ import Foundation
 /// ```
 public struct NetworkError: Error, Sendable, CustomStringConvertible {
   /// The kind of failure.
-  public struct Kind: Hashable, Sendable, CustomStringConvertible {
-    private let name: String
+  public struct Kind: ErrorKind {
+    /// The kind's name, for example `server`.
+    public let name: String
     private init(_ name: String) { self.name = name }
 
     /// The request could not be built (bad URL, a body that cannot be encoded, invalid input); nothing was sent.
@@ -39,9 +41,6 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
     public static let rateLimited = Kind("rateLimited")
     /// The session is over (the credential could not be refreshed); the user must sign in again.
     public static let sessionExpired = Kind("sessionExpired")
-
-    /// The kind's name, for example `server`.
-    public var description: String { name }
   }
 
   /// The kind of failure.

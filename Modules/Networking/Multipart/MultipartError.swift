@@ -1,8 +1,11 @@
+@_exported import KeelErrors
+
 /// Why a ``MultipartFormData`` body cannot be built or written: raised before anything is sent.
 public struct MultipartError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The kind of problem.
-  public struct Kind: Hashable, Sendable, CustomStringConvertible {
-    private let name: String
+  public struct Kind: ErrorKind {
+    /// The kind's name, for example `tooManyFiles`.
+    public let name: String
     private init(_ name: String) { self.name = name }
 
     /// A file is missing, unreadable, or not a regular file.
@@ -23,9 +26,6 @@ public struct MultipartError: Error, Sendable, Hashable, CustomStringConvertible
     public static let invalidPart = Kind("invalidPart")
     /// Writing the body failed (a full disk, say).
     public static let writeFailed = Kind("writeFailed")
-
-    /// The kind's name, for example `tooManyFiles`.
-    public var description: String { name }
   }
 
   /// The kind of problem.

@@ -1,4 +1,5 @@
 import Foundation
+@_exported import KeelErrors
 
 /// Why a WebSocket could not be opened, or failed, or refused a message.
 ///
@@ -6,8 +7,9 @@ import Foundation
 /// `switch`.
 public struct WebSocketError: Error, Sendable, CustomStringConvertible {
   /// The kind of failure.
-  public struct Kind: Hashable, Sendable, CustomStringConvertible {
-    private let name: String
+  public struct Kind: ErrorKind {
+    /// The kind's name, for example `connectionLost`.
+    public let name: String
     private init(_ name: String) { self.name = name }
 
     /// The URL is not a `ws`, `wss`, `http` or `https` URL with a host; nothing was sent.
@@ -27,9 +29,6 @@ public struct WebSocketError: Error, Sendable, CustomStringConvertible {
     public static let closed = Kind("closed")
     /// This platform's implementation has no WebSocket (URLSession on Linux).
     public static let unsupported = Kind("unsupported")
-
-    /// The kind's name, for example `connectionLost`.
-    public var description: String { name }
   }
 
   /// The kind of failure.

@@ -1,4 +1,5 @@
 import Foundation
+@_exported import KeelErrors
 
 /// Why a storage operation failed, in a form a caller can act on: a full disk, a permission, a corrupt file, a value
 /// that cannot be encoded. Never a crash.
@@ -17,8 +18,9 @@ import Foundation
 /// ```
 public struct PersistenceError: Error, Sendable, CustomStringConvertible {
   /// The kind of failure.
-  public struct Kind: Hashable, Sendable, CustomStringConvertible {
-    private let name: String
+  public struct Kind: ErrorKind {
+    /// The kind's name, for example `diskFull`.
+    public let name: String
     private init(_ name: String) { self.name = name }
 
     /// The input was refused before anything was written (an empty key, a value over a size limit, …).
@@ -37,9 +39,6 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible {
     public static let capacityExceeded = Kind("capacityExceeded")
     /// Any other input/output failure; ``PersistenceError/underlying`` has the detail.
     public static let io = Kind("io")
-
-    /// The kind's name, for example `diskFull`.
-    public var description: String { name }
   }
 
   /// The kind of failure.

@@ -1,4 +1,4 @@
-import KeelErrors
+@_exported import KeelErrors
 
 /// Why a rate limiter refused a request instead of admitting it.
 ///
@@ -15,8 +15,9 @@ import KeelErrors
 /// ```
 public struct RateLimitError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The kind of refusal.
-  public struct Kind: Sendable, Hashable, CustomStringConvertible {
-    private let name: String
+  public struct Kind: ErrorKind {
+    /// The kind's name, for example `queueFull`.
+    public let name: String
     private init(_ name: String) { self.name = name }
 
     /// Every waiting place was taken, or the leaky bucket was full; the request was refused at once.
@@ -29,9 +30,6 @@ public struct RateLimitError: Error, Sendable, Hashable, CustomStringConvertible
     public static let invalidCost = Kind("invalidCost")
     /// The limit is kept in a shared store (a database) that could not be used, so nothing was admitted.
     public static let storeUnavailable = Kind("storeUnavailable")
-
-    /// The kind's name, for example `queueFull`.
-    public var description: String { name }
   }
 
   /// The kind of refusal.

@@ -1,4 +1,5 @@
 import Foundation
+@_exported import KeelErrors
 import Networking
 
 /// Why a Socket.IO call failed, or a packet could not be read.
@@ -7,7 +8,7 @@ import Networking
 /// `switch`.
 public struct SocketIOError: Error, Sendable, CustomStringConvertible {
   /// The kind of failure.
-  public struct Kind: Hashable, Sendable, CustomStringConvertible {
+  public struct Kind: ErrorKind {
     /// The configuration cannot work: a URL that is not `http`, `https`, `ws` or `wss` with a host, or a namespace
     /// that does not start with `/`. Nothing was sent.
     public static let invalidConfiguration = Kind("invalidConfiguration")
@@ -28,9 +29,7 @@ public struct SocketIOError: Error, Sendable, CustomStringConvertible {
     public static let invalidPacket = Kind("invalidPacket")
 
     /// The kind's name, for example `ackTimeout`.
-    public var description: String { name }
-
-    private let name: String
+    public let name: String
     private init(_ name: String) { self.name = name }
   }
 

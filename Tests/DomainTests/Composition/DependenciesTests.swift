@@ -163,7 +163,7 @@ import Testing
     let refused = await #expect(throws: UserManagerError.self) {
       _ = try await users.createUser(params: UserCreationParams(userId: "b", nickname: "B"))
     }
-    #expect(refused?.requestFailure?.reason == .rateLimited)
+    #expect(refused?.requestFailure?.kind == .rateLimited)
     #expect(server.sent.count == 1)
   }
 

@@ -49,7 +49,7 @@ import Testing
     try await harness.track(1)
     await harness.tracker.flush()
     #expect(harness.tracker.status.nextRetry == harness.now.addingTimeInterval(0.5))
-    #expect(harness.tracker.status.lastFailure?.reason == .server)
+    #expect(harness.tracker.status.lastFailure?.kind == .server)
     #expect(harness.tracker.status.lastFailure?.statusCode == 503)
 
     // WHEN the app flushes again before that date, on a clock that has not moved

@@ -13,11 +13,11 @@ import Testing
   @Test(
     "Every kind of the HTTP client's error maps to one reason; the status, the server's code and message are kept",
     arguments: [
-      (NetworkError.Kind.invalidRequest, RequestFailure.Reason.invalidRequest), (.transport, .transport),
+      (NetworkError.Kind.invalidRequest, RequestFailure.Kind.invalidRequest), (.transport, .transport),
       (.status, .server), (.server, .server), (.decoding, .decoding), (.rateLimited, .rateLimited),
       (.sessionExpired, .sessionExpired),
     ])
-  func reasons(kind: NetworkError.Kind, reason: RequestFailure.Reason) {
+  func reasons(kind: NetworkError.Kind, reason: RequestFailure.Kind) {
     var error = NetworkError(kind, "The server said no.")
     error.statusCode = 409
     error.serverError = ServerError(code: "400202", message: "exists", status: 409)
@@ -25,7 +25,7 @@ import Testing
 
     let failure = RequestFailure(error)
 
-    #expect(failure.reason == reason)
+    #expect(failure.kind == reason)
     #expect(failure.description == "The server said no.")
     #expect(failure.statusCode == 409)
     #expect(failure.serverCode == "400202")
@@ -42,7 +42,7 @@ import Testing
       ImageLoaderError.requestFailed(failure),
     ]
     for error in errors {
-      #expect((error as? any ServiceError)?.requestFailure?.reason == .rateLimited, "\(type(of: error))")
+      #expect((error as? any ServiceError)?.requestFailure?.kind == .rateLimited, "\(type(of: error))")
     }
   }
 
@@ -52,7 +52,7 @@ import Testing
       try await RequestFailure.wrapping(UserManagerError.requestFailed) { throw NetworkError(.transport, "Offline.") }
     }
     #expect(wrapped?.kind == .requestFailed)
-    #expect(wrapped?.requestFailure?.reason == .transport)
+    #expect(wrapped?.requestFailure?.kind == .transport)
     await #expect(throws: CancellationError.self) {
       try await RequestFailure.wrapping(UserManagerError.requestFailed) { throw CancellationError() }
     }

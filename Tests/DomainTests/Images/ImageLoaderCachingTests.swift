@@ -114,7 +114,7 @@ struct ImageLoaderCachingTests {
     }
 
     #expect(failure?.kind == .requestFailed)
-    #expect(failure?.requestFailure?.reason == .transport)
+    #expect(failure?.requestFailure?.kind == .transport)
     #expect(harness.loader.statistics == .with { $0.failures = 1 })
   }
 

@@ -102,7 +102,7 @@ struct SessionLoginTests {
     #expect(error?.kind == .storage)
     #expect(sessions.state == .loggedOut)
     let failure = await #expect(throws: SessionError.self) { try await sessions.me() }
-    #expect(failure?.requestFailure?.reason == .sessionExpired)
+    #expect(failure?.requestFailure?.kind == .sessionExpired)
     #expect(backend.calls == ["POST /v1/auth/login"])
   }
 }

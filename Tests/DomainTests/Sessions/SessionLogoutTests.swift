@@ -38,7 +38,7 @@ struct SessionLogoutTests {
     #expect(sessions.state == .loggedOut)
     let sent = backend.requests.count
     let error = await #expect(throws: SessionError.self) { try await sessions.me() }
-    #expect(error?.requestFailure?.reason == .sessionExpired)
+    #expect(error?.requestFailure?.kind == .sessionExpired)
     #expect(backend.requests.count == sent)
   }
 

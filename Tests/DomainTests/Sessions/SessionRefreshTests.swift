@@ -79,7 +79,7 @@ struct SessionRefreshTests {
     backend.expireAccessTokens()
 
     let reasons = await failuresOfConcurrentCalls(10) { try await sessions.me() }.map {
-      ($0 as? SessionError)?.requestFailure?.reason
+      ($0 as? SessionError)?.requestFailure?.kind
     }
 
     #expect(reasons == Array(repeating: .sessionExpired, count: 10))
@@ -109,7 +109,7 @@ struct SessionRefreshTests {
     #expect(await eventually { sessions.state == .loggedOut })
     #expect(try store.storedSession() == nil)
     let failure = try #require(await call.error() as? SessionError)
-    #expect(failure.requestFailure?.reason == .sessionExpired, "the waiting call ends with the session")
+    #expect(failure.requestFailure?.kind == .sessionExpired, "the waiting call ends with the session")
     backend.refreshGate.open()
 
     #expect(await logout.finished() != nil)

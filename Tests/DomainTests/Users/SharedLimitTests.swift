@@ -68,7 +68,7 @@ struct SharedLimitTests {
     let refused = Recorder<Int>()
     for index in 0..<11 {
       facade.createUser(params: params(index)) { result in
-        if case .failure(let error as UserManagerError) = result, error.requestFailure?.reason == .rateLimited {
+        if case .failure(let error as UserManagerError) = result, error.requestFailure?.kind == .rateLimited {
           refused.record(index)
         }
       }

@@ -34,7 +34,7 @@ import Testing
       _ = try await harness.manager.createUser(params: UserCreationParams(userId: "alice", nickname: "Alice"))
     }
     #expect(error?.kind == .requestFailed)
-    #expect(error?.requestFailure?.reason == .server)
+    #expect(error?.requestFailure?.kind == .server)
     #expect(error?.requestFailure?.serverCode == "400202")
     #expect(error?.requestFailure?.underlying is NetworkError, "the HTTP client's own error is kept")
     #expect(harness.store.user(id: "alice") == nil)
@@ -96,7 +96,7 @@ import Testing
     for probe in probes {
       if let error = await probe.error() { refused.append(try #require(error as? UserManagerError)) }
     }
-    #expect(refused.map(\.requestFailure?.reason) == [.rateLimited])
+    #expect(refused.map(\.requestFailure?.kind) == [.rateLimited])
     #expect(harness.server.sent.count == 10)
     #expect(harness.server.sent.map(\.milliseconds) == (0..<10).map { Int64($0) * 1_000 })
     #expect(harness.store.count == 10)
