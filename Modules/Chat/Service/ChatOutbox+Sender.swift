@@ -1,0 +1,180 @@
+import Domain
+import Foundation
+import KeelConcurrency
+import KeelErrors
+import KeelFiles
+import Logging
+import Networking
+import Persistence
+
+extension ChatOutbox {
+  /// What one attempt to send came to.
+  enum Delivery {
+    case sent(Message)
+    /// For good: the server refused it, or it cannot be built; `reason` says why.
+    case refused(String)
+    /// For now: the network, the server's health or the session; sent again after a wait.
+    case retry(String)
+  }
+
+  /// What the sender does after one turn.
+  enum Turn {
+    /// Sends the next message at once.
+    case next
+    /// Waits for a new message, or `delay` when one is given.
+    case wait(Duration?)
+    /// Stops: the service is shutting down.
+    case stop
+  }
+
+  /// The outbox's sender: one message at a time, oldest first; after a failure that may pass, it waits (a growing
+  /// delay, cut short when the network comes back) and sends the same message again, so that the order holds.
+  ///
+  /// It sends from the signed-in user's outbox alone, and waits while nobody is signed in. Every chat service on the
+  /// directory sends from the same outbox (a `keel chat send` beside a `keel chat tail`): each sends only while it
+  /// holds the account's lock, so that no message goes twice at once and no one removes the files of a message
+  /// another is sending. A service that finds the lock held tries again shortly.
+  func loop() async {
+    var failures = 0
+    var sender: String?
+    while !Task.isCancelled {
+      guard accounts.sessions.currentUser != nil else {
+        await wakeup.wait(orAfter: nil, sleep: sleep)
+        continue
+      }
+      let account: ChatAccount
+      do {
+        account = try accounts.current()
+      } catch {
+        logger.error("Cannot open the outbox; trying again: \(error)")
+        await wakeup.wait(orAfter: configuration.maxRetryDelay, sleep: sleep)
+        continue
+      }
+      if sender != account.userID {
+        sender = account.userID
+        failures = 0
+      }
+      guard account.lock.tryLock() else {
+        await wakeup.wait(orAfter: Self.outboxLockRetry, sleep: sleep)
+        continue
+      }
+      let turn = await sendNext(from: account, failures: &failures)
+      account.lock.unlock()
+      switch turn {
+      case .next: continue
+      case .wait(let delay): await wakeup.wait(orAfter: delay, sleep: sleep)
+      case .stop: return
+      }
+    }
+  }
+
+  /// How soon a service that found another sending from the outbox tries again.
+  static let outboxLockRetry: Duration = .milliseconds(100)
+
+  /// Sends the oldest message, once, and settles it; says what to do next.
+  func sendNext(from account: ChatAccount, failures: inout Int) async -> Turn {
+    let item: QueuedItem<OutgoingMessage>?
+    do {
+      item = try await account.outbox.peek(limit: 1).first
+    } catch {
+      // Shutting down: a read cut short says nothing about the outbox.
+      if error is CancellationError || Task.isCancelled { return .stop }
+      logger.error("Cannot read the outbox; trying again: \(error)")
+      return .wait(configuration.maxRetryDelay)
+    }
+    guard let item else { return .wait(nil) }
+    let outcome = await deliver(item.element, from: account)
+    guard !Task.isCancelled else { return .stop }
+    switch outcome {
+    case .sent(let message):
+      failures = 0
+      retryReason.withLock { $0 = nil }
+      await settle(item, as: message, in: account)
+      return .next
+    case .refused(let reason):
+      failures = 0
+      logger.warning("The server refused message \(item.element.clientMessageID): \(reason)")
+      var failed = pendingRecord(of: item.element, in: account)
+      failed.state = .failed
+      failed.failureReason = reason
+      await settle(item, as: failed, in: account)
+      return .next
+    case .retry(let reason):
+      retryReason.withLock { $0 = reason }
+      failures += 1
+      let delay = min(configuration.retryDelay * (1 << min(failures - 1, 16)), configuration.maxRetryDelay)
+      logger.info("Message \(item.element.clientMessageID) waits \(delay) to be sent again: \(reason)")
+      return .wait(delay)
+    }
+  }
+
+  /// Stores what became of `item`, then takes it off the outbox: a crash between the two sends it again, and the
+  /// server, seeing its client message id, answers with the message it stored the first time.
+  func settle(
+    _ item: QueuedItem<OutgoingMessage>, as message: Message, in account: ChatAccount
+  ) async {
+    await show(message, in: account, added: false)
+    do {
+      _ = try await account.outbox.acknowledge([item.id])
+    } catch {
+      logger.error("Cannot take message \(item.element.clientMessageID) off the outbox; it goes again: \(error)")
+      return
+    }
+    _ = settled.publish(message)
+    // A failed message keeps its image copies for `resend(_:)`.
+    if message.state == .sent { removeImages(item.element.images, of: account) }
+  }
+
+  func pendingRecord(of outgoing: OutgoingMessage, in account: ChatAccount) -> Message {
+    Message(
+      id: nil, clientMessageID: outgoing.clientMessageID, conversationID: outgoing.conversationID,
+      senderID: outgoing.senderID, text: outgoing.text,
+      images: outgoing.images.map { account.images.appendingPathComponent($0).path }, createdAt: now(),
+      state: .pending)
+  }
+
+  /// One attempt: the multipart body written to a file beside the images, streamed to the server. A message whose
+  /// sender is not signed in when the attempt starts waits in their outbox, for their next sign-in.
+  func deliver(_ outgoing: OutgoingMessage, from account: ChatAccount) async -> Delivery {
+    guard let user = accounts.sessions.currentUser, user.id == account.userID, user.id == outgoing.senderID else {
+      return .retry("its sender, \(outgoing.senderID), is not signed in")
+    }
+    var form = MultipartFormData()
+    form.append(outgoing.text, name: "text")
+    form.append(outgoing.clientMessageID, name: "clientMessageId")
+    let body = account.images.appendingPathComponent("\(outgoing.clientMessageID).body")
+    defer { try? FileManager.default.removeItem(at: body) }
+    do throws(MultipartError) {
+      for name in outgoing.images {
+        try form.append(fileAt: account.images.appendingPathComponent(name), name: "images")
+      }
+      _ = try form.write(to: body, limits: Self.limits)
+    } catch {
+      return error.kind == .writeFailed ? .retry(error.description) : .refused(error.description)
+    }
+    let route = ChatRouter.Route.send(
+      conversationID: outgoing.conversationID, body: body, contentType: form.contentType)
+    do {
+      let sent: ChatWire.Message = try await accounts.sessions.client.send(.json(ChatRouter(route, baseURL: baseURL)))
+      var message = sent.record
+      message.clientMessageID = outgoing.clientMessageID
+      return .sent(message)
+    } catch let error as NetworkError {
+      return Self.passes(error) ? .retry(error.description) : .refused(error.description)
+    } catch {
+      return .retry("\(error)")
+    }
+  }
+
+  /// Whether a send that failed with `error` may succeed later as it is: no answer, a busy or failing server, an
+  /// answer that could not be read, or a session that needs signing in again; not a refusal of this message.
+  static func passes(_ error: NetworkError) -> Bool {
+    switch error.kind {
+    case .transport, .rateLimited, .decoding, .sessionExpired: return true
+    case .status, .server:
+      let status = error.statusCode ?? 0
+      return status >= 500 || status == 408 || status == 429 || status == 401
+    default: return false
+    }
+  }
+}
