@@ -1,47 +1,43 @@
-/// A first-in, first-out lock for async code: one holder at a time, the others wait their turn without a thread.
+/// Calls that run one at a time, in the order their turns were taken: a first-in, first-out lock for async code,
+/// whose place in line can be taken synchronously.
+///
+/// ``run(_:)`` takes a turn when it is called. Where the order is decided before the task that waits even starts (a
+/// reducer handing each change to an effect of its own, and two tasks started together start in either order),
+/// ``take()`` the turn there, then ``Turn/wait()`` and ``Turn/end()`` it in the task.
 package final class AsyncTurns: Sendable {
-  private let state = Locked<(held: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+  /// The end of the latest turn taken; `nil` before the first.
+  private let latest = Locked<OneShot<Void>?>(nil)
 
-  /// A free lock.
+  /// Turns with nobody in line.
   package init() {}
 
-  /// Runs `body` once every earlier caller's `body` has finished.
+  /// A place in line.
+  package struct Turn: Sendable {
+    fileprivate let after: OneShot<Void>?
+    fileprivate let done: OneShot<Void>
+
+    /// Returns once every turn taken before this one has ended. Not cancellable: a turn taken is waited for and ended.
+    package func wait() async { await after?.value() }
+
+    /// Ends the turn, and lets the next one go. Every turn taken must end, or every later one waits for ever.
+    package func end() { done.fulfill(()) }
+  }
+
+  /// Takes the next place in line, now.
+  package func take() -> Turn {
+    let done = OneShot<Void>()
+    let after = latest.withLock { latest in
+      defer { latest = done }
+      return latest
+    }
+    return Turn(after: after, done: done)
+  }
+
+  /// Runs `body` once every earlier turn has ended.
   package func run<Result: Sendable>(_ body: () async throws -> Result) async throws -> Result {
-    await acquire()
-    defer { release() }
+    let turn = take()
+    await turn.wait()
+    defer { turn.end() }
     return try await body()
-  }
-
-  private func acquire() async {
-    let free = state.withLock { state in
-      guard state.held else {
-        state.held = true
-        return true
-      }
-      return false
-    }
-    if free { return }
-    await withCheckedContinuation { continuation in
-      let now = state.withLock { state in
-        guard state.held else {
-          state.held = true
-          return true
-        }
-        state.waiters.append(continuation)
-        return false
-      }
-      if now { continuation.resume() }
-    }
-  }
-
-  private func release() {
-    let next: CheckedContinuation<Void, Never>? = state.withLock { state in
-      guard !state.waiters.isEmpty else {
-        state.held = false
-        return nil
-      }
-      return state.waiters.removeFirst()  // the lock passes to it, still held
-    }
-    next?.resume()
   }
 }

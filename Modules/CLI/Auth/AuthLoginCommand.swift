@@ -23,7 +23,7 @@ struct AuthLoginCommand: AsyncParsableCommand {
 
   func run() async throws {
     try await global.run { context in
-      try context.requireBackend(for: "Signing in")
+      try context.requireBackend(for: "sign in")
       let password = try password ?? ProcessInfo.processInfo.environment["KEEL_PASSWORD"] ?? Self.readPassword()
       let user = try await context.dependencies.sessions.login(email: email, password: password)
       try context.output.result(SignedInUser(user), human: "Signed in as \(SignedInUser(user).line).")

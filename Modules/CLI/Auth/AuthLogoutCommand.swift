@@ -25,7 +25,7 @@ struct AuthLogoutCommand: AsyncParsableCommand {
 
   func run() async throws {
     try await global.run { context in
-      try context.requireBackend(for: "Signing out")
+      try context.requireBackend(for: "sign out")
       let sessions = context.dependencies.sessions
       guard sessions.currentUser != nil else {
         try context.output.result(SignedOut(wasSignedIn: false, serverTold: false), human: "Nobody was signed in.")

@@ -17,7 +17,7 @@ struct AuthWhoAmICommand: AsyncParsableCommand {
 
   func run() async throws {
     try await global.run { context in
-      try context.requireBackend(for: "whoami")
+      try context.requireBackend(for: "say who is signed in")
       guard context.dependencies.sessions.currentUser != nil else {
         throw CommandFailure(.auth, "Nobody is signed in: sign in with keel auth login --email EMAIL.")
       }

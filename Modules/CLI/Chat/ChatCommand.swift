@@ -123,7 +123,7 @@ extension GlobalOptions {
     stays: Bool = false, check: () throws -> Void = {}, _ body: (ChatContext) async throws -> Void
   ) async throws {
     try await run(sharing: stays ? .staying : .briefly, check: check) { context in
-      try context.requireBackend(for: "The chat")
+      try context.requireBackend(for: "use the chat")
       guard let me = context.dependencies.sessions.currentUser else {
         throw CommandFailure(.auth, "Nobody is signed in: sign in with keel auth login --email EMAIL.")
       }

@@ -143,7 +143,7 @@ enum RecordedDeliveryFailure {
 extension CommandContext {
   /// The event tracker, opened on the data directory's queue; shut down after `body`.
   func withEvents<Result>(_ body: (EventTracker) async throws -> Result) async throws -> Result {
-    try requireBackend(for: "Event delivery")
+    try requireBackend(for: "deliver events")
     let tracker = try dependencies.events
     do {
       let result = try await body(tracker)

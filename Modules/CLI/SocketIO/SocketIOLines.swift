@@ -53,25 +53,12 @@ enum SocketIOLines {
 
   /// `json` as an argument: `{"_binary":"BASE64"}` is binary data.
   static func socketValue(_ json: JSONValue) throws(LineError) -> SocketValue {
-    switch json {
-    case .null: return .null
-    case .bool(let value): return .bool(value)
-    case .number(let value): return .number(value)
-    case .string(let value): return .string(value)
-    case .array(let values):
-      var converted: [SocketValue] = []
-      for value in values { converted.append(try socketValue(value)) }
-      return .array(converted)
-    case .object(let fields):
-      if fields.count == 1, let binary = fields["_binary"] {
-        guard case .string(let base64) = binary, let data = Data(base64Encoded: base64) else {
-          throw LineError(#"a "_binary" value is not base64"#)
-        }
-        return .binary(data)
+    try SocketValue(json) { fields throws(LineError) -> Data? in
+      guard fields.count == 1, let binary = fields["_binary"] else { return nil }
+      guard case .string(let base64) = binary, let data = Data(base64Encoded: base64) else {
+        throw LineError(#"a "_binary" value is not base64"#)
       }
-      var converted: [String: SocketValue] = [:]
-      for (key, value) in fields { converted[key] = try socketValue(value) }
-      return .object(converted)
+      return data
     }
   }
 

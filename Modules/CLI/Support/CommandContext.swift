@@ -38,12 +38,10 @@ struct CommandContext: Sendable {
       followsResult: true)
   }
 
-  /// Fails with a usage error when the target has no chat backend (the Sendbird cloud): `what` needs one.
+  /// Fails with ``CommandFailure/noBackend(for:)`` when the target has no chat backend (the Sendbird cloud): `what`
+  /// needs one.
   func requireBackend(for what: String) throws {
-    guard target.baseURL != nil else {
-      throw CommandFailure(
-        .usage, "\(what) needs a chat backend: pass --base-url (the Sendbird cloud has no such API).")
-    }
+    guard target.baseURL != nil else { throw CommandFailure.noBackend(for: what) }
   }
 }
 

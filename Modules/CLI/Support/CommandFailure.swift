@@ -71,9 +71,7 @@ struct CommandFailure: Error, CustomStringConvertible {
     case .invalidInput: CommandFailure(.invalidInput, error.description)
     case .loginRefused: CommandFailure(.auth, "The email or password is wrong (the server answered E03).")
     case .storage: CommandFailure(.localStorage, error.description)
-    case .notConfigured:
-      CommandFailure(
-        .usage, "No chat backend to sign in with: pass --base-url (Sendbird's Platform API has no sign-in).")
+    case .notConfigured: noBackend(for: "sign in")
     default: error.requestFailure.map(from) ?? CommandFailure(.network, error.description)
     }
   }
@@ -125,12 +123,20 @@ struct CommandFailure: Error, CustomStringConvertible {
     }
   }
 
+  /// What a command that needs a chat backend says without one (a usage error): `Cannot <what>: no chat backend is
+  /// configured: pass --base-url (the Sendbird cloud has no such API).`
+  static func noBackend(for what: String) -> CommandFailure {
+    CommandFailure(
+      .usage, "Cannot \(what): no chat backend is configured: pass --base-url (the Sendbird cloud has no such API).")
+  }
+
   private static func from(_ error: ChatError) -> CommandFailure {
     switch error.kind {
     case .invalidInput: return CommandFailure(.invalidInput, error.description)
     case .notSignedIn:
       return CommandFailure(.auth, "Nobody is signed in: sign in with keel auth login --email EMAIL.")
     case .storage: return CommandFailure(.localStorage, error.description)
+    case .notConfigured: return noBackend(for: "use the chat")
     case .notFound: return CommandFailure(.notFound, error.description)
     case .ambiguous: return CommandFailure(.invalidInput, error.description)
     default:

@@ -35,8 +35,10 @@ public struct ChatError: ServiceError {
     public static let requestFailed = Kind("requestFailed")
     /// The local store or the outbox could not read or write.
     public static let storage = Kind("storage")
-    /// Nobody is signed in, or no chat backend is configured; nothing was sent.
+    /// Nobody is signed in; nothing was sent.
     public static let notSignedIn = Kind("notSignedIn")
+    /// No chat backend is configured (`KeelConfiguration.backendBaseURL` is `nil`); nothing was sent.
+    public static let notConfigured = Kind("notConfigured")
     /// A name (a workspace's, a channel's, a DM partner's) names nothing the user can see.
     public static let notFound = Kind("notFound")
     /// A name names more than one thing (a nickname two DM partners share); ``ChatError/candidates`` lists them.

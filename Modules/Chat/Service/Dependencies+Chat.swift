@@ -22,14 +22,14 @@ extension Dependencies {
   /// store and outbox are kept in a directory of its own in the data directory's `chat` folder, the last workspace in
   /// `settings.json`.
   ///
-  /// - Throws: ``ChatError`` of kind ``ChatError/Kind/invalidInput`` when there is no backend, or
+  /// - Throws: ``ChatError`` of kind ``ChatError/Kind/notConfigured`` when there is no backend, or
   ///   ``ChatError/Kind/storage`` when no directory can hold its store. The next use tries again.
   public var chat: ChatService {
     get throws {
       try product(ChatService.self) { dependencies in
         let (configuration, environment) = (dependencies.configuration, dependencies.environment)
         guard let baseURL = configuration.backendBaseURL else {
-          throw ChatError(.invalidInput, "The chat needs KeelConfiguration.backendBaseURL: where its backend is.")
+          throw ChatError(.notConfigured, KeelConfiguration.noBackend(for: "use the chat"))
         }
         let directory: URL
         do {

@@ -55,7 +55,8 @@ extension Dependencies {
     guard let baseURL = configuration.eventsBaseURL ?? configuration.backendBaseURL else {
       throw EventTrackerError(
         .invalidConfiguration,
-        "Event tracking needs KeelConfiguration.backendBaseURL or eventsBaseURL: where to deliver the events.")
+        "Cannot track events: no backend is configured to deliver them to (KeelConfiguration.backendBaseURL or "
+          + "eventsBaseURL).")
     }
     let queueURL: URL
     do {

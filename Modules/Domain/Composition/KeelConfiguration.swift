@@ -96,6 +96,14 @@ public struct KeelConfiguration: Sendable {
   }
 }
 
+extension KeelConfiguration {
+  /// What every call that needs the chat backend says when there is none: `Cannot <what>: no chat backend is
+  /// configured (KeelConfiguration.backendBaseURL); nothing was sent.`
+  package static func noBackend(for what: String) -> String {
+    "Cannot \(what): no chat backend is configured (KeelConfiguration.backendBaseURL); nothing was sent."
+  }
+}
+
 /// The settings of a product built above Domain on ``Dependencies``, kept in ``KeelConfiguration`` with the rest
 /// (``KeelConfiguration/subscript(product:)``).
 public protocol ProductConfiguration: Sendable {

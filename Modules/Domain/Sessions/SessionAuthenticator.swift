@@ -28,7 +28,7 @@ struct SessionAuthenticator: Authenticator {
 
   func refresh(_ credential: Credentials) async throws -> Credentials {
     guard let baseURL else {
-      throw NetworkError(.invalidRequest, "No chat backend is configured to refresh the session with.")
+      throw NetworkError(.invalidRequest, KeelConfiguration.noBackend(for: "refresh the session"))
     }
     let response = try await auth.send(
       APIRequest<RefreshResponse>.json(AuthRouter(.refresh(refreshToken: credential.refreshToken), baseURL: baseURL)))

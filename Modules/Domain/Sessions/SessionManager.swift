@@ -143,9 +143,7 @@ public final class SessionManager: Sendable {
   /// The chat backend, or ``SessionError/Kind/notConfigured`` saying that `what` needs one.
   func configuredBackend(for what: String) throws -> URL {
     guard let baseURL else {
-      throw SessionError(
-        .notConfigured,
-        "Cannot \(what): no chat backend is configured (KeelConfiguration.backendBaseURL); nothing was sent.")
+      throw SessionError(.notConfigured, KeelConfiguration.noBackend(for: what))
     }
     return baseURL
   }

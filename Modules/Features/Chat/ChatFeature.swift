@@ -88,8 +88,10 @@ public struct ChatFeature: Reducer {
   private let channelList: ChannelListFeature
   private let directMessageList: DirectMessageListFeature
   private let conversation: ConversationFeature
-  /// Keeps background and foreground calls in the order the scene phase changed.
-  private let lifecycleOrder = LifecycleOrder()
+  /// Keeps background and foreground calls in the order the scene phase changed: the changes are reduced in order, but
+  /// each one's effect runs on a task of its own, and a quick background-then-active could otherwise reach the chat as
+  /// foreground, then background, and leave an active app with its socket closed (seen under ThreadSanitizer's load).
+  private let lifecycleTurns = AsyncTurns()
 
   /// A chat on `client`.
   public init(client: ChatClient) {
@@ -133,11 +135,11 @@ public struct ChatFeature: Reducer {
       let active = phase == .active
       guard active != state.isActive else { return .none }
       state.isActive = active
-      let turn = lifecycleOrder.take()
+      let turn = lifecycleTurns.take()
       return .run { [client] _ in
-        await turn.after?.value()
+        await turn.wait()
         if active { await client.appWillEnterForeground() } else { await client.appDidEnterBackground() }
-        turn.done.fulfill(())
+        turn.end()
       }
     case .channels(.delegate(.workspaceChanged(let id))):
       state.directMessages = DirectMessageListFeature.State(workspaceID: id, me: state.me)

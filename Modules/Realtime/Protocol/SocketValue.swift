@@ -115,35 +115,47 @@ extension SocketValue {
     }
   }
 
+  /// `json` as a value, each object that `binary` reads as binary data (it returns the data) taken as that data, and
+  /// every other object as an object: the one conversion from JSON, whatever marks binary data in it (a packet's
+  /// attachment placeholders, the CLI's base64 objects).
+  package init<Failure: Error>(
+    _ json: JSONValue, binary: ([String: JSONValue]) throws(Failure) -> Data?
+  ) throws(Failure) {
+    switch json {
+    case .null: self = .null
+    case .bool(let value): self = .bool(value)
+    case .number(let value): self = .number(value)
+    case .string(let value): self = .string(value)
+    case .array(let values):
+      var converted: [SocketValue] = []
+      converted.reserveCapacity(values.count)
+      for value in values { converted.append(try SocketValue(value, binary: binary)) }
+      self = .array(converted)
+    case .object(let fields):
+      if let data = try binary(fields) {
+        self = .binary(data)
+        return
+      }
+      var converted: [String: SocketValue] = [:]
+      converted.reserveCapacity(fields.count)
+      for (key, value) in fields { converted[key] = try SocketValue(value, binary: binary) }
+      self = .object(converted)
+    }
+  }
+
   /// `json` with each placeholder replaced by its attachment; `nil` attachments leave placeholders as the objects they
   /// are (a packet that is not binary).
   ///
   /// - Throws: ``SocketIOError/Kind/invalidPacket`` for a placeholder whose number names no attachment.
   package static func resolving(_ json: JSONValue, attachments: [Data]?) throws(SocketIOError) -> SocketValue {
-    switch json {
-    case .null: return .null
-    case .bool(let value): return .bool(value)
-    case .number(let value): return .number(value)
-    case .string(let value): return .string(value)
-    case .array(let values):
-      var resolved: [SocketValue] = []
-      resolved.reserveCapacity(values.count)
-      for value in values { resolved.append(try resolving(value, attachments: attachments)) }
-      return .array(resolved)
-    case .object(let fields):
-      if let attachments, fields.count == 2, fields["_placeholder"] == .bool(true),
+    try SocketValue(json) { fields throws(SocketIOError) -> Data? in
+      guard let attachments, fields.count == 2, fields["_placeholder"] == .bool(true),
         case .number(let number)? = fields["num"]
-      {
-        guard number >= 0, number < Double(attachments.count), number.rounded() == number else {
-          throw SocketIOError(
-            .invalidPacket, "A binary placeholder names attachment \(number) of \(attachments.count).")
-        }
-        return .binary(attachments[Int(number)])
+      else { return nil }
+      guard number >= 0, number < Double(attachments.count), number.rounded() == number else {
+        throw SocketIOError(.invalidPacket, "A binary placeholder names attachment \(number) of \(attachments.count).")
       }
-      var resolved: [String: SocketValue] = [:]
-      resolved.reserveCapacity(fields.count)
-      for (key, value) in fields { resolved[key] = try resolving(value, attachments: attachments) }
-      return .object(resolved)
+      return attachments[Int(number)]
     }
   }
 
