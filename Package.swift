@@ -329,7 +329,8 @@ let package = Package(
     .target(
       name: "Sandbox",
       dependencies: [
-        "Realtime", hummingbird, hummingbirdCore, hummingbirdWebSocket, httpTypes, nioCore, nioHTTP1, serviceLifecycle,
+        "Realtime", "Networking", hummingbird, hummingbirdCore, hummingbirdWebSocket, httpTypes, nioCore, nioHTTP1,
+        serviceLifecycle,
         logging, crypto, concurrency, files, json, random,
       ],
       path: "Modules/Sandbox",

@@ -147,7 +147,7 @@ struct ChatStoreTests {
     var pending = Self.message(9, in: "random")
     (pending.id, pending.state) = (nil, .pending)
     try await store.upsert([Self.message(1, in: "random"), pending])
-    try await store.replaceMembers([.init(userID: "bob", nickname: "Bob")], of: .conversation("random"))
+    try await store.replaceMembers([.init(id: "bob", nickname: "Bob")], of: .conversation("random"))
     try await store.replaceConversations([general], in: "w1", kind: .channel)
     #expect(try await store.conversation("random") == nil)
     #expect(try await store.messages(in: "random", limit: 10).map(\.state) == [.pending])
@@ -170,8 +170,8 @@ struct ChatStoreTests {
     #expect(try await store.conversation("general")?.name == "General")
     #expect(try await store.lastReadMessageID(in: "general") == "m4")
     try await store.replaceMembers(
-      [.init(userID: "zed", nickname: "Zed"), .init(userID: "amy", nickname: "Amy")], of: .workspace("w1"))
-    #expect(try await store.members(of: .workspace("w1")).map(\.userID) == ["amy", "zed"])
+      [.init(id: "zed", nickname: "Zed"), .init(id: "amy", nickname: "Amy")], of: .workspace("w1"))
+    #expect(try await store.members(of: .workspace("w1")).map(\.id) == ["amy", "zed"])
   }
 
   @Test("A pushed message counts unread once, with the message; the user's own leaves nothing unread")
@@ -200,7 +200,7 @@ struct ChatStoreTests {
     var changes = try await store.changes().makeAsyncIterator()
     try await store.upsert([Workspace(id: "w1", name: "Keel", ownerID: "ann")])
     #expect(await changes.next() != nil, "a workspace (no rowid: the write says so itself)")
-    try await store.replaceMembers([Member(userID: "ann", nickname: "ann")], of: .workspace("w1"))
+    try await store.replaceMembers([Member(id: "ann", nickname: "ann")], of: .workspace("w1"))
     #expect(await changes.next() != nil, "a member")
     #expect(try await store.receive(Self.message(1), by: "bob"))
     #expect(await changes.next() != nil, "a message")

@@ -74,7 +74,7 @@ extension ChatAgainstSandbox {
 
       // A DM room, found from either side, with its unread count and last message.
       let room = try await ann.chat.openDirectMessage(with: bob.id, in: workspace.id)
-      #expect(room.conversation.name == "bob" && Set(room.members.map(\.userID)) == [ann.id, bob.id])
+      #expect(room.conversation.name == "bob" && Set(room.members.map(\.id)) == [ann.id, bob.id])
       let same = try await bob.chat.openDirectMessage(with: ann.id, in: workspace.id)
       #expect(same.conversation.id == room.conversation.id && same.conversation.name == "ann")
       _ = try await ann.chat.send("Just between us", to: room.conversation.id)
@@ -92,7 +92,7 @@ extension ChatAgainstSandbox {
       #expect(handed.ownerID == bob.id)
       let left = try await ann.chat.leave(general.id)
       #expect(!left.joined)
-      #expect(try await bob.chat.members(ofChannel: general.id).map(\.userID) == [bob.id])
+      #expect(try await bob.chat.members(ofChannel: general.id).map(\.id) == [bob.id])
       let transferred = try await ann.chat.transferWorkspace(workspace.id, to: bob.id)
       #expect(transferred.ownerID == bob.id)
       await #expect(throws: ChatError.self) { try await ann.chat.renameWorkspace(workspace.id, to: "Mine") }
@@ -105,8 +105,8 @@ extension ChatAgainstSandbox {
       let annWithImage = try await ann.sessions.updateProfileImage(avatar)
       let imagePath = try #require(annWithImage.profileImage)
       #expect(ann.sessions.currentUser?.profileImage == imagePath)
-      let seen = try await bob.chat.members(ofWorkspace: workspace.id).first { $0.userID == ann.id }
-      #expect(seen?.profileURL == imagePath)
+      let seen = try await bob.chat.members(ofWorkspace: workspace.id).first { $0.id == ann.id }
+      #expect(seen?.profileImage == imagePath)
       var fetch = URLRequest(url: URL(string: sandbox.baseURL.absoluteString + imagePath)!)
       fetch.setValue("Bearer \(try await bob.sessions.accessToken())", forHTTPHeaderField: "Authorization")
       let image = try await kind.transport.send(fetch)
@@ -251,7 +251,7 @@ extension ChatAgainstSandbox {
         try await ann.chat.conversation(named: "@ada", in: workspace.id)
       }
       #expect(ambiguous?.kind == .ambiguous)
-      #expect(Set(ambiguous?.candidates.map(\.userID) ?? []) == [ada.id, eve.id])
+      #expect(Set(ambiguous?.candidates.map(\.id) ?? []) == [ada.id, eve.id])
       #expect(
         try await ann.chat.conversation(named: "@eve@example.com", in: workspace.id).id == withEve.conversation.id)
       for (name, kind) in [("#random", ChatError.Kind.notFound), ("@nobody", .notFound)] {

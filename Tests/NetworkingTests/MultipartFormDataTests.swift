@@ -65,6 +65,26 @@ import Testing
     #expect(MultipartFormData.contentType(sniffing: Data(), pathExtension: "") == "application/octet-stream")
   }
 
+  @Test("One table of magic numbers: every image format the uploads, the image loader and the Sandbox tell apart")
+  func sniffing() {
+    let cases: [(String, [UInt8], String?)] = [
+      ("PNG", [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], "image/png"),
+      ("GIF87a", Array("GIF87a".utf8), "image/gif"),
+      ("AVIF", Array("\0\0\0\u{1C}ftypavif".utf8), "image/avif"),
+      ("BMP", Array("BM6\0".utf8), "image/bmp"),
+      ("TIFF, little-endian", [0x49, 0x49, 0x2A, 0x00], "image/tiff"),
+      ("TIFF, big-endian", [0x4D, 0x4D, 0x00, 0x2A], "image/tiff"),
+      ("ICO", [0x00, 0x00, 0x01, 0x00, 0x01], "image/x-icon"),
+      ("PDF", Array("%PDF-1.7".utf8), "application/pdf"),
+      ("an MP4 video: ftyp, but not an image's brand", Array("\0\0\0\u{18}ftypisom".utf8), nil),
+      ("GIF without its version", Array("GIF8".utf8), nil),
+      ("HTML", Array("<!doctype html>".utf8), nil),
+    ]
+    for (name, bytes, type) in cases {
+      #expect(MultipartFormData.sniffedContentType(Data(bytes)) == type, "\(name)")
+    }
+  }
+
   @Test func aMissingFileOrAFolderFailsWhenAttached() throws {
     let scratch = try Scratch()
     var form = MultipartFormData()

@@ -111,7 +111,7 @@ struct ChatContext {
   /// The nicknames of `workspace`'s members by user id; empty when they cannot be read (ids show instead).
   func nicknames(in workspace: Workspace) async -> [String: String] {
     guard let members = try? await chat.members(ofWorkspace: workspace.id) else { return [:] }
-    return Dictionary(members.map { ($0.userID, $0.nickname) }) { first, _ in first }
+    return Dictionary(members.map { ($0.id, $0.nickname) }) { first, _ in first }
   }
 }
 

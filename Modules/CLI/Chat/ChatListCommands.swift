@@ -78,20 +78,20 @@ struct ChatDirectMessagesCommand: AsyncParsableCommand {
     try await global.runChat { context in
       let chosen = try await context.workspace(workspace.workspace)
       let rooms = try await context.chat.refreshDirectMessages(in: chosen.id)
-      let names = Dictionary(rooms.flatMap(\.members).map { ($0.userID, $0.nickname) }) { first, _ in first }
+      let names = Dictionary(rooms.flatMap(\.members).map { ($0.id, $0.nickname) }) { first, _ in first }
       let rows = rooms.map { room in
         DirectMessageRow(
           id: room.conversation.id, name: room.conversation.name, unreadCount: room.conversation.unreadCount,
-          members: room.members.map { MemberRow(userId: $0.userID, nickname: $0.nickname, email: $0.email) },
+          members: room.members.map { MemberRow(userId: $0.id, nickname: $0.nickname, email: $0.email) },
           lastMessage: room.lastMessage.map { MessageRow($0, names: names, baseURL: context.chat.baseURL) })
       }
       // A nickname is anyone's to take: rows of the same name show whom each is with, by email (or id).
       let repeated = Dictionary(grouping: rows, by: { $0.name.lowercased() }).filter { $0.value.count > 1 }.keys
       let lines = zip(rows, rooms).map { row, room in
         let unread = row.unreadCount > 0 ? "  \(row.unreadCount) unread" : ""
-        let partner = room.members.first { $0.userID != context.me.id }
+        let partner = room.members.first { $0.id != context.me.id }
         let whom =
-          repeated.contains(row.name.lowercased()) ? partner.map { " <\($0.email ?? $0.userID)>" } ?? "" : ""
+          repeated.contains(row.name.lowercased()) ? partner.map { " <\($0.email ?? $0.id)>" } ?? "" : ""
         return Output.printable("@" + row.name + whom) + "  \(row.id)\(unread)"
           + (row.lastMessage.map { "  " + $0.brief } ?? "")
       }

@@ -227,8 +227,8 @@ extension ChatContext {
   /// Prints members, one a line (the owner marked), or as `{"members":[…]}`.
   func list(_ members: [Member], owner: String?) throws {
     let lines = members.map { member in
-      Output.printable("\(member.nickname) <\(member.email ?? member.userID)>") + "  \(member.userID)"
-        + (member.userID == owner ? "  (owner)" : "")
+      Output.printable("\(member.nickname) <\(member.email ?? member.id)>") + "  \(member.id)"
+        + (member.id == owner ? "  (owner)" : "")
     }
     try command.output.result(["members": members], human: lines.joined(separator: "\n"))
   }

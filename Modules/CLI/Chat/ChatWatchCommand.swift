@@ -194,10 +194,10 @@ struct WatchView {
           unreadCount: channel.unreadCount)
       },
       dms: rooms.map { room in
-        let names = Dictionary(room.members.map { ($0.userID, $0.nickname) }) { first, _ in first }
+        let names = Dictionary(room.members.map { ($0.id, $0.nickname) }) { first, _ in first }
         return Row.Room(
           id: room.conversation.id,
-          with: room.members.filter { $0.userID != me }.map(\.nickname),
+          with: room.members.filter { $0.id != me }.map(\.nickname),
           unreadCount: room.conversation.unreadCount,
           lastMessage: room.lastMessage.map { message in
             Row.LastMessage(
@@ -221,10 +221,10 @@ struct WatchView {
       lines.append("  \(name)  \(channel.joined ? "joined" : "not joined"), \(members)\(unread)")
     }
     for room in rooms {
-      let with = room.members.filter { $0.userID != me }.map(\.nickname).joined(separator: ", ")
+      let with = room.members.filter { $0.id != me }.map(\.nickname).joined(separator: ", ")
       let unread = room.conversation.unreadCount > 0 ? ", \(room.conversation.unreadCount) unread" : ""
       let last = room.lastMessage.map { message in
-        let sender = room.members.first { $0.userID == message.senderID }?.nickname ?? message.senderID
+        let sender = room.members.first { $0.id == message.senderID }?.nickname ?? message.senderID
         return ": \(sender): \(message.text)"
       }
       lines.append(Output.printable("  @\(with)\(unread)\(last ?? "")"))

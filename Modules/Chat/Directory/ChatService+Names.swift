@@ -64,9 +64,9 @@ extension ChatService {
       return channel
     }
     // A DM is named after its other member: by id, by email (`@ada@keel.dev`), or by nickname, which anyone may take.
-    func others(_ room: DirectMessageRoom) -> [Member] { room.members.filter { $0.userID != me } }
+    func others(_ room: DirectMessageRoom) -> [Member] { room.members.filter { $0.id != me } }
     if let room = rooms.first(where: { room in
-      others(room).contains { $0.userID == bare || $0.email?.caseInsensitiveCompare(bare) == .orderedSame }
+      others(room).contains { $0.id == bare || $0.email?.caseInsensitiveCompare(bare) == .orderedSame }
     }) {
       return room.conversation
     }
@@ -76,11 +76,11 @@ extension ChatService {
     }
     guard named.count <= 1 else {
       let partners = named.flatMap(others)
-      let listed = partners.map { "\($0.nickname)\($0.email.map { " <\($0)>" } ?? "") (\($0.userID))" }
+      let listed = partners.map { "\($0.nickname)\($0.email.map { " <\($0)>" } ?? "") (\($0.id))" }
       var error = ChatError(
         .ambiguous,
         "\"\(name)\" names \(named.count) people you have DMs with: \(listed.joined(separator: ", ")); name one by "
-          + "email or id, such as @\(partners.first.map { $0.email ?? $0.userID } ?? bare).")
+          + "email or id, such as @\(partners.first.map { $0.email ?? $0.id } ?? bare).")
       error.candidates = partners
       throw error
     }
@@ -102,7 +102,7 @@ extension ChatService {
       return try await conversation(named: name, in: workspaceID)
     } catch let error as ChatError where error.kind == .notFound && openingDirectMessage && name.hasPrefix("@") {
       let member = try await self.member(named: String(name.dropFirst()), in: workspaceID)
-      return try await openDirectMessage(with: member.userID, in: workspaceID).conversation
+      return try await openDirectMessage(with: member.id, in: workspaceID).conversation
     }
   }
 
@@ -113,15 +113,15 @@ extension ChatService {
   ///   when several have that nickname; the kinds a list throws when the server cannot be reached.
   public func member(named name: String, in workspaceID: String) async throws -> Member {
     let me = try accounts.me()
-    let members = try await members(ofWorkspace: workspaceID).filter { $0.userID != me }
+    let members = try await members(ofWorkspace: workspaceID).filter { $0.id != me }
     if let member = members.first(where: {
-      $0.userID == name || $0.email?.caseInsensitiveCompare(name) == .orderedSame
+      $0.id == name || $0.email?.caseInsensitiveCompare(name) == .orderedSame
     }) {
       return member
     }
     let named = members.filter { $0.nickname.caseInsensitiveCompare(name) == .orderedSame }
     guard named.count <= 1 else {
-      let listed = named.map { "\($0.nickname)\($0.email.map { " <\($0)>" } ?? "") (\($0.userID))" }
+      let listed = named.map { "\($0.nickname)\($0.email.map { " <\($0)>" } ?? "") (\($0.id))" }
       var error = ChatError(
         .ambiguous,
         "\"\(name)\" names \(named.count) members: \(listed.joined(separator: ", ")); name one by email or id.")

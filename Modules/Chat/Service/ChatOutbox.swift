@@ -52,7 +52,7 @@ final class ChatOutbox: Sendable {
   /// What a message may hold (``ChatService/messageLimits``).
   static let limits = MultipartLimits(
     maxFiles: 5, maxFileSize: 8 << 20, maxBodySize: 41 << 20, maxFieldSize: 40_000,
-    allowedFileTypes: ["image/png", "image/jpeg", "image/gif", "image/webp"])
+    allowedFileTypes: MultipartLimits.chatBackendImageTypes)
   /// The most characters of a message's text (``ChatService/maxTextLength``).
   static let maxTextLength = 10_000
   /// The most bytes of UTF-8 of a message's text (``ChatService/maxTextBytes``).

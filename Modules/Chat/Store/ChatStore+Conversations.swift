@@ -206,7 +206,7 @@ extension ChatStore {
     for member in members {
       try db.execute(
         sql: "INSERT OR REPLACE INTO member (scope, userID, nickname, profileURL, email) VALUES (?, ?, ?, ?, ?)",
-        arguments: [scope.key, member.userID, member.nickname, member.profileURL, member.email])
+        arguments: [scope.key, member.id, member.nickname, member.profileImage, member.email])
     }
   }
 
@@ -216,7 +216,7 @@ extension ChatStore {
       try Row.fetchAll(
         db, sql: "SELECT * FROM member WHERE scope = ? ORDER BY nickname, userID", arguments: [scope.key]
       ).map { row in
-        Member(userID: row["userID"], nickname: row["nickname"], profileURL: row["profileURL"], email: row["email"])
+        Member(id: row["userID"], nickname: row["nickname"], profileImage: row["profileURL"], email: row["email"])
       }
     }
   }

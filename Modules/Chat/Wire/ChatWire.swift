@@ -12,7 +12,7 @@ enum ChatWire {
     let email: String?
 
     var member: Chat.Member {
-      Chat.Member(userID: id, nickname: nickname, profileURL: profileImage, email: email)
+      Chat.Member(id: id, nickname: nickname, profileImage: profileImage, email: email)
     }
   }
 

@@ -5,12 +5,18 @@ import Logging
 import Networking
 import Persistence
 
+extension MultipartLimits {
+  /// The image types the chat backend takes, in a message and as a profile image (SandboxAPI §7): PNG, JPEG, GIF and
+  /// WebP. The client's copy of the contract; the Sandbox keeps its own, as a server would.
+  package static let chatBackendImageTypes: Set<String> = ["image/png", "image/jpeg", "image/gif", "image/webp"]
+}
+
 extension SessionManager {
   /// What a profile image may be, as the backend takes it (SandboxAPI §7): one PNG, JPEG, GIF or WebP image of at most
   /// 8 MiB.
   public static let profileImageLimits = MultipartLimits(
     maxFiles: 1, maxFileSize: 8 << 20, maxBodySize: 9 << 20, maxFieldSize: 1_024,
-    allowedFileTypes: ["image/png", "image/jpeg", "image/gif", "image/webp"])
+    allowedFileTypes: MultipartLimits.chatBackendImageTypes)
 
   /// Changes the signed-in user's nickname (`PATCH /v1/me`). The session's user becomes the server's answer:
   /// ``currentUser`` and ``states()`` (a new ``SessionState/loggedIn(_:)``) show it, and a restart keeps it.

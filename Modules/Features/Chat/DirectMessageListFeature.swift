@@ -114,12 +114,12 @@ public struct DirectMessageListFeature: Reducer {
       return .send(.delegate(.openConversation(room.conversation)))
     case .view(.memberTapped(let member)):
       guard state.opening == nil else { return .none }
-      if let room = state.rooms.first(where: { $0.members.contains { $0.userID == member.userID } }) {
+      if let room = state.rooms.first(where: { $0.members.contains { $0.id == member.id } }) {
         return .send(.delegate(.openConversation(room.conversation)))
       }
-      state.opening = member.userID
+      state.opening = member.id
       return .run { [client] send in
-        await send(.response(.opened(try await client.openDirectMessage(member.userID, workspaceID))))
+        await send(.response(.opened(try await client.openDirectMessage(member.id, workspaceID))))
       } catch: { error, send in
         await send(.response(.failed(message: ConversationFeature.words(error))))
       }
@@ -127,7 +127,7 @@ public struct DirectMessageListFeature: Reducer {
       state.rooms = rooms
       return .none
     case .response(.membersLoaded(let members)):
-      state.members = members.filter { $0.userID != state.me }
+      state.members = members.filter { $0.id != state.me }
       return .none
     case .response(.opened(let room)):
       state.opening = nil

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import KeelConcurrency
 import KeelFiles
+import Networking
 
 /// The images of chat messages and profiles, by id, each with the `ETag` it is served with (SandboxAPI §7): in memory,
 /// or with a directory (the embedded Sandbox's state directory) one owner-only file each, kept between runs like the
@@ -113,7 +114,7 @@ final class ChatImages: Sendable {
     guard parts.count == 2, let dot = parts[1].lastIndex(of: ".") else { return nil }
     let scope = String(parts[1][..<dot])
     let type = "image/" + parts[1][parts[1].index(after: dot)...]
-    guard ["image/png", "image/jpeg", "image/gif", "image/webp"].contains(type), !scope.isEmpty else { return nil }
+    guard acceptedTypes.contains(type), !scope.isEmpty else { return nil }
     return (String(parts[0]), scope == "_" ? "" : scope, type)
   }
 
@@ -134,15 +135,11 @@ final class ChatImages: Sendable {
     return SandboxResponse(status: .ok, body: image.data, headers: headers)
   }
 
-  /// The image type `data` starts like (PNG, JPEG, GIF, WebP), or `nil` for anything else.
+  /// The image types the chat takes (SandboxAPI §7).
+  static let acceptedTypes: Set<String> = ["image/png", "image/jpeg", "image/gif", "image/webp"]
+
+  /// The image type `data` starts like, when the chat takes it (``acceptedTypes``), or `nil` for anything else.
   static func imageType(of data: Data) -> String? {
-    let bytes = [UInt8](data.prefix(12))
-    if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "image/png" }
-    if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
-    if bytes.starts(with: Array("GIF8".utf8)) { return "image/gif" }
-    if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WEBP".utf8) {
-      return "image/webp"
-    }
-    return nil
+    MultipartFormData.sniffedContentType(data).flatMap { acceptedTypes.contains($0) ? $0 : nil }
   }
 }

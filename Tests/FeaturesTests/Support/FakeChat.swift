@@ -88,9 +88,9 @@ final class FakeChat: Sendable {
     id: "c2", workspaceID: "w1", kind: .channel, name: "general", joined: true, ownerID: "user-ada")
   static let random = Conversation(
     id: "c3", workspaceID: "w1", kind: .channel, name: "random", joined: false, ownerID: "user-ada")
-  static let ada = Member(userID: "user-ada", nickname: "ada")
-  static let bob = Member(userID: "user-bob", nickname: "bob")
-  static let me = Member(userID: "user-demo", nickname: "demo")
+  static let ada = Member(id: "user-ada", nickname: "ada")
+  static let bob = Member(id: "user-bob", nickname: "bob")
+  static let me = Member(id: "user-demo", nickname: "demo")
   static let adaRoom = DirectMessageRoom(
     conversation: Conversation(
       id: "d4", workspaceID: "w1", kind: .directMessage, name: "ada", joined: true, unreadCount: 1),
@@ -148,7 +148,7 @@ final class FakeChat: Sendable {
       openDirectMessage: { [self] userID, workspaceID in
         opened.record(userID)
         try failure("open")
-        let member = members.withLock { $0.first { $0.userID == userID } } ?? Self.bob
+        let member = members.withLock { $0.first { $0.id == userID } } ?? Self.bob
         return DirectMessageRoom(
           conversation: Conversation(
             id: "d-\(userID)", workspaceID: workspaceID, kind: .directMessage, name: member.nickname, joined: true),
