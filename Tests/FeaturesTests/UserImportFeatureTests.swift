@@ -10,6 +10,9 @@ import Testing
 /// `AppFeatureIntegrationTests` imports three users against the Sandbox through the live wiring; progress, time left,
 /// cancel and stop at exact seconds need the test clock and a fake user manager.
 @Suite(.timeLimit(.minutes(3))) struct UserImportFeatureTests {
+  /// What the fake server's refusal of `user-3` becomes: not the user manager's error, so a failed request.
+  static let exists = UserManagerError(.requestFailed, "user-3 exists already")
+
   @Test("12 users: two batches (10, then 2), one user at a time, progress and time left after each, a failure kept")
   @MainActor
   func importsInBatches() async {
@@ -27,8 +30,8 @@ import Testing
       let elapsed = Duration.seconds(index + 1)
       let left = 11 - index
       if index == 3 {
-        await store.receive(.response(.failed(index: 3, reason: "user-3 exists already", elapsed: elapsed))) {
-          $0.outcomes[3] = .failed(reason: "user-3 exists already")
+        await store.receive(.response(.failed(index: 3, error: Self.exists, elapsed: elapsed))) {
+          $0.outcomes[3] = .failed(Self.exists)
           $0.elapsed = elapsed
           $0.estimatedTimeLeft = .seconds(left)
         }
@@ -44,7 +47,7 @@ import Testing
     await store.receive(.internal(.allBatchesFinished)) { $0.phase = .finished }
     var report = UserImportFeature.Report(wasCancelled: false, elapsed: .seconds(12))
     report.created = users.filter { $0.userId != "user-3" }.map(server.user)
-    report.failures = [.init(index: 3, params: users[3], reason: "user-3 exists already")]
+    report.failures = [UserCreationFailure(index: 3, params: users[3], error: Self.exists)]
     await store.receive(.delegate(.finished(report)))
     await store.finish()
     #expect(server.maxInFlight == 1, "one user at a time: never more than one request waits at the limiter")

@@ -15,7 +15,7 @@ extension Demo {
     let report = outcome.report
     let elapsed = started.duration(to: .now)
     let sent = try await control.statistics().responses("POST /v3/users", status: 200) - before
-    try expect(report.failures.isEmpty, "\(report.failures.count) users failed: \(report.failures.first!.reason)")
+    try expect(report.failures.isEmpty, "\(report.failures.count) users failed: \(report.failures.first!.error)")
     try expect(report.created.count == size.users, "\(report.created.count) of \(size.users) users were created")
     try expect(sent == size.users, "the Sandbox created \(sent) users, not \(size.users)")
     let least = Duration.seconds(size.users - 1) * 0.95

@@ -39,7 +39,7 @@ struct UsersImportCommand: AsyncParsableCommand {
     let total = rows.rows.count
     let failures = report.failures.map { failure in
       ImportSummary.Failure(
-        place: rows.rows[failure.index].place, userId: failure.params.userId, reason: failure.reason.clause)
+        place: rows.rows[failure.index].place, userId: failure.params.userId, reason: failure.error.description.clause)
     }
     let summary = ImportSummary(
       created: report.created, failed: failures, interrupted: report.interrupted.map(\.userId),

@@ -21,7 +21,7 @@
 ///   }
 /// }
 /// ```
-public struct UserManagerError: ServiceError {
+public struct UserManagerError: ServiceError, Equatable {
   /// What went wrong; more kinds may be added.
   public struct Kind: ErrorKind {
     /// An input broke a rule (U13, U4, U7); nothing was sent.
@@ -76,7 +76,7 @@ public struct UserManagerError: ServiceError {
 }
 
 /// One input of a `createUsers` call that failed, and why.
-public struct UserCreationFailure: Sendable, CustomStringConvertible {
+public struct UserCreationFailure: Equatable, Sendable, CustomStringConvertible {
   /// The input's position in the call.
   public let index: Int
   /// The user that was not created, as it was given.

@@ -5,8 +5,9 @@ extension UserImportFeature {
   public struct Report: Equatable, Sendable {
     /// The users created, in the order of the input.
     public var created: [User] = []
-    /// The users that were not created, with why, in the order of the input.
-    public var failures: [Failure] = []
+    /// The users that were not created, each with its position in the input and why, in the order of the input: the
+    /// user manager's own ``UserCreationFailure``, as `createUsers` reports a batch's.
+    public var failures: [UserCreationFailure] = []
     /// The user whose request was in flight when the import was cancelled, if any: the server may or may not have
     /// created it (a `getUser` tells).
     public var interrupted: [UserCreationParams] = []
@@ -23,25 +24,5 @@ extension UserImportFeature {
       self.wasCancelled = wasCancelled
       self.elapsed = elapsed
     }
-  }
-
-  /// A user that was not created, and why.
-  public struct Failure: Equatable, Sendable, CustomStringConvertible {
-    /// The user's position in the input.
-    public var index: Int
-    /// The user that was not created, as it was given.
-    public var params: UserCreationParams
-    /// Why it failed, in a sentence.
-    public var reason: String
-
-    /// A failure of the user at `index` in the import, for `reason`.
-    public init(index: Int, params: UserCreationParams, reason: String) {
-      self.index = index
-      self.params = params
-      self.reason = reason
-    }
-
-    /// The user's position and id, and the reason.
-    public var description: String { "#\(index + 1) (\(params.userId)): \(reason)" }
   }
 }

@@ -52,7 +52,7 @@ extension UserImportFeature {
       for (index, params) in users.enumerated() {
         switch outcomes[index] {
         case .created(let user): report.created.append(user)
-        case .failed(let reason): report.failures.append(Failure(index: index, params: params, reason: reason))
+        case .failed(let error): report.failures.append(UserCreationFailure(index: index, params: params, error: error))
         case nil where index == unfinished: report.interrupted.append(params)
         case nil: report.notStarted.append(params)
         }
@@ -79,9 +79,9 @@ extension UserImportFeature {
   public enum Outcome: Equatable, Sendable {
     /// The server created the user.
     case created(User)
-    /// The user was not created, for `reason`: a bad input (nothing sent), the user existing already, a network or
+    /// The user was not created, for `error`: a bad input (nothing sent), the user existing already, a network or
     /// server failure.
-    case failed(reason: String)
+    case failed(UserManagerError)
   }
 
   /// How far an import is.

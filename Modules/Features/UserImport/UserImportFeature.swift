@@ -67,8 +67,8 @@ public struct UserImportFeature: Reducer {
     public enum Response: Equatable, Sendable {
       /// The user at `index` was created.
       case created(index: Int, user: User, elapsed: Duration)
-      /// The user at `index` was not created, for `reason`.
-      case failed(index: Int, reason: String, elapsed: Duration)
+      /// The user at `index` was not created, for `error`.
+      case failed(index: Int, error: UserManagerError, elapsed: Duration)
     }
 
     /// What the import tells its parent.
@@ -92,8 +92,8 @@ public struct UserImportFeature: Reducer {
   /// An import feature.
   ///
   /// - Parameters:
-  ///   - create: Creates one user; its error's description becomes the user's failure reason. Cancelled when the
-  ///     import is. Called for one user at a time.
+  ///   - create: Creates one user; its error is the user's failure (a `UserManagerError` as it is, any other as a
+  ///     failed request). Cancelled when the import is. Called for one user at a time.
   ///   - clock: What the progress is measured on: a `TestClock` in tests.
   public init(create: @escaping @Sendable (UserCreationParams) async throws -> User, clock: any Clock<Duration>) {
     self.create = create
@@ -136,8 +136,8 @@ public struct UserImportFeature: Reducer {
       return .send(.delegate(.finished(state.report)))
     case .response(.created(let index, let user, let elapsed)):
       return record(.created(user), at: index, elapsed: elapsed, in: &state)
-    case .response(.failed(let index, let reason, let elapsed)):
-      return record(.failed(reason: reason), at: index, elapsed: elapsed, in: &state)
+    case .response(.failed(let index, let error, let elapsed)):
+      return record(.failed(error), at: index, elapsed: elapsed, in: &state)
     case .delegate:
       return .none
     }
@@ -170,7 +170,9 @@ public struct UserImportFeature: Reducer {
             await send(.response(.created(index: index, user: user, elapsed: stopwatch.elapsed)))
           } catch {
             guard !Task.isCancelled else { return }
-            await send(.response(.failed(index: index, reason: "\(error)", elapsed: stopwatch.elapsed)))
+            // The user manager's own error as it is; anything else (a client of the app's own) as a failed request.
+            let failure = error as? UserManagerError ?? UserManagerError(.requestFailed, "\(error)")
+            await send(.response(.failed(index: index, error: failure, elapsed: stopwatch.elapsed)))
           }
         }
       }
