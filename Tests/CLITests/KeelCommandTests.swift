@@ -42,7 +42,7 @@ struct KeelCommandTests {
       (["users", "get", "alice", "--base-url", "http://127.0.0.1:1"], 69, "Cannot reach the server"),
       (["auth", "whoami"], 77, "Nobody is signed in"),
       (["users", "create", ":Nobody"], 65, "User '': A user id cannot be empty"),
-      (["users", "create", "a:A", "a:B"], 65, "'a' is given twice"),
+      (["users", "create", "a:A", "a:B"], 65, "User 'a': The user id a appears twice"),
       (["users", "import", "/tmp"], 66, "it is a directory"),
       (["images", "get", "ftp://example.com/a.png"], 65, "is not an http(s) URL"),
     ])

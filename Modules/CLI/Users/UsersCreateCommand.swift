@@ -48,25 +48,20 @@ struct UsersCreateCommand: AsyncParsableCommand {
     }
   }
 
-  /// Checks every user as the API will, and the batch as a whole, before anything is sent.
+  /// Checks the users by the user manager's own rules for one `createUsers` call, before anything is sent; the
+  /// failure says which user, or what to use for more.
   static func checked(_ params: [UserCreationParams]) throws -> [UserCreationParams] {
-    guard params.count <= UserManager.maxBatchSize else {
+    do {
+      try UserValidation.batch(params)
+    } catch let error as UserManagerError {
+      guard let field = error.field, field.hasPrefix("params["),
+        let index = Int(field.dropFirst("params[".count).prefix { $0.isNumber })
+      else {
+        throw CommandFailure(
+          .invalidInput, "\(error.description.clause). Use keel users import FILE for more. Nothing was sent.")
+      }
       throw CommandFailure(
-        .invalidInput,
-        "One create takes at most \(UserManager.maxBatchSize) users, the API's batch limit; this one has "
-          + "\(params.count). "
-          + "Use keel users import FILE for more. Nothing was sent.")
-    }
-    var seen: Set<String> = []
-    for item in params {
-      do {
-        try item.validate()
-      } catch let error as UserManagerError {
-        throw CommandFailure(.invalidInput, "User '\(item.userId)': \(error.description.clause). Nothing was sent.")
-      }
-      guard seen.insert(item.userId).inserted else {
-        throw CommandFailure(.invalidInput, "The user id '\(item.userId)' is given twice. Nothing was sent.")
-      }
+        .invalidInput, "User '\(params[index].userId)': \(error.description.clause). Nothing was sent.")
     }
     return params
   }

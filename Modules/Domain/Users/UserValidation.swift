@@ -1,5 +1,5 @@
 /// The Platform API's input limits (REQUIREMENTS U13), checked before anything is sent.
-enum UserValidation {
+package enum UserValidation {
   /// The longest user id, in characters.
   static let maxIdLength = 80
   /// The longest nickname, in characters.
@@ -79,7 +79,9 @@ enum UserValidation {
     }
   }
 
-  static func batch(_ params: [UserCreationParams]) throws {
+  /// Throws the first rule `params` breaks as one `createUsers` call: at most ``maxBatch`` users, each valid, no id
+  /// twice; the error's `field` names the input (`params`, or `params[3].userId`).
+  package static func batch(_ params: [UserCreationParams]) throws {
     guard params.count <= maxBatch else {
       throw UserManagerError.validation(
         field: "params", "createUsers takes at most \(maxBatch) users per call; this call has \(params.count).")
