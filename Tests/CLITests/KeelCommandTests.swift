@@ -37,7 +37,10 @@ struct KeelCommandTests {
       (["users", "create", "--no-such-flag", "a:A"], Int32(64), "Unknown option"),
       (["users", "create", "nocolon"], 64, "is not ID:NICKNAME"),
       (["users", "create", "alice:"], 65, "nickname of 'alice' is empty"),
-      (["users", "create"] + (1...11).map { "u\($0):U\($0)" }, 65, "at most 10 users"),
+      (
+        ["users", "create"] + (1...11).map { "u\($0):U\($0)" }, 65,
+        "at most 10 users per call; this call has 11. Use keel users import FILE"
+      ),
       (["users", "import", "/no/such/file.csv"], 66, "Cannot read /no/such/file.csv"),
       (["users", "get", "alice", "--base-url", "http://127.0.0.1:1"], 69, "Cannot reach the server"),
       (["auth", "whoami"], 77, "Nobody is signed in"),
