@@ -43,6 +43,7 @@ struct ChatManageCommandTests {
     let members = try await run(["channel", "members", "ideas", "--json"] + team, asAda)
     let listed = try #require(try Keel.json(members)["members"] as? [[String: Any]])
     #expect(Set(listed.compactMap { $0["nickname"] as? String }) == ["ada", "demo"])
+    #expect(listed.allSatisfy { ($0["id"] as? String)?.isEmpty == false }, "\(listed)")
     for refused in [
       ["channel", "rename", "ideas", "mine"] + team, ["channel", "delete", "ideas"] + team,
       ["workspace", "rename", "Team 2", "Ada's"], ["workspace", "delete", "Team 2"],

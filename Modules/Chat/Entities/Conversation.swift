@@ -1,7 +1,7 @@
 import Foundation
 
 /// A conversation: a channel of a workspace, or a direct-message room.
-public struct Conversation: Sendable, Hashable, Codable {
+public struct Conversation: Sendable, Hashable, Codable, Identifiable {
   /// Whether a conversation is a channel or a direct-message room.
   public enum Kind: String, Sendable, Hashable, Codable {
     /// A channel (a group chat) of a workspace.

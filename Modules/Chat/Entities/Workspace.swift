@@ -1,7 +1,7 @@
 import Foundation
 
 /// A workspace: a team's channels, DM rooms and members.
-public struct Workspace: Sendable, Hashable, Codable {
+public struct Workspace: Sendable, Hashable, Codable, Identifiable {
   /// The server's id.
   public var id: String
   /// Its name.
