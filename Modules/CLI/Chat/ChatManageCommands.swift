@@ -32,84 +32,69 @@ struct ChatChannelCommand: AsyncParsableCommand {
   }
 
   /// `keel chat channel rename CHANNEL NAME`: the owner's.
-  struct Rename: AsyncParsableCommand {
+  struct Rename: ChannelSubcommand {
     static let configuration = CommandConfiguration(abstract: "Rename a channel you own.")
     @Argument(help: "The channel.") var channel: String
     @Argument(help: "Its new name.") var name: String
     @OptionGroup var workspace: WorkspaceOption
     @OptionGroup var global: GlobalOptions
 
-    func run() async throws {
-      try await global.runChat { context in
-        let target = try await context.channel(channel, in: workspace.workspace)
-        let renamed = try await context.chat.renameChannel(target.id, to: name)
-        try context.output(renamed, "Renamed #\(target.name) to #\(renamed.name).")
-      }
+    func run(on target: Conversation, in context: ChatContext) async throws {
+      let renamed = try await context.chat.renameChannel(target.id, to: name)
+      try context.output(renamed, "Renamed #\(target.name) to #\(renamed.name).")
     }
   }
 
   /// `keel chat channel delete CHANNEL`: the owner's; its messages go with it.
-  struct Delete: AsyncParsableCommand {
+  struct Delete: ChannelSubcommand {
     static let configuration = CommandConfiguration(abstract: "Delete a channel you own, with its messages.")
     @Argument(help: "The channel.") var channel: String
     @OptionGroup var workspace: WorkspaceOption
     @OptionGroup var global: GlobalOptions
 
-    func run() async throws {
-      try await global.runChat { context in
-        let target = try await context.channel(channel, in: workspace.workspace)
-        try await context.chat.deleteChannel(target.id)
-        try context.output(target, "Deleted #\(target.name).")
-      }
+    func run(on target: Conversation, in context: ChatContext) async throws {
+      try await context.chat.deleteChannel(target.id)
+      try context.output(target, "Deleted #\(target.name).")
     }
   }
 
   /// `keel chat channel join CHANNEL`.
-  struct Join: AsyncParsableCommand {
+  struct Join: ChannelSubcommand {
     static let configuration = CommandConfiguration(abstract: "Join a channel of the workspace.")
     @Argument(help: "The channel.") var channel: String
     @OptionGroup var workspace: WorkspaceOption
     @OptionGroup var global: GlobalOptions
 
-    func run() async throws {
-      try await global.runChat { context in
-        let target = try await context.channel(channel, in: workspace.workspace)
-        let joined = try await context.chat.join(target.id)
-        try context.output(joined, "Joined #\(joined.name).")
-      }
+    func run(on target: Conversation, in context: ChatContext) async throws {
+      let joined = try await context.chat.join(target.id)
+      try context.output(joined, "Joined #\(joined.name).")
     }
   }
 
   /// `keel chat channel leave CHANNEL`: an owner who leaves hands it on (SandboxAPI §7).
-  struct Leave: AsyncParsableCommand {
+  struct Leave: ChannelSubcommand {
     static let configuration = CommandConfiguration(
       abstract: "Leave a channel; an owner who leaves hands it to the member who joined first after them.")
     @Argument(help: "The channel.") var channel: String
     @OptionGroup var workspace: WorkspaceOption
     @OptionGroup var global: GlobalOptions
 
-    func run() async throws {
-      try await global.runChat { context in
-        let target = try await context.channel(channel, in: workspace.workspace)
-        let left = try await context.chat.leave(target.id)
-        try context.output(left, "Left #\(left.name).")
-      }
+    func run(on target: Conversation, in context: ChatContext) async throws {
+      let left = try await context.chat.leave(target.id)
+      try context.output(left, "Left #\(left.name).")
     }
   }
 
   /// `keel chat channel members CHANNEL`.
-  struct Members: AsyncParsableCommand {
+  struct Members: ChannelSubcommand {
     static let configuration = CommandConfiguration(abstract: "List a channel's members.")
     @Argument(help: "The channel.") var channel: String
     @OptionGroup var workspace: WorkspaceOption
     @OptionGroup var global: GlobalOptions
 
-    func run() async throws {
-      try await global.runChat { context in
-        let target = try await context.channel(channel, in: workspace.workspace)
-        let members = try await context.chat.members(ofChannel: target.id)
-        try context.list(members, owner: target.ownerID)
-      }
+    func run(on target: Conversation, in context: ChatContext) async throws {
+      let members = try await context.chat.members(ofChannel: target.id)
+      try context.list(members, owner: target.ownerID)
     }
   }
 }
@@ -202,6 +187,27 @@ struct ChatWorkspaceCommand: AsyncParsableCommand {
         let members = try await context.chat.members(ofWorkspace: chosen.id)
         try context.list(members, owner: chosen.ownerID)
       }
+    }
+  }
+}
+
+/// A `keel chat channel` subcommand that acts on the channel CHANNEL names, in the workspace --workspace names.
+protocol ChannelSubcommand: AsyncParsableCommand {
+  /// The channel's name (`general` or `#general`) or id.
+  var channel: String { get }
+  /// The workspace it is in.
+  var workspace: WorkspaceOption { get }
+  /// The options every command takes.
+  var global: GlobalOptions { get }
+  /// What the subcommand does to `target`.
+  func run(on target: Conversation, in context: ChatContext) async throws
+}
+
+extension ChannelSubcommand {
+  /// Finds the channel, then acts on it.
+  func run() async throws {
+    try await global.runChat { context in
+      try await run(on: try await context.channel(channel, in: workspace.workspace), in: context)
     }
   }
 }
