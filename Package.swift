@@ -124,7 +124,8 @@ let package = Package(
     .target(name: "KeelJSON", path: "Modules/KeelJSON", swiftSettings: swiftSettings),
     // Numbers a run reproduces: the SplitMix64 generator and the FNV-1a hash of text that seeds it.
     .target(name: "KeelRandom", path: "Modules/KeelRandom", swiftSettings: swiftSettings),
-    // What every error type shares: the way a sentence goes inside another.
+    // What every error type shares: ErrorKind, what each one's Kind is (public; re-exported by each module that
+    // throws), and the way a sentence goes inside another.
     .target(name: "KeelErrors", path: "Modules/KeelErrors", swiftSettings: swiftSettings),
 
     .target(
@@ -265,7 +266,7 @@ let package = Package(
     ),
 
     // A reducer runtime on Swift concurrency alone (no Combine, no SwiftUI): Reducer, Effect, Store, composition. It
-    // imports no Keel library, so an app that only wants a Store links nothing else of Keel's.
+    // imports no Keel library (KeelConcurrency aside), so an app that only wants a Store links nothing else of Keel's.
     .target(
       name: "ReducerRuntime",
       dependencies: [logging, concurrency],
@@ -286,7 +287,7 @@ let package = Package(
       swiftSettings: swiftSettings
     ),
 
-    // The app's features, built on the runtime and Domain.
+    // The app's features, built on the runtime, Domain and the chat.
     .target(
       name: "Features",
       dependencies: ["ReducerRuntime", "Domain", "Chat", concurrency],
