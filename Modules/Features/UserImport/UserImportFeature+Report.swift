@@ -6,7 +6,7 @@ extension UserImportFeature {
     /// The users created, in the order of the input.
     public var created: [User] = []
     /// The users that were not created, each with its position in the input and why, in the order of the input: the
-    /// user manager's own ``UserCreationFailure``, as `createUsers` reports a batch's.
+    /// user manager's own `UserCreationFailure`, as `createUsers` reports a batch's.
     public var failures: [UserCreationFailure] = []
     /// The user whose request was in flight when the import was cancelled, if any: the server may or may not have
     /// created it (a `getUser` tells).

@@ -2,8 +2,9 @@ import Foundation
 
 extension MultipartFormData {
   /// The content type of a file that starts with `prefix` (its first 16 bytes or fewer) and has the extension
-  /// `pathExtension`: what its bytes say (``sniffedContentType(_:)``: an image renamed `.txt` is still an image), else
-  /// what its extension says, else `application/octet-stream`.
+  /// `pathExtension`: what its bytes say for the formats a chat, an API client or an image loader meets most (PNG,
+  /// JPEG, GIF, WebP, HEIC and AVIF, BMP, TIFF, ICO, PDF: an image renamed `.txt` is still an image), else what its
+  /// extension says, else `application/octet-stream`.
   public static func contentType(sniffing prefix: Data, pathExtension: String) -> String {
     sniffedContentType(prefix) ?? typesByExtension[pathExtension.lowercased()] ?? "application/octet-stream"
   }
