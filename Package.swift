@@ -120,7 +120,8 @@ let package = Package(
     .target(name: "KeelConcurrency", path: "Modules/KeelConcurrency", swiftSettings: swiftSettings),
     // Owner-only files and directories, a lock file, the partial and chunked files transfers stream through.
     .target(name: "KeelFiles", path: "Modules/KeelFiles", swiftSettings: swiftSettings),
-    // JSONValue: public, as Domain's analytics API shows it (Domain re-exports it).
+    // JSONValue and the literals it shares with Socket.IO's value: public, as Domain's analytics API and Realtime's
+    // values show them (both re-export it).
     .target(name: "KeelJSON", path: "Modules/KeelJSON", swiftSettings: swiftSettings),
     // Numbers a run reproduces: the SplitMix64 generator and the FNV-1a hash of text that seeds it.
     .target(name: "KeelRandom", path: "Modules/KeelRandom", swiftSettings: swiftSettings),

@@ -57,26 +57,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
   }
 }
 
-extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
-  ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
-{
-  /// `null`.
-  public init(nilLiteral: ()) { self = .null }
-  /// A boolean.
-  public init(booleanLiteral value: Bool) { self = .bool(value) }
-  /// An integer, as a number.
-  public init(integerLiteral value: Int) { self = .number(Double(value)) }
-  /// A number.
-  public init(floatLiteral value: Double) { self = .number(value) }
-  /// A string.
-  public init(stringLiteral value: String) { self = .string(value) }
-  /// An array.
-  public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
-  /// An object; a repeated key keeps its last value.
-  public init(dictionaryLiteral elements: (String, JSONValue)...) {
-    self = .object(Dictionary(elements, uniquingKeysWith: { $1 }))
-  }
-}
+extension JSONValue: JSONLiteral {}
 
 extension JSONValue {
   /// Parses JSON `data`, any value at its top, with `JSONSerialization`: the same values as decoding through

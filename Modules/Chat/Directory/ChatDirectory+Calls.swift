@@ -36,12 +36,7 @@ extension ChatDirectory {
   }
 
   func members(ofWorkspace workspaceID: String) async throws -> [Member] {
-    let store = try accounts.current().store
-    let answer = try await call(
-      .workspaceMembers(id: workspaceID), as: ChatWire.Members.self, doing: "list the members of \(workspaceID)")
-    let members = answer.members.map(\.member)
-    try await stored("keep the members") { try await store.replaceMembers(members, of: .workspace(workspaceID)) }
-    return members
+    try await members(.workspaceMembers(id: workspaceID), of: .workspace(workspaceID), id: workspaceID)
   }
 
   func invite(email: String, to workspaceID: String) async throws {
@@ -97,11 +92,16 @@ extension ChatDirectory {
   }
 
   func members(ofChannel channelID: String) async throws -> [Member] {
+    try await members(.channelMembers(id: channelID), of: .conversation(channelID), id: channelID)
+  }
+
+  /// The members `route` lists, of the workspace or channel `id`, kept in the store as `scope`'s.
+  private func members(_ route: ChatRouter.Route, of scope: ChatStore.MemberScope, id: String) async throws -> [Member]
+  {
     let store = try accounts.current().store
-    let answer = try await call(
-      .channelMembers(id: channelID), as: ChatWire.Members.self, doing: "list the members of \(channelID)")
+    let answer = try await call(route, as: ChatWire.Members.self, doing: "list the members of \(id)")
     let members = answer.members.map(\.member)
-    try await stored("keep the members") { try await store.replaceMembers(members, of: .conversation(channelID)) }
+    try await stored("keep the members") { try await store.replaceMembers(members, of: scope) }
     return members
   }
 

@@ -1,5 +1,5 @@
 import Foundation
-import KeelJSON
+@_exported import KeelJSON
 
 /// One argument of a Socket.IO event or acknowledgement: a JSON value, or binary data, which travels as an attachment
 /// beside the packet's JSON (REQUIREMENTS R1).
@@ -51,26 +51,7 @@ public enum SocketValue: Sendable, Hashable {
   }
 }
 
-extension SocketValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
-  ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
-{
-  /// `null`.
-  public init(nilLiteral: ()) { self = .null }
-  /// A boolean.
-  public init(booleanLiteral value: Bool) { self = .bool(value) }
-  /// A whole number.
-  public init(integerLiteral value: Int) { self = .number(Double(value)) }
-  /// A number.
-  public init(floatLiteral value: Double) { self = .number(value) }
-  /// A string.
-  public init(stringLiteral value: String) { self = .string(value) }
-  /// An array.
-  public init(arrayLiteral elements: SocketValue...) { self = .array(elements) }
-  /// An object; a repeated key keeps its last value.
-  public init(dictionaryLiteral elements: (String, SocketValue)...) {
-    self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
-  }
-}
+extension SocketValue: JSONLiteral {}
 
 extension SocketValue: CustomStringConvertible {
   /// The value as JSON, binary data shown by its size only (`<binary 3 bytes>`), never its content.

@@ -88,9 +88,7 @@ public struct SandboxControl: Sendable {
     if let duplicate { body["duplicate"] = duplicate }
     if let reorder { body["reorderMs"] = milliseconds(reorder) }
     if let loseNext { body["loseNext"] = loseNext }
-    let data = try await send("POST", "socketio/faults", body: try JSONSerialization.data(withJSONObject: body))
-    let answer = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-    return (answer?["connections"] as? NSNumber)?.intValue ?? 0
+    return try await count("connections", answering: "socketio/faults", body)
   }
 
   /// Ends every Socket.IO fault.
@@ -106,14 +104,19 @@ public struct SandboxControl: Sendable {
   {
     var body: [String: Any] = ["event": event, "args": args, "namespace": namespace]
     if let room { body["room"] = room }
-    let data = try await send("POST", "socketio/emit", body: try JSONSerialization.data(withJSONObject: body))
-    let answer = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-    return (answer?["delivered"] as? NSNumber)?.intValue ?? 0
+    return try await count("delivered", answering: "socketio/emit", body)
   }
 
   /// Wipes every user, session, event and counter.
   public func reset() async throws {
     _ = try await send("POST", "reset")
+  }
+
+  /// POSTs `body` as JSON to `path` and reads the number `field` of the answer (0 when it has none).
+  private func count(_ field: String, answering path: String, _ body: [String: Any]) async throws -> Int {
+    let data = try await send("POST", path, body: try JSONSerialization.data(withJSONObject: body))
+    let answer = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+    return (answer?[field] as? NSNumber)?.intValue ?? 0
   }
 
   private func send(_ method: String, _ path: String, body: Data? = nil) async throws -> Data {
