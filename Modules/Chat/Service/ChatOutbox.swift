@@ -78,14 +78,12 @@ final class ChatOutbox: Sendable {
     } catch {
       throw ChatError(.invalidInput, "Cannot send these images: \(error.description.clause); nothing was sent.")
     }
-    // The form's type falls back to the file's extension; the server goes by the bytes alone, and so does this.
     for image in images {
       let head = (try? FileHandle(forReadingFrom: image)).flatMap { handle in
         defer { try? handle.close() }
         return try? handle.read(upToCount: 16)
       }
-      let type = MultipartFormData.contentType(sniffing: head ?? Data(), pathExtension: "")
-      guard limits.allowedFileTypes?.contains(type) ?? true else {
+      guard MultipartLimits.isChatBackendImage(head: head ?? Data()) else {
         throw ChatError(
           .invalidInput,
           "\(image.path) is not a PNG, JPEG, GIF or WebP image, whatever its name; nothing was sent.")

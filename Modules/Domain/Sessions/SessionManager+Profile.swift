@@ -9,6 +9,12 @@ extension MultipartLimits {
   /// The image types the chat backend takes, in a message and as a profile image (SandboxAPI §7): PNG, JPEG, GIF and
   /// WebP. The client's copy of the contract; the Sandbox keeps its own, as a server would.
   package static let chatBackendImageTypes: Set<String> = ["image/png", "image/jpeg", "image/gif", "image/webp"]
+
+  /// Whether a file that starts with `head` (its first 16 bytes) is an image the chat backend takes. The backend goes
+  /// by the bytes alone, whatever the file's name, and so does this: a form's type falls back to the extension.
+  package static func isChatBackendImage(head: Data) -> Bool {
+    MultipartFormData.sniffedContentType(head).map(chatBackendImageTypes.contains) ?? false
+  }
 }
 
 extension SessionManager {
@@ -54,10 +60,8 @@ extension SessionManager {
     } catch {
       throw SessionError(.invalidInput, "Cannot use this profile image: \(error.description.clause); nothing was sent.")
     }
-    // The form's type falls back to the file's extension; the server goes by the bytes alone, and so does this.
     let head = body.range(of: Data("\r\n\r\n".utf8)).map { body[$0.upperBound...].prefix(16) } ?? Data()
-    let sniffed = MultipartFormData.contentType(sniffing: Data(head), pathExtension: "")
-    guard Self.profileImageLimits.allowedFileTypes?.contains(sniffed) ?? true else {
+    guard MultipartLimits.isChatBackendImage(head: Data(head)) else {
       throw SessionError(
         .invalidInput, "\(file.path) is not a PNG, JPEG, GIF or WebP image, whatever its name; nothing was sent.")
     }
