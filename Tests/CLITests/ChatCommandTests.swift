@@ -225,7 +225,8 @@ struct ChatCommandTests {
     defer { try? FileManager.default.removeItem(at: directory) }
     let options = Keel.options(first, directory)
     try await Self.login("demo@keel.dev", options)
-    let tail = try Self.tail(["general", "--last", "0"] + options)
+    // Debug logs, so that a failure shows how far the tail got.
+    let tail = try Self.tail(["general", "--last", "0", "--log-level", "debug"] + options)
     #expect(await tail.waitForErrors(containing: "following #general"), "\(tail.errors)")
     // A server that restarted without its state, on the same address.
     await first.stop()
@@ -235,7 +236,17 @@ struct ChatCommandTests {
     let second = try await Sandbox.start(configuration)
     #expect(await tail.finish(within: .seconds(90)) == 77, "\(tail.errors)")
     #expect(tail.errors.contains("The session ended"), "\(tail.errors)")
+    Self.expectPromptCleanup(tail)
     await second.stop()
+  }
+
+  /// Expects that `keel`'s cleanup (closing the conversation, shutting the chat down) did not run out of time. Once in
+  /// some hundred runs on a loaded machine, the chat's shutdown after a session that ended has not returned: the
+  /// command ends anyway, and the known issue says so until the cause is found.
+  static func expectPromptCleanup(_ keel: Spawned) {
+    withKnownIssue("the chat's shutdown after an ended session sometimes never returns", isIntermittent: true) {
+      #expect(!keel.errors.contains("ending anyway"), "\(keel.errors)")
+    }
   }
 
   /// `method path` on `sandbox` as the holder of `token`, with a JSON body; the answer's JSON object.

@@ -100,7 +100,7 @@ extension ChatCommandTests {
     defer { try? FileManager.default.removeItem(at: directory) }
     let options = Keel.options(first, directory)
     try await Self.login("demo@keel.dev", options)
-    let watch = try Spawned(ChildProcess.builtExecutable("keel"), ["chat", "watch"] + options)
+    let watch = try Spawned(ChildProcess.builtExecutable("keel"), ["chat", "watch", "--log-level", "debug"] + options)
     #expect(await Self.printed(watch, "#general"), "\(watch.errors)")
     // A server that restarted without its state, on the same address.
     await first.stop()
@@ -110,6 +110,7 @@ extension ChatCommandTests {
     let second = try await Sandbox.start(configuration)
     #expect(await watch.finish(within: .seconds(90)) == 77, "\(watch.errors)")
     #expect(watch.errors.contains("The session ended"), "\(watch.errors)")
+    ChatCommandTests.expectPromptCleanup(watch)
     await second.stop()
   }
 }

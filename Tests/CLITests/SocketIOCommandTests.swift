@@ -6,7 +6,7 @@ import Testing
 
 /// The `keel socketio` contract, case by case, against python-socketio: the black box the realtime client is
 /// checked through from outside.
-@Suite("keel socketio")
+@Suite("keel socketio", .timeLimit(.minutes(10)))
 struct SocketIOCommandTests {
   /// `keel socketio ARGUMENTS` with `input` on standard input, `during` run while it goes; its lines, standard error
   /// and exit status.

@@ -9,7 +9,7 @@ import TestSupport
 import Testing
 
 /// The chat as the composition root builds it; on fakes, since what is checked here is that nothing is sent.
-@Suite("The chat in the composition root")
+@Suite("The chat in the composition root", .timeLimit(.minutes(10)))
 struct ChatDependenciesTests {
   @Test("Without a chat backend the chat is not built: notConfigured, naming the setting, with nothing sent")
   func noBackend() throws {

@@ -9,7 +9,7 @@ import Testing
 
 /// REQUIREMENTS R1–R5 against python-socketio, a Socket.IO server written elsewhere, over real WebSockets on
 /// loopback: the client speaks the protocol as the reference does, not only as Keel's own tests think it is.
-@Suite("SocketIOClient against python-socketio")
+@Suite("SocketIOClient against python-socketio", .timeLimit(.minutes(10)))
 struct PythonSocketIOTests {
   static let transport = NIOWebSocketTransport()
 

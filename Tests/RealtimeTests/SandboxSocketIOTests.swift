@@ -14,9 +14,11 @@ import Testing
 
 /// SandboxAPI §6: the Sandbox's Socket.IO server, with the Keel client: auth against the auth backend, namespaces,
 /// rooms, binary, pushes from the control plane, and each fault.
-@Suite("The Sandbox's Socket.IO server")
+@Suite("The Sandbox's Socket.IO server", .timeLimit(.minutes(10)))
 struct SandboxSocketIOTests {
-  static let transport = NIOWebSocketTransport()
+  /// A minute to open a WebSocket, not the transport's default 10 s: with every suite running at once on two cores, the
+  /// in-process Sandbox once took longer than 10 s to answer an upgrade.
+  static let transport = NIOWebSocketTransport(configuration: NIOWebSocketConfiguration(connectTimeout: .seconds(60)))
 
   /// A Sandbox pinging every `ping` and waiting `pongTimeout` for each pong, and an access token from its auth
   /// backend. The token lives an hour: a reconnection presents it again, and on a loaded machine the fault test

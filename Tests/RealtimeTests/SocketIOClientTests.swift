@@ -9,7 +9,7 @@ import Testing
 
 /// REQUIREMENTS R2–R7 on a scripted server and a TestClock: heartbeat, backoff, timeouts, auth per connect, the end
 /// of a connection for good, generations, acks, the lifecycle.
-@Suite("SocketIOClient")
+@Suite("SocketIOClient", .timeLimit(.minutes(10)))
 struct SocketIOClientTests {
   /// A client on a scripted transport and a TestClock, its states recorded.
   struct Harness {

@@ -48,7 +48,7 @@ private final class Notifications {
   }
 }
 
-@Suite("Store observation")
+@Suite("Store observation", .timeLimit(.minutes(10)))
 @MainActor
 struct ObservationTests {
   @Test("Reading state registers; a change notifies once; an action that leaves the state equal notifies nothing")

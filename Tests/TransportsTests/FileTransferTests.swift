@@ -11,7 +11,7 @@ import Testing
 #endif
 
 /// Downloads to and uploads from files with progress, on both transports, against a Sandbox on 127.0.0.1.
-@Suite struct FileTransferTests {
+@Suite(.timeLimit(.minutes(10))) struct FileTransferTests {
   /// The transports under test.
   enum Kind: String, CaseIterable, CustomTestStringConvertible {
     case urlSession, nio

@@ -12,7 +12,7 @@ import Testing
 
 /// The AsyncHTTPClient transport against a real Sandbox on 127.0.0.1: answers, failures in URLSession's codes,
 /// cancellation, dropped connections, streamed files.
-@Suite struct NIOHTTPTransportTests {
+@Suite(.timeLimit(.minutes(10))) struct NIOHTTPTransportTests {
   @Test func answersWithStatusHeadersAndBody() async throws {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
     let transport = NIOHTTPTransport()

@@ -9,7 +9,7 @@ import Testing
 @testable import NIOTransports
 
 /// The swift-websocket transport against the Sandbox's echo (SandboxAPI §6a) on 127.0.0.1.
-@Suite struct NIOWebSocketTransportTests {
+@Suite(.timeLimit(.minutes(10))) struct NIOWebSocketTransportTests {
   let transport = NIOWebSocketTransport()
 
   private func echo(_ sandbox: RunningSandbox) -> URL {

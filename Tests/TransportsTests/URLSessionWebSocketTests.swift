@@ -7,7 +7,7 @@ import Testing
 
 /// `URLSessionWebSocketTransport` against the Sandbox's echo: on Linux it must say at once that it cannot work
 /// (libcurl without WebSocket), not hang; on Apple platforms it echoes.
-@Suite struct URLSessionWebSocketTests {
+@Suite(.timeLimit(.minutes(10))) struct URLSessionWebSocketTests {
   @Test func connectsOrSaysItCannot() async throws {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
     let url = URL(string: "ws://127.0.0.1:\(sandbox.port)/ws/echo")!

@@ -2,6 +2,8 @@ import ArgumentParser
 import Chat
 import Domain
 import Foundation
+import KeelConcurrency
+import Logging
 import UnixSignals
 
 /// `keel chat`: workspaces, channels, DMs and their messages, on the session of `keel auth login`.
@@ -103,6 +105,7 @@ struct ChatContext {
       }
       group.addTask { .finished(await follow()) }
       let first = await group.next() ?? .interrupted
+      command.dependencies.logger.debug("Stopping: \(first).")
       group.cancelAll()
       return first
     }
@@ -128,13 +131,40 @@ extension GlobalOptions {
         throw CommandFailure(.auth, "Nobody is signed in: sign in with keel auth login --email EMAIL.")
       }
       let chat = try context.dependencies.chat
+      let dependencies = context.dependencies
       do {
         try await body(ChatContext(command: context, chat: chat, me: me))
       } catch {
-        await context.dependencies.shutDown()
+        await Self.finishing("shut the chat down", logger: dependencies.logger) { await dependencies.shutDown() }
         throw error
       }
-      await context.dependencies.shutDown()
+      await Self.finishing("shut the chat down", logger: dependencies.logger) { await dependencies.shutDown() }
+    }
+  }
+
+  /// Runs `cleanup` (closing what a command opened, shutting the chat down) and waits for it `limit` at the most: a
+  /// command whose work is over ends, whatever holds the cleanup up, which is logged as a warning; what the outbox had
+  /// not sent stays in it for the next command.
+  static func finishing(
+    _ what: String, within limit: Duration = .seconds(15), logger: Logger,
+    _ cleanup: @escaping @Sendable () async -> Void
+  ) async {
+    logger.debug("Starting to \(what).")
+    let finished = OneShot<Bool>()
+    let work = Task {
+      await cleanup()
+      finished.fulfill(true)
+    }
+    let timer = Task {
+      try? await Task.sleep(for: limit)
+      finished.fulfill(false)
+    }
+    if await finished.value() {
+      timer.cancel()
+      logger.debug("Done: \(what).")
+    } else {
+      work.cancel()
+      logger.warning("Could not \(what) within \(limit); ending anyway.")
     }
   }
 }

@@ -45,7 +45,9 @@ struct ChatTailCommand: AsyncParsableCommand {
         // The chat closes the conversations of a session that ended, perhaps before the states tell it here.
         return sessions.currentUser?.id == context.me.id
       }
-      await open.close()
+      await GlobalOptions.finishing("close the conversation", logger: context.command.dependencies.logger) {
+        await open.close()
+      }
       switch stop {
       case .interrupted:
         throw CommandFailure(.interrupted, "Stopped following \(place).", followsResult: true)

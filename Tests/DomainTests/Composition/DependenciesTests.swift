@@ -12,7 +12,7 @@ import Testing
 /// The composition root: one graph, built once, around real collaborators or fakes.
 /// What it checks is the wiring itself, on the fakes `wired` is given; `Dependencies.live` runs against the Sandbox in
 /// `AppFeatureIntegrationTests`, `AppChatIntegrationTests` and `SendbirdUserManagerIntegrationTests`.
-@Suite struct DependenciesTests {
+@Suite(.timeLimit(.minutes(10))) struct DependenciesTests {
   private func fakes(directory: URL?) -> (Dependencies.Environment, FakeSendbird) {
     let server = FakeSendbird()
     let environment = Dependencies.Environment(

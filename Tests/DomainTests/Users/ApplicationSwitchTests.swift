@@ -7,7 +7,7 @@ import Testing
 /// REQUIREMENTS U2: another application than last time wipes the cache first, across restarts too.
 /// Which application owns the cache is the device's own state, which the server takes no part in; an answer the
 /// Sandbox holds back until after the switch is in `UserManagerIntegrationTests`.
-@Suite struct ApplicationSwitchTests {
+@Suite(.timeLimit(.minutes(10))) struct ApplicationSwitchTests {
   /// A manager as a fresh process would build it: its cache read back from `directory`.
   private func restart(in directory: URL, app: String) throws -> UsersHarness {
     try UsersHarness.initialized(app, store: UserStore(file: directory.appendingPathComponent("users.json")))

@@ -9,7 +9,7 @@ import Testing
 /// REQUIREMENTS U9, U12: the callback surface over the same manager.
 /// `SendbirdUserManagerIntegrationTests` drives this facade's callbacks against the Sandbox. The callback queue, the
 /// API's shape and calls refused before sending need no server; the network client is tested there too.
-@Suite struct SendbirdUserManagerTests {
+@Suite(.timeLimit(.minutes(10))) struct SendbirdUserManagerTests {
   private func facade() throws -> (SendbirdUserManager, UsersHarness) {
     let harness = UsersHarness()
     let facade = SendbirdUserManager(manager: harness.manager)

@@ -12,7 +12,7 @@ import Testing
 /// and the eleventh call refused against the Sandbox; `UserManagerIntegrationTests`, the token kept out of the logs.
 /// Only here: the exact second each request goes (a test clock) and the bodies and queries sent, which the Sandbox
 /// does not record.
-@Suite struct UserManagerTests {
+@Suite(.timeLimit(.minutes(10))) struct UserManagerTests {
   @Test("createUser sends POST /v3/users with the token and snake_case body, then caches the user (U3)")
   func createUser() async throws {
     let harness = try UsersHarness.initialized()

@@ -99,7 +99,7 @@ extension ChatConfiguration {
 
 /// The chat's integration suites, one test at a time: each runs two users, a Sandbox and their sockets, and side by
 /// side (ten times slower under ThreadSanitizer) they starved the rest of the test run past its time limits.
-@Suite("Chat against the Sandbox", .serialized)
+@Suite("Chat against the Sandbox", .serialized, .timeLimit(.minutes(10)))
 enum ChatAgainstSandbox {}
 
 /// Whether the tests run under ThreadSanitizer (`make tsan` sets `KEEL_TSAN`).
