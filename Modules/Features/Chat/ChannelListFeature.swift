@@ -5,11 +5,11 @@ import Domain
 /// one's channels, joined and not, each from the store at once and then from the server; joining a channel from the
 /// list; opening one.
 ///
-/// - ``Action/View/task`` follows the workspaces; the first list chooses the workspace kept as the last one used if
+/// - ``View/task`` follows the workspaces; the first list chooses the workspace kept as the last one used if
 ///   it is still there, else the first, and loads its channels.
-/// - ``Action/View/workspaceSelected(_:)`` switches, keeps the choice for next time, and loads the channels.
-/// - The parent hears ``Action/Delegate/workspaceChanged(_:)`` on every switch (the DM list follows it) and
-///   ``Action/Delegate/openConversation(_:)`` when a joined channel is tapped; tapping one not joined joins it.
+/// - ``View/workspaceSelected(_:)`` switches, keeps the choice for next time, and loads the channels.
+/// - The parent hears ``Delegate/workspaceChanged(_:)`` on every switch (the DM list follows it) and
+///   ``Delegate/openConversation(_:)`` when a joined channel is tapped; tapping one not joined joins it.
 public struct ChannelListFeature: Reducer {
   /// What the switcher and the list show.
   public struct State: Equatable, Sendable {
@@ -41,51 +41,42 @@ public struct ChannelListFeature: Reducer {
   }
 
   /// What can happen to the list, grouped by where it comes from (F3).
-  public enum Action: Equatable, Sendable {
-    /// The user did something on screen.
-    case view(View)
-    /// The chat told the feature something.
-    case `internal`(Internal)
-    /// Something the feature asked for finished.
-    case response(Response)
-    /// Something for the parent to act on (F2).
-    case delegate(Delegate)
+  public typealias Action = FeatureAction<View, Internal, Response, Delegate>
 
-    /// What the user does on screen.
-    public enum View: Equatable, Sendable {
-      /// The list appeared: follow the workspaces.
-      case task
-      /// The user switched to the workspace `id`.
-      case workspaceSelected(String)
-      /// The user tapped a channel: opened if joined, else joined.
-      case channelTapped(Conversation)
-    }
+  /// What the user does on screen.
+  public enum View: Equatable, Sendable {
+    /// The list appeared: follow the workspaces.
+    case task
+    /// The user switched to the workspace `id`.
+    case workspaceSelected(String)
+    /// The user tapped a channel: opened if joined, else joined.
+    case channelTapped(Conversation)
+  }
 
-    /// What the chat tells the feature.
-    public enum Internal: Equatable, Sendable {
-      /// The workspaces, stored or the server's, and the one kept as last used.
-      case workspacesChanged([Workspace], lastUsed: String?)
-      /// The channels of `workspaceID`, stored or the server's.
-      case channelsChanged([Conversation], workspaceID: String)
-    }
+  /// What the chat tells the feature.
+  public enum Internal: Equatable, Sendable {
+    /// The workspaces, stored or the server's, and the one kept as last used.
+    case workspacesChanged([Workspace], lastUsed: String?)
+    /// The channels of `workspaceID`, stored or the server's.
+    case channelsChanged([Conversation], workspaceID: String)
+  }
 
-    /// The outcome of something the feature asked for.
-    public enum Response: Equatable, Sendable {
-      /// A list did not load, for the reason in `message`.
-      case listFailed(message: String)
-      /// The channel was joined.
-      case joined(Conversation)
-      /// Joining `channelID` failed, for the reason in `message`.
-      case joinFailed(channelID: String, message: String)
-    }
+  /// The outcome of something the feature asked for.
+  public enum Response: Equatable, Sendable {
+    /// A list did not load, for the reason in `message`.
+    case listFailed(message: String)
+    /// The channel was joined.
+    case joined(Conversation)
+    /// Joining `channelID` failed, for the reason in `message`.
+    case joinFailed(channelID: String, message: String)
+  }
 
-    /// What the list tells its parent.
-    public enum Delegate: Equatable, Sendable {
-      /// The workspace shown is now `id`.
-      case workspaceChanged(String)
-      /// Show `conversation`.
-      case openConversation(Conversation)
-    }
+  /// What the list tells its parent.
+  public enum Delegate: Equatable, Sendable {
+    /// The workspace shown is now `id`.
+    case workspaceChanged(String)
+    /// Show `conversation`.
+    case openConversation(Conversation)
   }
 
   private struct WorkspacesID: Hashable, Sendable {}

@@ -6,12 +6,12 @@ import Foundation
 /// live; older pages on demand; a draft of text and up to five images sent through the outbox, each message pending,
 /// then sent or failed (and sent again on request); leaving marks it read, then tells the parent.
 ///
-/// - ``Action/View/task`` opens the conversation and follows its snapshots until the feature goes: the chat's socket
+/// - ``View/task`` opens the conversation and follows its snapshots until the feature goes: the chat's socket
 ///   is connected while a conversation is shown, and closed when the last one is dismissed.
-/// - ``Action/View/sendTapped`` sends the draft and clears it; a message the chat refuses before queueing it (too
+/// - ``View/sendTapped`` sends the draft and clears it; a message the chat refuses before queueing it (too
 ///   long, a file that is not an image) puts the draft back with the reason, so nothing typed is lost.
-/// - ``Action/View/imagesPicked(_:)`` keeps at most ``maxImages``; more set ``State/errorMessage``.
-/// - ``Action/View/backTapped`` marks the newest message read, then sends ``Action/Delegate/dismissed``.
+/// - ``View/imagesPicked(_:)`` keeps at most ``maxImages``; more set ``State/errorMessage``.
+/// - ``View/backTapped`` marks the newest message read, then sends ``Delegate/dismissed``.
 public struct ConversationFeature: Reducer {
   /// What the conversation's screen shows.
   public struct State: Equatable, Sendable {
@@ -58,59 +58,50 @@ public struct ConversationFeature: Reducer {
   }
 
   /// What can happen to the conversation, grouped by where it comes from (F3).
-  public enum Action: Equatable, Sendable {
-    /// The user did something on screen.
-    case view(View)
-    /// The chat told the feature something.
-    case `internal`(Internal)
-    /// Something the feature asked for finished.
-    case response(Response)
-    /// Something for the parent to act on (F2).
-    case delegate(Delegate)
+  public typealias Action = FeatureAction<View, Internal, Response, Delegate>
 
-    /// What the user does on screen.
-    public enum View: Equatable, Sendable {
-      /// The screen appeared: open the conversation and follow it.
-      case task
-      /// The draft's text changed.
-      case draftChanged(String)
-      /// Images were picked for the draft.
-      case imagesPicked([URL])
-      /// The draft's image at `index` was taken off.
-      case imageRemoved(at: Int)
-      /// Send the draft.
-      case sendTapped
-      /// Send a failed message again.
-      case resendTapped(Message)
-      /// Show older messages (scrolled to the top).
-      case loadOlderTapped
-      /// Leave the conversation.
-      case backTapped
-    }
+  /// What the user does on screen.
+  public enum View: Equatable, Sendable {
+    /// The screen appeared: open the conversation and follow it.
+    case task
+    /// The draft's text changed.
+    case draftChanged(String)
+    /// Images were picked for the draft.
+    case imagesPicked([URL])
+    /// The draft's image at `index` was taken off.
+    case imageRemoved(at: Int)
+    /// Send the draft.
+    case sendTapped
+    /// Send a failed message again.
+    case resendTapped(Message)
+    /// Show older messages (scrolled to the top).
+    case loadOlderTapped
+    /// Leave the conversation.
+    case backTapped
+  }
 
-    /// What the chat tells the feature.
-    public enum Internal: Equatable, Sendable {
-      /// The conversation's messages or status changed.
-      case snapshot(ConversationSnapshot)
-    }
+  /// What the chat tells the feature.
+  public enum Internal: Equatable, Sendable {
+    /// The conversation's messages or status changed.
+    case snapshot(ConversationSnapshot)
+  }
 
-    /// The outcome of something the feature asked for.
-    public enum Response: Equatable, Sendable {
-      /// The chat refused the draft `text` with `images` before queueing it, for the reason in `message`.
-      case sendFailed(text: String, images: [URL], message: String)
-      /// The resend failed, for the reason in `message`.
-      case resendFailed(message: String)
-      /// An older page loaded; `hasMore` says whether more may remain.
-      case olderLoaded(hasMore: Bool)
-      /// An older page did not load, for the reason in `message`.
-      case olderFailed(message: String)
-    }
+  /// The outcome of something the feature asked for.
+  public enum Response: Equatable, Sendable {
+    /// The chat refused the draft `text` with `images` before queueing it, for the reason in `message`.
+    case sendFailed(text: String, images: [URL], message: String)
+    /// The resend failed, for the reason in `message`.
+    case resendFailed(message: String)
+    /// An older page loaded; `hasMore` says whether more may remain.
+    case olderLoaded(hasMore: Bool)
+    /// An older page did not load, for the reason in `message`.
+    case olderFailed(message: String)
+  }
 
-    /// What the conversation tells its parent.
-    public enum Delegate: Equatable, Sendable {
-      /// The user left, and the conversation was marked read: remove the feature.
-      case dismissed
-    }
+  /// What the conversation tells its parent.
+  public enum Delegate: Equatable, Sendable {
+    /// The user left, and the conversation was marked read: remove the feature.
+    case dismissed
   }
 
   /// The most images a message carries.
@@ -158,7 +149,7 @@ public struct ConversationFeature: Reducer {
     }
   }
 
-  private func reduce(into state: inout State, view: Action.View) -> Effect<Action> {
+  private func reduce(into state: inout State, view: View) -> Effect<Action> {
     let id = state.conversation.id
     switch view {
     case .task:

@@ -4,9 +4,9 @@ import Domain
 /// A workspace's DM list (REQUIREMENTS C2, F2–F3): the user's rooms with their unread counts and newest messages,
 /// from the store at once and then from the server, and the workspace's members to start one with.
 ///
-/// - ``Action/View/task`` follows the rooms and loads the members.
+/// - ``View/task`` follows the rooms and loads the members.
 /// - Tapping a room, or a member (whose room is opened, or made, on the server), sends the parent
-///   ``Action/Delegate/openConversation(_:)``.
+///   ``Delegate/openConversation(_:)``.
 public struct DirectMessageListFeature: Reducer {
   /// What the DM list shows.
   public struct State: Equatable, Sendable {
@@ -41,47 +41,38 @@ public struct DirectMessageListFeature: Reducer {
   }
 
   /// What can happen to the list, grouped by where it comes from (F3).
-  public enum Action: Equatable, Sendable {
-    /// The user did something on screen.
-    case view(View)
-    /// The chat told the feature something.
-    case `internal`(Internal)
-    /// Something the feature asked for finished.
-    case response(Response)
-    /// Something for the parent to act on (F2).
-    case delegate(Delegate)
+  public typealias Action = FeatureAction<View, Internal, Response, Delegate>
 
-    /// What the user does on screen.
-    public enum View: Equatable, Sendable {
-      /// The list appeared: follow the rooms, load the members.
-      case task
-      /// The user tapped a room.
-      case roomTapped(DirectMessageRoom)
-      /// The user tapped a member: open the room with them.
-      case memberTapped(Member)
-    }
+  /// What the user does on screen.
+  public enum View: Equatable, Sendable {
+    /// The list appeared: follow the rooms, load the members.
+    case task
+    /// The user tapped a room.
+    case roomTapped(DirectMessageRoom)
+    /// The user tapped a member: open the room with them.
+    case memberTapped(Member)
+  }
 
-    /// What the chat tells the feature.
-    public enum Internal: Equatable, Sendable {
-      /// The rooms, stored or the server's.
-      case roomsChanged([DirectMessageRoom])
-    }
+  /// What the chat tells the feature.
+  public enum Internal: Equatable, Sendable {
+    /// The rooms, stored or the server's.
+    case roomsChanged([DirectMessageRoom])
+  }
 
-    /// The outcome of something the feature asked for.
-    public enum Response: Equatable, Sendable {
-      /// The workspace's members.
-      case membersLoaded([Member])
-      /// The room with a member is open.
-      case opened(DirectMessageRoom)
-      /// Something did not load or open, for the reason in `message`.
-      case failed(message: String)
-    }
+  /// The outcome of something the feature asked for.
+  public enum Response: Equatable, Sendable {
+    /// The workspace's members.
+    case membersLoaded([Member])
+    /// The room with a member is open.
+    case opened(DirectMessageRoom)
+    /// Something did not load or open, for the reason in `message`.
+    case failed(message: String)
+  }
 
-    /// What the list tells its parent.
-    public enum Delegate: Equatable, Sendable {
-      /// Show `conversation`.
-      case openConversation(Conversation)
-    }
+  /// What the list tells its parent.
+  public enum Delegate: Equatable, Sendable {
+    /// Show `conversation`.
+    case openConversation(Conversation)
   }
 
   private struct RoomsID: Hashable, Sendable {}

@@ -4,14 +4,14 @@ import Foundation
 /// Signing in and out: a form checked before anything is sent, the session manager's state followed, and the parent
 /// told when the session starts, ends or expires (REQUIREMENTS F1–F3, A4–A6).
 ///
-/// - ``Action/View/task`` starts following the session's states (a session restored at launch shows as signed in);
+/// - ``View/task`` starts following the session's states (a session restored at launch shows as signed in);
 ///   send it once, when the feature appears.
-/// - ``Action/View/loginTapped`` checks the form first: an empty or malformed email or an empty password sets
+/// - ``View/loginTapped`` checks the form first: an empty or malformed email or an empty password sets
 ///   ``State/emailError`` or ``State/passwordError`` and sends nothing.
 /// - A refused sign-in (`E03`), a network failure and a storage failure each set ``State/errorMessage`` to a
 ///   sentence for the user; the form keeps what was typed.
-/// - The parent hears ``Action/Delegate/signedIn(_:)``, ``Action/Delegate/signedOut`` and, when the session ends
-///   without the user asking, ``Action/Delegate/sessionExpired`` (F2): once per change, whether it came from this
+/// - The parent hears ``Delegate/signedIn(_:)``, ``Delegate/signedOut`` and, when the session ends
+///   without the user asking, ``Delegate/sessionExpired`` (F2): once per change, whether it came from this
 ///   feature's own sign-in or from the session manager. A state the manager already replaced when it arrives is
 ///   skipped, and the answer of a sign-in or sign-out counts only while the feature still waits for it, so a late
 ///   one never undoes a newer change. Another user signing in is a `signedOut`, then a `signedIn`.
@@ -33,55 +33,46 @@ import Foundation
 /// ```
 public struct SessionFeature: Reducer {
   /// What can happen to a session, grouped by where it comes from (F3).
-  public enum Action: Equatable, Sendable {
-    /// The user did something on screen.
-    case view(View)
-    /// The session manager's state changed.
-    case `internal`(Internal)
-    /// A sign-in or sign-out finished.
-    case response(Response)
-    /// Something for the parent to act on (F2).
-    case delegate(Delegate)
+  public typealias Action = FeatureAction<View, Internal, Response, Delegate>
 
-    /// What the user does on screen.
-    public enum View: Equatable, Sendable {
-      /// The feature appeared: follow the session's states.
-      case task
-      /// The email text changed.
-      case emailChanged(String)
-      /// The password text changed.
-      case passwordChanged(String)
-      /// Sign in with the form.
-      case loginTapped
-      /// Sign out.
-      case logoutTapped
-    }
+  /// What the user does on screen.
+  public enum View: Equatable, Sendable {
+    /// The feature appeared: follow the session's states.
+    case task
+    /// The email text changed.
+    case emailChanged(String)
+    /// The password text changed.
+    case passwordChanged(String)
+    /// Sign in with the form.
+    case loginTapped
+    /// Sign out.
+    case logoutTapped
+  }
 
-    /// What the feature learns on its own.
-    public enum Internal: Equatable, Sendable {
-      /// The session manager published `state`.
-      case sessionChanged(SessionState)
-    }
+  /// What the feature learns on its own.
+  public enum Internal: Equatable, Sendable {
+    /// The session manager published `state`.
+    case sessionChanged(SessionState)
+  }
 
-    /// The outcome of a sign-in or a sign-out.
-    public enum Response: Equatable, Sendable {
-      /// Signed in as `user`.
-      case loggedIn(SessionUser)
-      /// Not signed in, for the reason in `message`, a sentence for the user.
-      case loginFailed(message: String)
-      /// Signed out on this device; `warning` says what did not work (the server not told), if anything.
-      case loggedOut(warning: String?)
-    }
+  /// The outcome of a sign-in or a sign-out.
+  public enum Response: Equatable, Sendable {
+    /// Signed in as `user`.
+    case loggedIn(SessionUser)
+    /// Not signed in, for the reason in `message`, a sentence for the user.
+    case loginFailed(message: String)
+    /// Signed out on this device; `warning` says what did not work (the server not told), if anything.
+    case loggedOut(warning: String?)
+  }
 
-    /// What the session tells its parent.
-    public enum Delegate: Equatable, Sendable {
-      /// `user` is now signed in.
-      case signedIn(SessionUser)
-      /// The user signed out.
-      case signedOut
-      /// The session ended without the user asking (the refresh token was refused): show the sign-in form.
-      case sessionExpired
-    }
+  /// What the session tells its parent.
+  public enum Delegate: Equatable, Sendable {
+    /// `user` is now signed in.
+    case signedIn(SessionUser)
+    /// The user signed out.
+    case signedOut
+    /// The session ended without the user asking (the refresh token was refused): show the sign-in form.
+    case sessionExpired
   }
 
   private struct StatesID: Hashable, Sendable {}

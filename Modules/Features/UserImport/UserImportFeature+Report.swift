@@ -1,7 +1,7 @@
 import Domain
 
 extension UserImportFeature {
-  /// What an import did, sent to the parent as ``Action/Delegate/finished(_:)`` when it ends, finished or cancelled.
+  /// What an import did, sent to the parent as ``Delegate/finished(_:)`` when it ends, finished or cancelled.
   public struct Report: Equatable, Sendable {
     /// The users created, in the order of the input.
     public var created: [User] = []

@@ -16,7 +16,7 @@ extension UserImportFeature {
     /// How long the rest should take, or `nil` before the first user finished and once the import is over: the users
     /// left times the pace so far, never faster than ``UserImportFeature/minimumPace``.
     public var estimatedTimeLeft: Duration?
-    /// Whether the import stops once the user in flight finishes (``UserImportFeature/Action/View/stopTapped``).
+    /// Whether the import stops once the user in flight finishes (``UserImportFeature/View/stopTapped``).
     public var isStopping: Bool
 
     /// An import of `users` that has not started.

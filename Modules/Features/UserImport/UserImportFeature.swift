@@ -12,9 +12,9 @@ import Domain
 ///   limiter's interval): the first request leaves at once, so the first answers alone would promise too much.
 /// - A user that fails does not stop the import: its reason is kept, and the ``Report`` lists it.
 /// - Cancelling stops the request in flight and sends nothing more; the report says which user was in flight (the
-///   server may have created it) and which were never sent. Stopping (``Action/View/stopTapped``) waits for the user
+///   server may have created it) and which were never sent. Stopping (``View/stopTapped``) waits for the user
 ///   in flight to finish first, so that every user is either done or never sent.
-/// - The import ends, finished or cancelled, with ``Action/Delegate/finished(_:)`` and its ``Report`` (F2).
+/// - The import ends, finished or cancelled, with ``Delegate/finished(_:)`` and its ``Report`` (F2).
 ///
 /// ```swift
 /// import Domain
@@ -34,48 +34,39 @@ import Domain
 /// ```
 public struct UserImportFeature: Reducer {
   /// What can happen to an import, grouped by where it comes from (F3).
-  public enum Action: Equatable, Sendable {
-    /// The user did something on screen.
-    case view(View)
-    /// The import's own work moved on.
-    case `internal`(Internal)
-    /// A user finished.
-    case response(Response)
-    /// Something for the parent to act on (F2).
-    case delegate(Delegate)
+  public typealias Action = FeatureAction<View, Internal, Response, Delegate>
 
-    /// What the user does on screen.
-    public enum View: Equatable, Sendable {
-      /// Start the import; ignored unless it is ``Phase/ready``.
-      case startTapped
-      /// Stop the import now, cancelling the request in flight; ignored unless it is ``Phase/importing``.
-      case cancelTapped
-      /// Stop the import once the user in flight finishes, so that nothing is left half done; ignored unless it is
-      /// ``Phase/importing``.
-      case stopTapped
-    }
+  /// What the user does on screen.
+  public enum View: Equatable, Sendable {
+    /// Start the import; ignored unless it is ``Phase/ready``.
+    case startTapped
+    /// Stop the import now, cancelling the request in flight; ignored unless it is ``Phase/importing``.
+    case cancelTapped
+    /// Stop the import once the user in flight finishes, so that nothing is left half done; ignored unless it is
+    /// ``Phase/importing``.
+    case stopTapped
+  }
 
-    /// Steps of the import's work.
-    public enum Internal: Equatable, Sendable {
-      /// The users at `indices` are the batch now being created, one after another.
-      case batchStarted(Range<Int>)
-      /// Every batch is done.
-      case allBatchesFinished
-    }
+  /// Steps of the import's work.
+  public enum Internal: Equatable, Sendable {
+    /// The users at `indices` are the batch now being created, one after another.
+    case batchStarted(Range<Int>)
+    /// Every batch is done.
+    case allBatchesFinished
+  }
 
-    /// A user finished, `elapsed` after the import started.
-    public enum Response: Equatable, Sendable {
-      /// The user at `index` was created.
-      case created(index: Int, user: User, elapsed: Duration)
-      /// The user at `index` was not created, for `error`.
-      case failed(index: Int, error: UserManagerError, elapsed: Duration)
-    }
+  /// A user finished, `elapsed` after the import started.
+  public enum Response: Equatable, Sendable {
+    /// The user at `index` was created.
+    case created(index: Int, user: User, elapsed: Duration)
+    /// The user at `index` was not created, for `error`.
+    case failed(index: Int, error: UserManagerError, elapsed: Duration)
+  }
 
-    /// What the import tells its parent.
-    public enum Delegate: Equatable, Sendable {
-      /// The import ended, every user tried or cancelled; the report says what it did.
-      case finished(Report)
-    }
+  /// What the import tells its parent.
+  public enum Delegate: Equatable, Sendable {
+    /// The import ended, every user tried or cancelled; the report says what it did.
+    case finished(Report)
   }
 
   /// The most users in a batch: as many as the user manager's `createUsers` takes (U4).

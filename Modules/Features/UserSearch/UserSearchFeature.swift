@@ -9,7 +9,7 @@ import Domain
 ///   results.
 /// - While a search is pending, ``State/isLoading`` is `true` and the previous results stay visible; a failure sets
 ///   ``State/errorMessage`` and clears them.
-/// - Choosing a user is reported to the parent as ``Action/Delegate/userSelected(_:)`` (F2).
+/// - Choosing a user is reported to the parent as ``Delegate/userSelected(_:)`` (F2).
 ///
 /// ```swift
 /// import Domain
@@ -45,35 +45,28 @@ public struct UserSearchFeature: Reducer {
   }
 
   /// What can happen to the search, grouped by where it comes from (F3).
-  public enum Action: Equatable, Sendable {
-    /// The user did something on screen.
-    case view(View)
-    /// A search finished.
-    case response(Response)
-    /// Something for the parent to act on (F2).
-    case delegate(Delegate)
+  public typealias Action = FeatureAction<View, Never, Response, Delegate>
 
-    /// What the user does on screen.
-    public enum View: Equatable, Sendable {
-      /// The query text changed.
-      case queryChanged(String)
-      /// The user chose one of the results.
-      case userTapped(User)
-    }
+  /// What the user does on screen.
+  public enum View: Equatable, Sendable {
+    /// The query text changed.
+    case queryChanged(String)
+    /// The user chose one of the results.
+    case userTapped(User)
+  }
 
-    /// The outcome of a search, with the query it was for.
-    public enum Response: Equatable, Sendable {
-      /// The users whose nickname matches `query`.
-      case results(query: String, users: [User])
-      /// The search for `query` failed, for the reason in `message`.
-      case failed(query: String, message: String)
-    }
+  /// The outcome of a search, with the query it was for.
+  public enum Response: Equatable, Sendable {
+    /// The users whose nickname matches `query`.
+    case results(query: String, users: [User])
+    /// The search for `query` failed, for the reason in `message`.
+    case failed(query: String, message: String)
+  }
 
-    /// What the search tells its parent.
-    public enum Delegate: Equatable, Sendable {
-      /// The user chose `user`.
-      case userSelected(User)
-    }
+  /// What the search tells its parent.
+  public enum Delegate: Equatable, Sendable {
+    /// The user chose `user`.
+    case userSelected(User)
   }
 
   /// How long typing must pause before a search starts.
