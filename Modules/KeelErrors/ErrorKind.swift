@@ -1,26 +1,24 @@
-/// A kind of failure: what a Keel error's `kind` is compared by, and printed as its name.
+/// A kind of failure of the error type `Owner`: what a Keel error's `kind` is compared by, and printed as its name.
 ///
-/// Every Keel error type nests its own `Kind`, a struct rather than an enum, so that kinds can be added without
-/// breaking anyone's `switch`; this protocol is what they share.
+/// Every Keel error names its kinds `Kind`, this type for itself, and declares them as static members in an extension
+/// constrained to it; a struct rather than an enum, so that kinds can be added without breaking anyone's `switch`.
+/// Only Keel's modules make kinds, so a kind of one error is never a kind of another.
 ///
 /// ```swift
-/// struct UploadError: Error {
-///   struct Kind: ErrorKind {
-///     let name: String
-///     static let tooLarge = Kind(name: "tooLarge")
-///   }
-///   let kind: Kind
-/// }
+/// import Networking
 ///
-/// let kind = UploadError(kind: .tooLarge).kind
-/// assert(kind == .tooLarge && kind.description == "tooLarge")
+/// func isWorthRetrying(_ error: NetworkError) -> Bool {
+///   [NetworkError.Kind.transport, .rateLimited].contains(error.kind)
+/// }
+/// print(NetworkError.Kind.transport)  // transport
 /// ```
-public protocol ErrorKind: Hashable, Sendable, CustomStringConvertible {
+public struct ErrorKind<Owner>: Hashable, Sendable, CustomStringConvertible {
   /// The kind's name, for example `refused`: what it is compared by and printed as.
-  var name: String { get }
-}
+  public let name: String
 
-extension ErrorKind {
+  /// The kind named `name`; each error declares its own.
+  package init(_ name: String) { self.name = name }
+
   /// The kind's ``name``.
   public var description: String { name }
 }

@@ -2,12 +2,6 @@ import ArgumentParser
 import Domain
 import Foundation
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// `keel auth`: a session with the chat backend, kept in the data directory's encrypted token store.
 struct AuthCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(

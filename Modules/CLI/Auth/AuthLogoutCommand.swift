@@ -3,12 +3,6 @@ import Chat
 import Domain
 import Foundation
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// `keel auth logout`: ends the session here, then on the server.
 struct AuthLogoutCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(

@@ -2,12 +2,6 @@ import ArgumentParser
 import Domain
 import Foundation
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// `keel auth whoami`: the signed-in user, as the server sees them.
 struct AuthWhoAmICommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(

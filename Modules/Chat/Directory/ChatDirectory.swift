@@ -117,7 +117,7 @@ final class ChatDirectory: Sendable {
     }
   }
 
-  /// `name` trimmed, or ``ChatError/Kind/invalidInput`` when it is empty or longer than 100 characters.
+  /// `name` trimmed, or `ChatError.Kind.invalidInput` when it is empty or longer than 100 characters.
   static func validName(_ name: String, of what: String) throws -> String {
     let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
     guard (1...100).contains(trimmed.count) else {

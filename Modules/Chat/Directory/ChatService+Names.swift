@@ -6,7 +6,7 @@ extension ChatService {
   /// last one used (``lastWorkspaceID``) if it is still there, else the first by name. The one chosen becomes the last
   /// one used.
   ///
-  /// - Throws: ``ChatError`` of kind ``ChatError/Kind/notFound`` when there is no such workspace, or none at all;
+  /// - Throws: ``ChatError`` of kind `ChatError.Kind.notFound` when there is no such workspace, or none at all;
   ///   the kinds a list throws when the server cannot be reached.
   public func workspace(named name: String?) async throws -> Workspace {
     let (all, current) = try await workspacesByName()
@@ -48,8 +48,8 @@ extension ChatService {
   /// }
   /// ```
   ///
-  /// - Throws: ``ChatError`` of kind ``ChatError/Kind/notFound`` when nothing matches; of kind
-  ///   ``ChatError/Kind/ambiguous`` when a nickname names more than one DM partner, with them in
+  /// - Throws: ``ChatError`` of kind `ChatError.Kind.notFound` when nothing matches; of kind
+  ///   `ChatError.Kind.ambiguous` when a nickname names more than one DM partner, with them in
   ///   ``ChatError/candidates``; the kinds a list throws when the server cannot be reached.
   public func conversation(named name: String, in workspaceID: String) async throws -> Conversation {
     let me = try accounts.me()
@@ -93,8 +93,8 @@ extension ChatService {
   /// The conversation `name` names, as ``conversation(named:in:)`` finds it, or, for `@member` when the user has no
   /// DM with them yet, the DM room opened with the workspace's member of that id, email or nickname.
   ///
-  /// - Throws: as ``conversation(named:in:)``; ``ChatError/Kind/notFound`` when no member of the workspace has that
-  ///   name either, ``ChatError/Kind/ambiguous`` when several members have that nickname.
+  /// - Throws: as ``conversation(named:in:)``; `ChatError.Kind.notFound` when no member of the workspace has that
+  ///   name either, `ChatError.Kind.ambiguous` when several members have that nickname.
   public func conversation(
     named name: String, in workspaceID: String, openingDirectMessage: Bool
   ) async throws -> Conversation {
@@ -109,7 +109,7 @@ extension ChatService {
   /// The workspace's member `name` names, other than the user: by id, by email, or by nickname (which anyone may take,
   /// so one that several members have is refused rather than guessed).
   ///
-  /// - Throws: ``ChatError/Kind/notFound`` when none has it; ``ChatError/Kind/ambiguous`` (with ``ChatError/candidates``)
+  /// - Throws: `ChatError.Kind.notFound` when none has it; `ChatError.Kind.ambiguous` (with ``ChatError/candidates``)
   ///   when several have that nickname; the kinds a list throws when the server cannot be reached.
   public func member(named name: String, in workspaceID: String) async throws -> Member {
     let me = try accounts.me()

@@ -32,7 +32,7 @@ final class ChatAccounts: Sendable {
     self.logger = logger
   }
 
-  /// The signed-in user's id, or ``ChatError/Kind/notSignedIn``.
+  /// The signed-in user's id, or `ChatError.Kind.notSignedIn`.
   func me() throws -> String {
     guard let user = sessions.currentUser else {
       throw ChatError(.notSignedIn, "Nobody is signed in: sign in before using the chat; nothing was sent.")
@@ -42,7 +42,7 @@ final class ChatAccounts: Sendable {
 
   /// The signed-in user's chat on this device, opened on first use.
   ///
-  /// - Throws: ``ChatError/Kind/notSignedIn``; ``ChatError/Kind/storage`` when it cannot be opened.
+  /// - Throws: `ChatError.Kind.notSignedIn`; `ChatError.Kind.storage` when it cannot be opened.
   func current() throws -> ChatAccount {
     try account(of: me())
   }

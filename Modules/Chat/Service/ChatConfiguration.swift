@@ -15,7 +15,7 @@ public struct ChatConfiguration: Sendable {
   /// The local store's size limit, in bytes, past which the conversations viewed least recently are evicted; 256 MB by
   /// default, as Stream's chat SDK.
   public var storeMaxSize: Int64
-  /// The most messages the outbox holds unsent; a send past it fails with ``ChatError/Kind/storage``. 10,000 by
+  /// The most messages the outbox holds unsent; a send past it fails with `ChatError.Kind.storage`. 10,000 by
   /// default.
   public var outboxCapacity: Int
   /// The first wait before the outbox sends again after a network failure, doubled after each failure up to

@@ -64,7 +64,7 @@ final class ChatConnection: Sendable {
     case directMessages(workspaceID: String)
   }
 
-  /// - Throws: ``ChatError/Kind/invalidInput`` for a `baseURL` the socket cannot use.
+  /// - Throws: `ChatError.Kind.invalidInput` for a `baseURL` the socket cannot use.
   init(
     baseURL: URL, accounts: ChatAccounts, transport: any WebSocketTransport, networkMonitor: (any NetworkMonitor)?,
     configuration: ChatConfiguration, clock: any Clock<Duration>,
@@ -125,7 +125,7 @@ final class ChatConnection: Sendable {
   /// Opens `conversationID` in `account`'s store, registered in the same turn of the lock that checks `account` is
   /// still current: a conversation of an account that ended as it opened never follows the next account's pushes.
   ///
-  /// - Throws: ``ChatError/Kind/notSignedIn`` when `account` is no longer the current one.
+  /// - Throws: `ChatError.Kind.notSignedIn` when `account` is no longer the current one.
   func open(_ conversationID: String, of account: ChatAccount) throws -> Opened {
     try state.withLock { state in
       guard accounts.isCurrent(account) else {
@@ -168,7 +168,7 @@ final class ChatConnection: Sendable {
     return Set(open.filter { $0.value.snapshots.current.status == .live }.keys)
   }
 
-  /// An account ended: its open conversations stop, its lists end with ``ChatError/Kind/notSignedIn`` (a list of
+  /// An account ended: its open conversations stop, its lists end with `ChatError.Kind.notSignedIn` (a list of
   /// `userID`, the user signed in now, that started as the session changed hands goes on), and the socket, which
   /// was its, closes; it connects again at once for `userID`'s lists, if any.
   func endAccount(keeping userID: String?) async {

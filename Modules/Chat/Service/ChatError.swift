@@ -19,41 +19,17 @@ import Domain
 /// throws `CancellationError`.
 public struct ChatError: ServiceError {
   /// The kind of failure.
-  public struct Kind: ErrorKind {
-    /// The kind's name, for example `refused`.
-    public let name: String
-    private init(_ name: String) { self.name = name }
-
-    /// The input cannot be right (an empty name, more than five images, a file that is not an image, a text too
-    /// long); nothing was sent or written.
-    public static let invalidInput = Kind("invalidInput")
-    /// The server refused the call for good (not a member, not the owner, no such id, a duplicate name): sending it
-    /// again changes nothing.
-    public static let refused = Kind("refused")
-    /// The call did not get through (no connection, a timeout, a server error, the session over); the outbox sends
-    /// a message again by itself, anything else the caller may try again.
-    public static let requestFailed = Kind("requestFailed")
-    /// The local store or the outbox could not read or write.
-    public static let storage = Kind("storage")
-    /// Nobody is signed in; nothing was sent.
-    public static let notSignedIn = Kind("notSignedIn")
-    /// No chat backend is configured (`KeelConfiguration.backendBaseURL` is `nil`); nothing was sent.
-    public static let notConfigured = Kind("notConfigured")
-    /// A name (a workspace's, a channel's, a DM partner's) names nothing the user can see.
-    public static let notFound = Kind("notFound")
-    /// A name names more than one thing (a nickname two DM partners share); ``ChatError/candidates`` lists them.
-    public static let ambiguous = Kind("ambiguous")
-  }
+  public typealias Kind = ErrorKind<ChatError>
 
   /// The kind of failure.
   public let kind: Kind
   /// A complete sentence describing the failure.
   public let description: String
-  /// What the server or the transport said, for ``Kind/refused`` and ``Kind/requestFailed``.
+  /// What the server or the transport said, for `Kind.refused` and `Kind.requestFailed`.
   public var requestFailure: RequestFailure?
   /// The error underneath, if any (the store's, the HTTP client's).
   public var underlying: (any Error)?
-  /// What an ``Kind/ambiguous`` name could mean, for the caller to choose from.
+  /// What an `Kind.ambiguous` name could mean, for the caller to choose from.
   public var candidates: [Member] = []
 
   /// An error of `kind` described by `description`, a complete sentence.
@@ -66,8 +42,8 @@ public struct ChatError: ServiceError {
     self.underlying = underlying ?? requestFailure?.underlying
   }
 
-  /// A failed request as a chat error: a 4xx the server explained is ``Kind/refused``, the rest
-  /// ``Kind/requestFailed``.
+  /// A failed request as a chat error: a 4xx the server explained is `Kind.refused`, the rest
+  /// `Kind.requestFailed`.
   static func request(_ failure: RequestFailure, doing what: String) -> ChatError {
     let refused =
       failure.kind == .server && (400..<500).contains(failure.statusCode ?? 0)
@@ -89,7 +65,29 @@ public struct ChatError: ServiceError {
   }
 }
 
-/// Runs `body` on a store, its failure as ``ChatError/Kind/storage`` doing `what` (a ``ChatError`` passes as it is).
+extension ErrorKind where Owner == ChatError {
+  /// The input cannot be right (an empty name, more than five images, a file that is not an image, a text too
+  /// long); nothing was sent or written.
+  public static var invalidInput: Self { Self("invalidInput") }
+  /// The server refused the call for good (not a member, not the owner, no such id, a duplicate name): sending it
+  /// again changes nothing.
+  public static var refused: Self { Self("refused") }
+  /// The call did not get through (no connection, a timeout, a server error, the session over); the outbox sends
+  /// a message again by itself, anything else the caller may try again.
+  public static var requestFailed: Self { Self("requestFailed") }
+  /// The local store or the outbox could not read or write.
+  public static var storage: Self { Self("storage") }
+  /// Nobody is signed in; nothing was sent.
+  public static var notSignedIn: Self { Self("notSignedIn") }
+  /// No chat backend is configured (`KeelConfiguration.backendBaseURL` is `nil`); nothing was sent.
+  public static var notConfigured: Self { Self("notConfigured") }
+  /// A name (a workspace's, a channel's, a DM partner's) names nothing the user can see.
+  public static var notFound: Self { Self("notFound") }
+  /// A name names more than one thing (a nickname two DM partners share); ``ChatError/candidates`` lists them.
+  public static var ambiguous: Self { Self("ambiguous") }
+}
+
+/// Runs `body` on a store, its failure as `ChatError.Kind.storage` doing `what` (a ``ChatError`` passes as it is).
 func stored<Value>(_ what: String, _ body: () async throws -> Value) async throws -> Value {
   do {
     return try await body()

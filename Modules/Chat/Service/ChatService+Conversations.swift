@@ -13,7 +13,7 @@ extension ChatService {
   /// Opening a conversation that is open already shares its sync; each ``ChatConversation`` is closed on its own.
   /// Signing out stops every open conversation: it was the account's.
   ///
-  /// - Throws: ``ChatError/Kind/notSignedIn``; ``ChatError/Kind/storage`` when the account's store cannot be opened.
+  /// - Throws: `ChatError.Kind.notSignedIn`; `ChatError.Kind.storage` when the account's store cannot be opened.
   public func open(_ conversationID: String) async throws -> ChatConversation {
     switch try connection.open(conversationID, of: accounts.current()) {
     case .following(let sync, let isNew):

@@ -8,7 +8,7 @@ extension ChatService {
   /// The user's workspaces by name, live: the stored list at once, then the server's (stored in its place), then the
   /// list again each time it changes — a workspace created, renamed, deleted or joined, here or anywhere (the socket's
   /// pushes, SandboxAPI §7), and after each reconnection. The stream ends when the consumer stops, when the account
-  /// ends (``ChatError/Kind/notSignedIn``) or the service shuts down; it throws a ``ChatError`` after the stored list
+  /// ends (`ChatError.Kind.notSignedIn`) or the service shuts down; it throws a ``ChatError`` after the stored list
   /// when the server cannot be reached.
   public func workspaces() -> AsyncThrowingStream<[Workspace], any Error> {
     directory.workspaces()
@@ -56,7 +56,7 @@ extension ChatService {
 
   /// Creates a workspace the user owns and is the first member of.
   ///
-  /// - Throws: ``ChatError/Kind/invalidInput`` for a name that is empty or longer than 100 characters once trimmed,
+  /// - Throws: `ChatError.Kind.invalidInput` for a name that is empty or longer than 100 characters once trimmed,
   ///   before anything is sent; otherwise ``ChatError``.
   public func createWorkspace(named name: String) async throws -> Workspace {
     try await directory.createWorkspace(named: name)
@@ -64,7 +64,7 @@ extension ChatService {
 
   /// Renames a workspace the user owns.
   ///
-  /// - Throws: as ``createWorkspace(named:)``; ``ChatError/Kind/refused`` (`E403`) for a workspace the user does not
+  /// - Throws: as ``createWorkspace(named:)``; `ChatError.Kind.refused` (`E403`) for a workspace the user does not
   ///   own.
   public func renameWorkspace(_ workspaceID: String, to name: String) async throws -> Workspace {
     try await directory.renameWorkspace(workspaceID, to: name)
@@ -86,8 +86,8 @@ extension ChatService {
 
   /// Adds the account with `email` to a workspace the user is a member of.
   ///
-  /// - Throws: ``ChatError/Kind/invalidInput`` for an email without `@` or longer than 254 characters, before
-  ///   anything is sent; ``ChatError/Kind/refused`` (`E404`) when no account has that email.
+  /// - Throws: `ChatError.Kind.invalidInput` for an email without `@` or longer than 254 characters, before
+  ///   anything is sent; `ChatError.Kind.refused` (`E404`) when no account has that email.
   public func invite(email: String, to workspaceID: String) async throws {
     try await directory.invite(email: email, to: workspaceID)
   }
@@ -101,7 +101,7 @@ extension ChatService {
 
   /// Creates a channel in a workspace; the user owns and has joined it.
   ///
-  /// - Throws: ``ChatError/Kind/invalidInput`` for a bad name, before anything is sent; ``ChatError/Kind/refused``
+  /// - Throws: `ChatError.Kind.invalidInput` for a bad name, before anything is sent; `ChatError.Kind.refused`
   ///   (`E409`) when the workspace has a channel of that name.
   public func createChannel(named name: String, in workspaceID: String) async throws -> Conversation {
     try await directory.createChannel(named: name, in: workspaceID)
@@ -152,7 +152,7 @@ extension ChatService {
 
   /// The DM room with another member of a workspace: found if the two have one (from either side), opened if not.
   ///
-  /// - Throws: ``ChatError/Kind/invalidInput`` for the user themselves, before anything is sent; otherwise
+  /// - Throws: `ChatError.Kind.invalidInput` for the user themselves, before anything is sent; otherwise
   ///   ``ChatError``.
   public func openDirectMessage(with userID: String, in workspaceID: String) async throws -> DirectMessageRoom {
     try await directory.openDirectMessage(with: userID, in: workspaceID)

@@ -19,7 +19,7 @@ extension ChatService {
   /// }
   /// ```
   ///
-  /// - Throws: ``ChatError/Kind/notSignedIn``; ``ChatError/Kind/storage`` when its disk level cannot be opened.
+  /// - Throws: `ChatError.Kind.notSignedIn`; `ChatError.Kind.storage` when its disk level cannot be opened.
   public var imageLoader: ImageLoader {
     get throws {
       let account = try accounts.current()
@@ -45,8 +45,8 @@ extension ChatService {
   /// The image at `path` on the chat backend (a message's image, a member's profile image), or at an absolute URL
   /// on the backend's origin, through ``imageLoader``.
   ///
-  /// - Throws: ``ChatError/Kind/invalidInput`` for a path or URL not on the backend, before anything is sent;
-  ///   ``ChatError/Kind/notSignedIn``; otherwise `ImageLoaderError` (a member's image asked for by someone who is not
+  /// - Throws: `ChatError.Kind.invalidInput` for a path or URL not on the backend, before anything is sent;
+  ///   `ChatError.Kind.notSignedIn`; otherwise `ImageLoaderError` (a member's image asked for by someone who is not
   ///   a member is `ImageLoaderError.Kind.requestFailed` with the server's 404).
   public func image(at path: String) async throws -> Data {
     guard let url = URL(string: path, relativeTo: baseURL)?.absoluteURL,

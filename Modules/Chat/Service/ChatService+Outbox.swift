@@ -21,8 +21,8 @@ extension ChatService {
   /// The images are copied into the outbox (owner-only), so the caller may delete its files at once.
   ///
   /// - Returns: The pending message.
-  /// - Throws: ``ChatError/Kind/invalidInput`` as ``validate(_:images:)`` says, before anything is written or sent;
-  ///   ``ChatError/Kind/notSignedIn``; ``ChatError/Kind/storage`` when the outbox cannot keep it (full, or a disk
+  /// - Throws: `ChatError.Kind.invalidInput` as ``validate(_:images:)`` says, before anything is written or sent;
+  ///   `ChatError.Kind.notSignedIn`; `ChatError.Kind.storage` when the outbox cannot keep it (full, or a disk
   ///   failure), and then nothing is sent.
   public func send(_ text: String, images: [URL] = [], to conversationID: String) async throws -> Message {
     try await outbox.send(text, images: images, to: conversationID)
@@ -30,8 +30,8 @@ extension ChatService {
 
   /// Sends a failed message again, with the same client message id: it becomes pending and goes through the outbox.
   ///
-  /// - Throws: ``ChatError/Kind/invalidInput`` for a message that is not a failed message of the signed-in user's, or
-  ///   whose images are gone; ``ChatError/Kind/storage`` when the outbox cannot keep it.
+  /// - Throws: `ChatError.Kind.invalidInput` for a message that is not a failed message of the signed-in user's, or
+  ///   whose images are gone; `ChatError.Kind.storage` when the outbox cannot keep it.
   public func resend(_ message: Message) async throws {
     try await outbox.resend(message)
   }
@@ -54,7 +54,7 @@ extension ChatService {
 
   /// How many of the signed-in user's messages wait in the outbox.
   ///
-  /// - Throws: ``ChatError/Kind/notSignedIn``; ``ChatError/Kind/storage``.
+  /// - Throws: `ChatError.Kind.notSignedIn`; `ChatError.Kind.storage`.
   public func outboxCount() async throws -> Int {
     try await outbox.count()
   }
@@ -62,7 +62,7 @@ extension ChatService {
   /// Checks a message as ``send(_:images:to:)`` does before anything is written or sent, for a caller that wants to
   /// refuse it earlier still (a command-line tool, before it starts anything).
   ///
-  /// - Throws: ``ChatError/Kind/invalidInput`` for a text over ``maxTextLength`` characters or ``maxTextBytes``
+  /// - Throws: `ChatError.Kind.invalidInput` for a text over ``maxTextLength`` characters or ``maxTextBytes``
   ///   bytes, an empty message, more than five images, or a file that is missing, over 8 MiB, or not a PNG, JPEG, GIF
   ///   or WebP image by its bytes, whatever its name.
   public static func validate(_ text: String, images: [URL]) throws {

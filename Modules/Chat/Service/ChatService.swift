@@ -98,7 +98,7 @@ public final class ChatService: Sendable {
   ///   - clock: The clock of retry waits and the socket's timers; a `TestClock` in tests.
   ///   - now: The time a pending message shows until the server gives it one.
   ///   - logger: Sync, sends and the socket at `info`; never a message's text or a token.
-  /// - Throws: ``ChatError/Kind/storage`` when `directory` cannot be made; ``ChatError/Kind/invalidInput`` for a
+  /// - Throws: `ChatError.Kind.storage` when `directory` cannot be made; `ChatError.Kind.invalidInput` for a
   ///   `baseURL` the socket cannot use.
   public init(
     baseURL: URL, sessions: SessionManager, socketTransport: any WebSocketTransport, directory: URL,
@@ -183,7 +183,7 @@ public final class ChatService: Sendable {
 
   /// Keeps `workspaceID` as the signed-in user's ``lastWorkspaceID``, or forgets it for `nil`.
   ///
-  /// - Throws: ``ChatError/Kind/notSignedIn``; ``ChatError/Kind/storage`` when the settings cannot be written.
+  /// - Throws: `ChatError.Kind.notSignedIn`; `ChatError.Kind.storage` when the settings cannot be written.
   public func setLastWorkspaceID(_ workspaceID: String?) throws {
     let key = try accounts.current().lastWorkspaceKey
     do {
@@ -202,7 +202,7 @@ public final class ChatService: Sendable {
   /// The signed-in account's local store, which screens read first: each account has its own, and nobody else's is
   /// ever read.
   ///
-  /// - Throws: ``ChatError/Kind/notSignedIn``; ``ChatError/Kind/storage`` when it cannot be opened (a damaged file is
+  /// - Throws: `ChatError.Kind.notSignedIn`; `ChatError.Kind.storage` when it cannot be opened (a damaged file is
   ///   set aside and a new store started, see `ChatStore`).
   public var store: ChatStore {
     get throws { try accounts.current().store }

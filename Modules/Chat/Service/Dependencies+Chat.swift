@@ -22,8 +22,8 @@ extension Dependencies {
   /// store and outbox are kept in a directory of its own in the data directory's `chat` folder, the last workspace in
   /// `settings.json`.
   ///
-  /// - Throws: ``ChatError`` of kind ``ChatError/Kind/notConfigured`` when there is no backend, or
-  ///   ``ChatError/Kind/storage`` when no directory can hold its store. The next use tries again.
+  /// - Throws: ``ChatError`` of kind `ChatError.Kind.notConfigured` when there is no backend, or
+  ///   `ChatError.Kind.storage` when no directory can hold its store. The next use tries again.
   public var chat: ChatService {
     get throws {
       try product(ChatService.self) { dependencies in

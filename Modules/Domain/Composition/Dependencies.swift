@@ -83,8 +83,8 @@ public final class Dependencies: Sendable {
   /// The event tracker (E1–E14): built at launch when ``KeelConfiguration/eventsAPIToken`` is set and it delivers on
   /// its own (its uploader then delivers what an earlier run left at once), otherwise on first use.
   ///
-  /// - Throws: ``EventTrackerError`` of kind ``EventTrackerError/Kind/invalidConfiguration`` when the configuration
-  ///   has no ``KeelConfiguration/eventsAPIToken`` or invalid limits, or ``EventTrackerError/Kind/storage`` when no
+  /// - Throws: ``EventTrackerError`` of kind `EventTrackerError.Kind.invalidConfiguration` when the configuration
+  ///   has no ``KeelConfiguration/eventsAPIToken`` or invalid limits, or `EventTrackerError.Kind.storage` when no
   ///   directory can hold its queue. The next use tries again.
   public var events: EventTracker {
     get throws { try eventsService.value() }

@@ -6,7 +6,7 @@ extension EventTracker {
   /// The events set aside because the server refused them on their own, oldest first (REQUIREMENTS E12).
   ///
   /// - Parameter limit: The most returned.
-  /// - Throws: ``EventTrackerError/Kind/storage`` when the queue cannot be read.
+  /// - Throws: `EventTrackerError.Kind.storage` when the queue cannot be read.
   public func deadLetters(limit: Int = 100) async throws -> [SetAsideEvent] {
     do {
       return try await queue.deadLetters(limit: limit).map(SetAsideEvent.init)
@@ -19,8 +19,8 @@ extension EventTracker {
   /// next upload: once the server that refused them is fixed (REQUIREMENTS E12).
   ///
   /// - Returns: How many went back.
-  /// - Throws: ``EventTrackerError``: ``EventTrackerError/Kind/queueFull`` when they do not fit (none went back), or
-  ///   ``EventTrackerError/Kind/storage``.
+  /// - Throws: ``EventTrackerError``: `EventTrackerError.Kind.queueFull` when they do not fit (none went back), or
+  ///   `EventTrackerError.Kind.storage`.
   @discardableResult
   public func requeueDeadLetters(_ ids: [Int64]? = nil) async throws -> Int {
     _ = await startup.value

@@ -19,8 +19,8 @@ extension EventTracker {
   ///
   /// - Returns: What happened to the `identify` event: refused while the user is opted out (the identity is kept
   ///   all the same).
-  /// - Throws: ``EventTrackerError``: ``EventTrackerError/Kind/invalidEvent`` for an empty or overlong id, or traits
-  ///   past the size cap (nothing changed); ``EventTrackerError/Kind/storage`` when the identity cannot be kept.
+  /// - Throws: ``EventTrackerError``: `EventTrackerError.Kind.invalidEvent` for an empty or overlong id, or traits
+  ///   past the size cap (nothing changed); `EventTrackerError.Kind.storage` when the identity cannot be kept.
   @discardableResult
   public func identify(userId: String, traits: [String: JSONValue] = [:]) async throws -> TrackOutcome {
     let event = AnalyticsEvent(kind: .identify, name: "identify", traits: traits, timestamp: now(), userId: userId)
@@ -36,7 +36,7 @@ extension EventTracker {
   /// Forgets the identified user and starts a new anonymous id, as on sign-out (REQUIREMENTS E10): later events
   /// cannot be tied to the earlier ones on this device. Events already stored keep the ids they were tracked with.
   ///
-  /// - Throws: ``EventTrackerError/Kind/storage`` when the new identity cannot be kept; the old one stays.
+  /// - Throws: `EventTrackerError.Kind.storage` when the new identity cannot be kept; the old one stays.
   public func reset() throws {
     try updateIdentity { identity in
       identity.anonymousId = UUID().uuidString.lowercased()
@@ -49,7 +49,7 @@ extension EventTracker {
   /// nothing and are counted in ``DeliveryStatus/refusedByConsent``. With `purgingQueued`, the events already stored
   /// and not delivered are deleted too; otherwise they are still delivered.
   ///
-  /// - Throws: ``EventTrackerError/Kind/storage`` when the choice cannot be kept (collection goes on) or the queue
+  /// - Throws: `EventTrackerError.Kind.storage` when the choice cannot be kept (collection goes on) or the queue
   ///   cannot be emptied (collection has stopped).
   public func optOut(purgingQueued: Bool = false) async throws {
     try updateIdentity { $0.optedOut = true }
@@ -66,7 +66,7 @@ extension EventTracker {
 
   /// Resumes collection after ``optOut(purgingQueued:)``, across restarts.
   ///
-  /// - Throws: ``EventTrackerError/Kind/storage`` when the choice cannot be kept; collection stays stopped.
+  /// - Throws: `EventTrackerError.Kind.storage` when the choice cannot be kept; collection stays stopped.
   public func optIn() throws {
     try updateIdentity { $0.optedOut = false }
   }

@@ -14,9 +14,9 @@ extension EventTracker {
   /// in the order they arrived.
   ///
   /// - Returns: Whether it was stored, refused because the user opted out, or dropped by a plugin.
-  /// - Throws: ``EventTrackerError``: ``EventTrackerError/Kind/invalidEvent`` (an empty or overlong name, properties
-  ///   past the size cap or holding a non-finite number) with nothing stored; ``EventTrackerError/Kind/queueFull``
-  ///   under the reject-new policy; ``EventTrackerError/Kind/storage``; ``EventTrackerError/Kind/shutDown``.
+  /// - Throws: ``EventTrackerError``: `EventTrackerError.Kind.invalidEvent` (an empty or overlong name, properties
+  ///   past the size cap or holding a non-finite number) with nothing stored; `EventTrackerError.Kind.queueFull`
+  ///   under the reject-new policy; `EventTrackerError.Kind.storage`; `EventTrackerError.Kind.shutDown`.
   @discardableResult
   public func track(_ event: AnalyticsEvent) async throws -> TrackOutcome {
     try validate(event)

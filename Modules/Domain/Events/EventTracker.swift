@@ -117,7 +117,7 @@ public final class EventTracker: Sendable {
   ///   - context: What the built-in enrichment adds to every event; by default this app and device.
   ///   - plugins: The app's plugins, run in order on every event after the built-in enrichment.
   /// - Throws: ``EventTrackerError`` for a configuration out of range or an empty token, or of kind
-  ///   ``EventTrackerError/Kind/storage`` when the queue's file or the settings cannot be opened.
+  ///   `EventTrackerError.Kind.storage` when the queue's file or the settings cannot be opened.
   public init(
     baseURL: URL, apiToken: String, queueURL: URL, settings: any KeyValueStore, transport: any HTTPTransport,
     monitor: any NetworkMonitor,

@@ -3,22 +3,7 @@
 /// Why an ``EventTracker`` refused an event or could not start (REQUIREMENTS E2).
 public struct EventTrackerError: Error, Sendable, CustomStringConvertible {
   /// What went wrong; more kinds may be added.
-  public struct Kind: ErrorKind {
-    /// The event broke a rule (empty or long name, properties too large or not JSON); nothing was stored.
-    public static let invalidEvent = Kind("invalidEvent")
-    /// A configuration value is out of range.
-    public static let invalidConfiguration = Kind("invalidConfiguration")
-    /// The event could not be stored (disk full, permission, a damaged file); ``underlying`` says why.
-    public static let storage = Kind("storage")
-    /// The queue is full and its policy rejects new events; nothing was stored.
-    public static let queueFull = Kind("queueFull")
-    /// The tracker was shut down.
-    public static let shutDown = Kind("shutDown")
-
-    /// The kind's name.
-    public let name: String
-    private init(_ name: String) { self.name = name }
-  }
+  public typealias Kind = ErrorKind<EventTrackerError>
 
   /// What went wrong.
   public let kind: Kind
@@ -33,4 +18,17 @@ public struct EventTrackerError: Error, Sendable, CustomStringConvertible {
     self.description = description
     self.underlying = underlying
   }
+}
+
+extension ErrorKind where Owner == EventTrackerError {
+  /// The event broke a rule (empty or long name, properties too large or not JSON); nothing was stored.
+  public static var invalidEvent: Self { Self("invalidEvent") }
+  /// A configuration value is out of range.
+  public static var invalidConfiguration: Self { Self("invalidConfiguration") }
+  /// The event could not be stored (disk full, permission, a damaged file); ``EventTrackerError/underlying`` says why.
+  public static var storage: Self { Self("storage") }
+  /// The queue is full and its policy rejects new events; nothing was stored.
+  public static var queueFull: Self { Self("queueFull") }
+  /// The tracker was shut down.
+  public static var shutDown: Self { Self("shutDown") }
 }

@@ -30,26 +30,7 @@ import Networking
 /// and the transport's error code (the error underneath is not compared).
 public struct RequestFailure: Sendable, Hashable, CustomStringConvertible {
   /// Why the request failed; more kinds may be added.
-  public struct Kind: ErrorKind {
-    /// The kind's name, for example `rateLimited`.
-    public let name: String
-    private init(_ name: String) { self.name = name }
-
-    /// The request could not be built; nothing was sent.
-    public static let invalidRequest = Kind("invalidRequest")
-    /// No answer came: no connection, a timeout, a dropped connection. ``RequestFailure/urlError`` has the
-    /// transport's code when it gave one.
-    public static let transport = Kind("transport")
-    /// The server answered with an error: ``RequestFailure/statusCode``, and ``RequestFailure/serverCode`` when its
-    /// body said which.
-    public static let server = Kind("server")
-    /// The answer could not be read.
-    public static let decoding = Kind("decoding")
-    /// The client-side rate limiter refused the request; it was not sent, and the same call may be tried again.
-    public static let rateLimited = Kind("rateLimited")
-    /// The session is over (there is none, or its credential could not be refreshed): sign in again.
-    public static let sessionExpired = Kind("sessionExpired")
-  }
+  public typealias Kind = ErrorKind<RequestFailure>
 
   /// Why the request failed.
   public let kind: Kind
@@ -61,7 +42,7 @@ public struct RequestFailure: Sendable, Hashable, CustomStringConvertible {
   public let serverCode: String?
   /// The server's message for the error, when its body said.
   public let serverMessage: String?
-  /// The transport's error, for ``Kind/transport``.
+  /// The transport's error, for `Kind.transport`.
   public let urlError: URLError?
   /// The HTTP client's error this one was made from (Networking's `NetworkError`).
   public let underlying: any Error
@@ -115,6 +96,23 @@ public struct RequestFailure: Sendable, Hashable, CustomStringConvertible {
       throw wrap(RequestFailure(error))
     }
   }
+}
+
+extension ErrorKind where Owner == RequestFailure {
+  /// The request could not be built; nothing was sent.
+  public static var invalidRequest: Self { Self("invalidRequest") }
+  /// No answer came: no connection, a timeout, a dropped connection. ``RequestFailure/urlError`` has the
+  /// transport's code when it gave one.
+  public static var transport: Self { Self("transport") }
+  /// The server answered with an error: ``RequestFailure/statusCode``, and ``RequestFailure/serverCode`` when its
+  /// body said which.
+  public static var server: Self { Self("server") }
+  /// The answer could not be read.
+  public static var decoding: Self { Self("decoding") }
+  /// The client-side rate limiter refused the request; it was not sent, and the same call may be tried again.
+  public static var rateLimited: Self { Self("rateLimited") }
+  /// The session is over (there is none, or its credential could not be refreshed): sign in again.
+  public static var sessionExpired: Self { Self("sessionExpired") }
 }
 
 /// An error a Domain service throws: its own kinds, and for a request that failed, the ``RequestFailure`` behind it.

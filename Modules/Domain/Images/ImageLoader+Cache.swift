@@ -23,7 +23,7 @@ extension ImageLoader {
   ///   - limits: The memory level's cost and count limits and the disk level's size limit.
   ///   - now: The wall-clock time the disk level records last accesses with.
   /// - Returns: A cache whose disk level holds each image in ``CachedImage``'s compact binary form.
-  /// - Throws: ``ImageLoaderError`` of kind ``ImageLoaderError/Kind/invalidConfiguration`` for limits out of
+  /// - Throws: ``ImageLoaderError`` of kind `ImageLoaderError.Kind.invalidConfiguration` for limits out of
   ///   range, or the disk level's `PersistenceError` when its directory cannot be created or opened.
   public static func makeCache(
     directory: URL, limits: ImageCacheLimits = ImageCacheLimits(), now: @escaping @Sendable () -> Date = { Date() }

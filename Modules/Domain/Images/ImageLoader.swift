@@ -73,7 +73,7 @@ public final class ImageLoader: Sendable {
   ///   - limits: The levels' limits and the default freshness.
   ///   - now: The wall-clock time that freshness is measured against.
   ///   - logger: Where the loader logs.
-  /// - Throws: ``ImageLoaderError`` of kind ``ImageLoaderError/Kind/invalidConfiguration`` for limits out of
+  /// - Throws: ``ImageLoaderError`` of kind `ImageLoaderError.Kind.invalidConfiguration` for limits out of
   ///   range, or the disk level's `PersistenceError` when its directory cannot be created or opened.
   public convenience init(
     client: HTTPClient, directory: URL, limits: ImageCacheLimits = ImageCacheLimits(),
@@ -90,8 +90,8 @@ public final class ImageLoader: Sendable {
   ///
   /// - Parameter url: An absolute `http` or `https` URL; the cache key is its absolute string.
   /// - Returns: The image's bytes, as the server sent them.
-  /// - Throws: ``ImageLoaderError`` of kind ``ImageLoaderError/Kind/invalidURL`` before anything is sent;
-  ///   ``ImageLoaderError/Kind/notAnImage`` for an answer that is no image; ``ImageLoaderError/Kind/requestFailed``
+  /// - Throws: ``ImageLoaderError`` of kind `ImageLoaderError.Kind.invalidURL` before anything is sent;
+  ///   `ImageLoaderError.Kind.notAnImage` for an answer that is no image; `ImageLoaderError.Kind.requestFailed`
   ///   when the server cannot be reached or answers with an error status (and no stale copy can stand in);
   ///   `CancellationError` when the calling task is cancelled.
   public func data(for url: URL) async throws -> Data {

@@ -23,28 +23,13 @@ import Foundation
 /// ```
 public struct ImageLoaderError: ServiceError, Equatable {
   /// The kind of failure.
-  public struct Kind: ErrorKind {
-    /// The kind's name, for example `invalidURL`.
-    public let name: String
-    private init(_ name: String) { self.name = name }
-
-    /// The URL has no `http` or `https` scheme, or no host; nothing was sent.
-    public static let invalidURL = Kind("invalidURL")
-    /// The server answered with something that is not an image (an HTML page, a JSON error with status 200): it
-    /// is neither returned nor cached.
-    public static let notAnImage = Kind("notAnImage")
-    /// A cache limit or a max-age is negative, or the disk level's size limit is not positive.
-    public static let invalidConfiguration = Kind("invalidConfiguration")
-    /// The request failed and no stale copy could stand in: the server could not be reached or answered with an
-    /// error; ``ImageLoaderError/requestFailure`` says which.
-    public static let requestFailed = Kind("requestFailed")
-  }
+  public typealias Kind = ErrorKind<ImageLoaderError>
 
   /// The kind of failure.
   public let kind: Kind
   /// A complete sentence describing the failure.
   public let description: String
-  /// For ``Kind/requestFailed``: why the request failed, with the HTTP status and the server's code when it answered.
+  /// For `Kind.requestFailed`: why the request failed, with the HTTP status and the server's code when it answered.
   public var requestFailure: RequestFailure?
 
   /// An error of `kind` described by `description`, a complete sentence.
@@ -67,4 +52,17 @@ public struct ImageLoaderError: ServiceError, Equatable {
   static func invalidURL(_ url: URL, _ reason: String) -> ImageLoaderError {
     ImageLoaderError(.invalidURL, "Cannot load an image from \(ImageLoader.describe(url)): \(reason).")
   }
+}
+
+extension ErrorKind where Owner == ImageLoaderError {
+  /// The URL has no `http` or `https` scheme, or no host; nothing was sent.
+  public static var invalidURL: Self { Self("invalidURL") }
+  /// The server answered with something that is not an image (an HTML page, a JSON error with status 200): it
+  /// is neither returned nor cached.
+  public static var notAnImage: Self { Self("notAnImage") }
+  /// A cache limit or a max-age is negative, or the disk level's size limit is not positive.
+  public static var invalidConfiguration: Self { Self("invalidConfiguration") }
+  /// The request failed and no stale copy could stand in: the server could not be reached or answered with an
+  /// error; ``ImageLoaderError/requestFailure`` says which.
+  public static var requestFailed: Self { Self("requestFailed") }
 }

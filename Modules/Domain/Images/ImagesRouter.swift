@@ -40,7 +40,7 @@ public struct ImagesRouter: Endpoint {
   /// - Parameters:
   ///   - url: An absolute `http` or `https` URL with a host.
   ///   - ifNoneMatch: The ETag of a cached copy, to be answered `304 Not Modified` if it is still current.
-  /// - Throws: ``ImageLoaderError`` of kind ``ImageLoaderError/Kind/invalidURL`` for any other URL.
+  /// - Throws: ``ImageLoaderError`` of kind `ImageLoaderError.Kind.invalidURL` for any other URL.
   public init(url: URL, ifNoneMatch: String? = nil) throws {
     let components = try Self.validated(url)
     var base = URLComponents()
@@ -59,7 +59,7 @@ public struct ImagesRouter: Endpoint {
 
   /// Checks that `url` can name an image: an `http` or `https` scheme and a host.
   ///
-  /// - Throws: ``ImageLoaderError`` of kind ``ImageLoaderError/Kind/invalidURL``.
+  /// - Throws: ``ImageLoaderError`` of kind `ImageLoaderError.Kind.invalidURL`.
   @discardableResult
   static func validated(_ url: URL) throws -> URLComponents {
     guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {

@@ -5,7 +5,7 @@ import Networking
 /// U8, U12). Completion handlers are called on the client's callback queue, one at a time (U9).
 ///
 /// A ``Request`` that is not a ``SendbirdRequest`` fails with a ``UserManagerError`` of kind
-/// ``UserManagerError/Kind/validation``; nothing is sent.
+/// `UserManagerError.Kind.validation`; nothing is sent.
 public final class SendbirdNetworkClient: SBNetworkClient {
   private let manager: UserManager
   private let callbacks: DispatchQueue

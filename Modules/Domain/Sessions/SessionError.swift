@@ -19,40 +19,21 @@
 /// }
 /// ```
 ///
-/// ``SessionManager/me()`` throws ``Kind/requestFailed``, with the kind ``RequestFailure/Kind/sessionExpired`` once
+/// ``SessionManager/me()`` throws `Kind.requestFailed`, with the kind `RequestFailure.Kind.sessionExpired` once
 /// the session has ended. Calls an app sends itself through ``SessionManager/client`` throw that `HTTPClient`'s
 /// `NetworkError`.
 public struct SessionError: ServiceError {
   /// The kind of failure.
-  public struct Kind: ErrorKind {
-    /// The kind's name, for example `loginRefused`.
-    public let name: String
-    private init(_ name: String) { self.name = name }
-
-    /// The input cannot be right (an empty email or password); nothing was sent.
-    public static let invalidInput = Kind("invalidInput")
-    /// The server refused the email and password (`E03`).
-    public static let loginRefused = Kind("loginRefused")
-    /// A request failed on the way: no connection, a server error, a response that cannot be read, the session
-    /// over; ``SessionError/requestFailure`` says which.
-    public static let requestFailed = Kind("requestFailed")
-    /// The secure store could not keep or wipe the tokens.
-    public static let storage = Kind("storage")
-    /// No chat backend is configured (`KeelConfiguration.backendBaseURL` is `nil`); nothing was sent.
-    public static let notConfigured = Kind("notConfigured")
-    /// Signed out on this device, but the server could not be told, so the refresh token stays valid there until it
-    /// expires.
-    public static let revocationFailed = Kind("revocationFailed")
-  }
+  public typealias Kind = ErrorKind<SessionError>
 
   /// The kind of failure.
   public let kind: Kind
   /// A complete sentence describing the failure.
   public let description: String
-  /// What the server or the transport said, for ``Kind/loginRefused``, ``Kind/requestFailed`` and
-  /// ``Kind/revocationFailed``; its ``RequestFailure/serverCode`` is the backend's code, such as `E03`.
+  /// What the server or the transport said, for `Kind.loginRefused`, `Kind.requestFailed` and
+  /// `Kind.revocationFailed`; its ``RequestFailure/serverCode`` is the backend's code, such as `E03`.
   public var requestFailure: RequestFailure?
-  /// The error that caused this one, if any (for ``Kind/storage``, the secure store's; for a failed request, the
+  /// The error that caused this one, if any (for `Kind.storage`, the secure store's; for a failed request, the
   /// HTTP client's).
   public var underlying: (any Error)?
 
@@ -69,4 +50,21 @@ public struct SessionError: ServiceError {
   static func requestFailed(_ failure: RequestFailure) -> SessionError {
     SessionError(.requestFailed, failure.description, requestFailure: failure)
   }
+}
+
+extension ErrorKind where Owner == SessionError {
+  /// The input cannot be right (an empty email or password); nothing was sent.
+  public static var invalidInput: Self { Self("invalidInput") }
+  /// The server refused the email and password (`E03`).
+  public static var loginRefused: Self { Self("loginRefused") }
+  /// A request failed on the way: no connection, a server error, a response that cannot be read, the session
+  /// over; ``SessionError/requestFailure`` says which.
+  public static var requestFailed: Self { Self("requestFailed") }
+  /// The secure store could not keep or wipe the tokens.
+  public static var storage: Self { Self("storage") }
+  /// No chat backend is configured (`KeelConfiguration.backendBaseURL` is `nil`); nothing was sent.
+  public static var notConfigured: Self { Self("notConfigured") }
+  /// Signed out on this device, but the server could not be told, so the refresh token stays valid there until it
+  /// expires.
+  public static var revocationFailed: Self { Self("revocationFailed") }
 }

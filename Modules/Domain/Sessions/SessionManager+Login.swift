@@ -11,9 +11,9 @@ extension SessionManager {
   /// The email is trimmed of surrounding whitespace; the password is sent as it is.
   ///
   /// - Returns: The signed-in user, also published as ``SessionState/loggedIn(_:)``.
-  /// - Throws: ``SessionError``: ``SessionError/Kind/invalidInput`` for an empty email or password, before anything
-  ///   is sent; ``SessionError/Kind/loginRefused`` when the server refuses them (`E03`);
-  ///   ``SessionError/Kind/requestFailed`` for any other failure to sign in; ``SessionError/Kind/storage`` when the
+  /// - Throws: ``SessionError``: `SessionError.Kind.invalidInput` for an empty email or password, before anything
+  ///   is sent; `SessionError.Kind.loginRefused` when the server refuses them (`E03`);
+  ///   `SessionError.Kind.requestFailed` for any other failure to sign in; `SessionError.Kind.storage` when the
   ///   secure store cannot keep the tokens; `CancellationError` when the calling task is cancelled. The state does not
   ///   change on failure.
   @discardableResult
@@ -40,9 +40,9 @@ extension SessionManager {
   ///   - password: 8 to 256 characters, sent as it is.
   ///   - nickname: 1 to 64 characters; the server uses the email's local part when `nil`.
   /// - Returns: The new, signed-in user.
-  /// - Throws: ``SessionError``: ``SessionError/Kind/invalidInput`` for input the server would refuse, before anything
-  ///   is sent; ``SessionError/Kind/requestFailed`` when the server refuses it (`E409`: the email has an account) or
-  ///   the request fails; ``SessionError/Kind/storage`` as for a sign-in.
+  /// - Throws: ``SessionError``: `SessionError.Kind.invalidInput` for input the server would refuse, before anything
+  ///   is sent; `SessionError.Kind.requestFailed` when the server refuses it (`E409`: the email has an account) or
+  ///   the request fails; `SessionError.Kind.storage` as for a sign-in.
   @discardableResult
   public func signUp(email: String, password: String, nickname: String? = nil) async throws -> SessionUser {
     let email = email.trimmingCharacters(in: .whitespacesAndNewlines)

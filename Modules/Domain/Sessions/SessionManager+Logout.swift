@@ -14,8 +14,8 @@ extension SessionManager {
   /// ``SessionState/loggedOut`` when nobody is signed in.
   ///
   /// - Throws: ``SessionError``, after the session has ended on this device whatever happens:
-  ///   ``SessionError/Kind/storage`` when the secure store could not wipe the tokens;
-  ///   ``SessionError/Kind/revocationFailed`` when the server could not be told (the refresh token stays valid there
+  ///   `SessionError.Kind.storage` when the secure store could not wipe the tokens;
+  ///   `SessionError.Kind.revocationFailed` when the server could not be told (the refresh token stays valid there
   ///   until it expires). Callers that only care about this device may ignore it (`try?`). `CancellationError` when
   ///   the calling task is cancelled while the server is told: the session has ended on this device all the same.
   public func logout() async throws {

@@ -28,9 +28,9 @@ extension SessionManager {
   /// ``currentUser`` and ``states()`` (a new ``SessionState/loggedIn(_:)``) show it, and a restart keeps it.
   ///
   /// - Returns: The user as the server now has them.
-  /// - Throws: ``SessionError``: ``SessionError/Kind/invalidInput`` for a nickname that is empty or longer than 64
-  ///   characters once trimmed, before anything is sent; ``SessionError/Kind/requestFailed`` when the server refuses it
-  ///   or cannot be reached, with the kind ``RequestFailure/Kind/sessionExpired`` when nobody is signed in.
+  /// - Throws: ``SessionError``: `SessionError.Kind.invalidInput` for a nickname that is empty or longer than 64
+  ///   characters once trimmed, before anything is sent; `SessionError.Kind.requestFailed` when the server refuses it
+  ///   or cannot be reached, with the kind `RequestFailure.Kind.sessionExpired` when nobody is signed in.
   @discardableResult
   public func updateNickname(_ nickname: String) async throws -> SessionUser {
     let nickname = nickname.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -48,7 +48,7 @@ extension SessionManager {
   /// in `SessionUser.profileImage`, as ``updateNickname(_:)`` keeps a nickname.
   ///
   /// - Returns: The user as the server now has them.
-  /// - Throws: ``SessionError``: ``SessionError/Kind/invalidInput`` for a file that is missing, over 8 MiB, or not a
+  /// - Throws: ``SessionError``: `SessionError.Kind.invalidInput` for a file that is missing, over 8 MiB, or not a
   ///   PNG, JPEG, GIF or WebP image by its bytes, before anything is sent; otherwise as ``updateNickname(_:)``.
   @discardableResult
   public func updateProfileImage(_ file: URL) async throws -> SessionUser {

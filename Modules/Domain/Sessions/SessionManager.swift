@@ -33,7 +33,7 @@ public final class SessionManager: Sendable {
   public static let storageKey = "keel.session"
 
   /// The chat backend: sign-in, refresh, sign-out and `/v1/me`; `nil` when none is configured, and then every call
-  /// that would reach it fails with ``SessionError/Kind/notConfigured`` before anything is sent.
+  /// that would reach it fails with `SessionError.Kind.notConfigured` before anything is sent.
   public let baseURL: URL?
   /// The client for authenticated calls: every request carries the session's access token, refreshed as needed.
   /// Without a session, its requests fail with `NetworkError`'s `sessionExpired` kind and are not sent.
@@ -107,7 +107,7 @@ public final class SessionManager: Sendable {
 
   /// The signed-in user as the server sees them (`GET /v1/me`): an authenticated call through ``client``.
   ///
-  /// - Throws: ``SessionError/Kind/requestFailed``, with the kind ``RequestFailure/Kind/sessionExpired`` when
+  /// - Throws: `SessionError.Kind.requestFailed`, with the kind `RequestFailure.Kind.sessionExpired` when
   ///   there is no session or it ended; `CancellationError` when the calling task is cancelled.
   public func me() async throws -> SessionUser {
     let baseURL = try configuredBackend(for: "ask who is signed in")
@@ -119,7 +119,7 @@ public final class SessionManager: Sendable {
   /// The access token to prove the session with outside ``client``, as a socket's CONNECT does: refreshed first when
   /// it is about to expire, as a request's would be.
   ///
-  /// - Throws: ``SessionError/Kind/requestFailed``, with the kind ``RequestFailure/Kind/sessionExpired`` when
+  /// - Throws: `SessionError.Kind.requestFailed`, with the kind `RequestFailure.Kind.sessionExpired` when
   ///   there is no session or it ended; `CancellationError` when the calling task is cancelled.
   public func accessToken() async throws -> String {
     try await RequestFailure.wrapping(SessionError.requestFailed) {
@@ -140,7 +140,7 @@ public final class SessionManager: Sendable {
     }
   }
 
-  /// The chat backend, or ``SessionError/Kind/notConfigured`` saying that `what` needs one.
+  /// The chat backend, or `SessionError.Kind.notConfigured` saying that `what` needs one.
   func configuredBackend(for what: String) throws -> URL {
     guard let baseURL else {
       throw SessionError(.notConfigured, KeelConfiguration.noBackend(for: what))

@@ -18,7 +18,7 @@ public struct SendbirdApplication: Hashable, Sendable, CustomStringConvertible {
   ///   - applicationId: The application's id.
   ///   - apiToken: The secret sent in the `Api-Token` header.
   ///   - baseURL: The Platform API's base URL; by default Sendbird's, ``defaultBaseURL(for:)``.
-  /// - Throws: ``UserManagerError`` of kind ``UserManagerError/Kind/validation`` when the id or the token is empty or
+  /// - Throws: ``UserManagerError`` of kind `UserManagerError.Kind.validation` when the id or the token is empty or
   ///   holds whitespace, or when there is no base URL and the id cannot be a host name.
   public init(applicationId: String, apiToken: String, baseURL: URL? = nil) throws {
     try UserValidation.applicationId(applicationId, needsHostName: baseURL == nil)

@@ -19,7 +19,7 @@ extension UserCreationParams {
   /// Checks the params against the Platform API's limits (REQUIREMENTS U13) without sending anything: what
   /// `createUser` checks first, with the same field paths: `params.userId`, `params.nickname`, `params.profileURL`.
   ///
-  /// - Throws: ``UserManagerError`` of kind ``UserManagerError/Kind/validation``, its ``UserManagerError/field`` the
+  /// - Throws: ``UserManagerError`` of kind `UserManagerError.Kind.validation`, its ``UserManagerError/field`` the
   ///   field at fault.
   public func validate() throws {
     try UserValidation.creation(self)

@@ -8,11 +8,11 @@ import RateLimiting
 /// U10, U11, U13).
 ///
 /// - Every input is checked before anything is sent (U13): a bad one is a ``UserManagerError`` of kind
-///   ``UserManagerError/Kind/validation``.
+///   `UserManagerError.Kind.validation`.
 /// - Every request, retries included, passes its application's rate limiter first (U8). With the user-manager
 ///   policy, `LeakyBucket.userManager`, at most one request per second leaves, at most 10 wait in line, and the next
 ///   one fails at once, never sent, with a ``UserManagerError`` whose ``UserManagerError/requestFailure`` has the
-///   kind ``RequestFailure/Kind/rateLimited``. Managers given the same ``UserManagerLimiters`` share one limiter
+///   kind `RequestFailure.Kind.rateLimited`. Managers given the same ``UserManagerLimiters`` share one limiter
 ///   per application (L1).
 /// - A user is cached only after the server accepted it (U3, U5), and the cache is read first by ``getUser(userId:)``
 ///   (U6).
@@ -97,7 +97,7 @@ public final class UserManager: Sendable {
   ///
   /// Requests of the previous application still in flight are answered, but their users are not cached.
   ///
-  /// - Throws: ``UserManagerError`` of kind ``UserManagerError/Kind/validation`` for an empty id or token, or an id
+  /// - Throws: ``UserManagerError`` of kind `UserManagerError.Kind.validation` for an empty id or token, or an id
   ///   that cannot form Sendbird's host name when there is no base URL. The previous application stays in place.
   public func initApplication(applicationId: String, apiToken: String) throws {
     let application = try SendbirdApplication(applicationId: applicationId, apiToken: apiToken, baseURL: baseURL)
@@ -118,8 +118,8 @@ public final class UserManager: Sendable {
 
   /// Creates a user, then caches it (U3).
   ///
-  /// - Throws: ``UserManagerError``: ``UserManagerError/Kind/validation`` or ``UserManagerError/Kind/notInitialized``
-  ///   before anything is sent; ``UserManagerError/Kind/requestFailed`` with the ``RequestFailure``: `rateLimited`
+  /// - Throws: ``UserManagerError``: `UserManagerError.Kind.validation` or `UserManagerError.Kind.notInitialized`
+  ///   before anything is sent; `UserManagerError.Kind.requestFailed` with the ``RequestFailure``: `rateLimited`
   ///   (never sent), `server` with the server's code such as `400202` (the user exists), `transport`, `decoding`.
   ///   `CancellationError` when the calling task is cancelled.
   public func createUser(params: UserCreationParams) async throws -> User {
@@ -132,8 +132,8 @@ public final class UserManager: Sendable {
   /// Every input is checked before the first is sent; 11 or more, or one bad input, fail the call with nothing sent.
   /// No input is an empty answer.
   ///
-  /// - Throws: ``UserManagerError``: ``UserManagerError/Kind/validation`` or ``UserManagerError/Kind/notInitialized``
-  ///   with nothing sent; ``UserManagerError/Kind/partialFailure`` when some creations failed, with the created users
+  /// - Throws: ``UserManagerError``: `UserManagerError.Kind.validation` or `UserManagerError.Kind.notInitialized`
+  ///   with nothing sent; `UserManagerError.Kind.partialFailure` when some creations failed, with the created users
   ///   (cached) and each failed input with its error, both in input order. `CancellationError` when the calling task
   ///   is cancelled: the users created by then are cached, the rest are not sent.
   public func createUsers(params: [UserCreationParams]) async throws -> [User] {
@@ -184,7 +184,7 @@ public final class UserManager: Sendable {
 
   /// The users whose nickname is exactly `nicknameMatches`, at most 100, then cached (U7).
   ///
-  /// - Throws: ``UserManagerError`` of kind ``UserManagerError/Kind/validation`` for an empty or blank nickname,
+  /// - Throws: ``UserManagerError`` of kind `UserManagerError.Kind.validation` for an empty or blank nickname,
   ///   with nothing sent; otherwise as ``createUser(params:)``.
   public func getUsers(nicknameMatches: String) async throws -> [User] {
     try UserValidation.searchNickname(nicknameMatches)
@@ -200,8 +200,8 @@ public final class UserManager: Sendable {
   /// For calls the manager has no method for; nothing is cached. The route's input is checked first, as the
   /// manager's own methods check theirs (U13).
   ///
-  /// - Throws: ``UserManagerError`` of kind ``UserManagerError/Kind/validation`` or
-  ///   ``UserManagerError/Kind/notInitialized`` with nothing sent, or ``UserManagerError/Kind/requestFailed``.
+  /// - Throws: ``UserManagerError`` of kind `UserManagerError.Kind.validation` or
+  ///   `UserManagerError.Kind.notInitialized` with nothing sent, or `UserManagerError.Kind.requestFailed`.
   public func send<Response: Sendable>(
     _ route: UsersRouter.Route, decode: @escaping @Sendable (RawResponse) throws -> Response
   ) async throws -> Response {

@@ -23,33 +23,19 @@
 /// ```
 public struct UserManagerError: ServiceError, Equatable {
   /// What went wrong; more kinds may be added.
-  public struct Kind: ErrorKind {
-    /// An input broke a rule (U13, U4, U7); nothing was sent.
-    public static let validation = Kind("validation")
-    /// No application yet: call `initApplication(applicationId:apiToken:)` first; nothing was sent.
-    public static let notInitialized = Kind("notInitialized")
-    /// Some creations of a `createUsers` call failed; ``created`` and ``failures`` say which.
-    public static let partialFailure = Kind("partialFailure")
-    /// A request failed: refused by the client-side rate limit (never sent), not answered, or answered with an
-    /// error; ``requestFailure`` says which.
-    public static let requestFailed = Kind("requestFailed")
-
-    /// The kind's name.
-    public let name: String
-    private init(_ name: String) { self.name = name }
-  }
+  public typealias Kind = ErrorKind<UserManagerError>
 
   /// What went wrong.
   public let kind: Kind
   /// A readable account of what went wrong and what to do.
   public let description: String
-  /// For ``Kind/validation``: the input at fault, such as `params[3].userId`.
+  /// For `Kind.validation`: the input at fault, such as `params[3].userId`.
   public var field: String?
-  /// For ``Kind/partialFailure``: the users created (and cached), in input order.
+  /// For `Kind.partialFailure`: the users created (and cached), in input order.
   public var created: [User] = []
-  /// For ``Kind/partialFailure``: each input that failed with its error, in input order.
+  /// For `Kind.partialFailure`: each input that failed with its error, in input order.
   public var failures: [UserCreationFailure] = []
-  /// For ``Kind/requestFailed``: why the request failed, with the server's code when it gave one.
+  /// For `Kind.requestFailed`: why the request failed, with the server's code when it gave one.
   public var requestFailure: RequestFailure?
 
   /// An error of `kind`.
@@ -75,13 +61,25 @@ public struct UserManagerError: ServiceError, Equatable {
     .notInitialized, "No application: call initApplication(applicationId:apiToken:) before any other call.")
 }
 
+extension ErrorKind where Owner == UserManagerError {
+  /// An input broke a rule (U13, U4, U7); nothing was sent.
+  public static var validation: Self { Self("validation") }
+  /// No application yet: call `initApplication(applicationId:apiToken:)` first; nothing was sent.
+  public static var notInitialized: Self { Self("notInitialized") }
+  /// Some creations of a `createUsers` call failed; ``UserManagerError/created`` and ``UserManagerError/failures`` say which.
+  public static var partialFailure: Self { Self("partialFailure") }
+  /// A request failed: refused by the client-side rate limit (never sent), not answered, or answered with an
+  /// error; ``UserManagerError/requestFailure`` says which.
+  public static var requestFailed: Self { Self("requestFailed") }
+}
+
 /// One input of a `createUsers` call that failed, and why.
 public struct UserCreationFailure: Equatable, Sendable, CustomStringConvertible {
   /// The input's position in the call.
   public let index: Int
   /// The user that was not created, as it was given.
   public let params: UserCreationParams
-  /// Why it failed: usually ``UserManagerError/Kind/requestFailed``, such as the server's `400202` (the user already
+  /// Why it failed: usually `UserManagerError.Kind.requestFailed`, such as the server's `400202` (the user already
   /// exists) or a refusal of the client-side rate limit.
   public let error: UserManagerError
 

@@ -76,7 +76,7 @@ public protocol Authenticator: Sendable {
   /// Whether a refresh that threw `error` ends the session (the user must sign in again), or was only a passing
   /// failure after which the credential is kept.
   ///
-  /// By default a ``NetworkError`` of kind ``NetworkError/Kind/transport`` or ``NetworkError/Kind/rateLimited``, or
+  /// By default a ``NetworkError`` of kind `NetworkError.Kind.transport` or `NetworkError.Kind.rateLimited`, or
   /// with status 408, 429 or 5xx, a `URLError` and a `CancellationError` are passing; anything else ends the session.
   func refreshFailureEndsSession(_ error: any Error) -> Bool
 }

@@ -78,9 +78,9 @@ public final class HTTPClient: Sendable {
 
   /// Sends `request` and returns its decoded response.
   ///
-  /// - Throws: ``NetworkError``: ``NetworkError/Kind/invalidRequest`` before anything is sent,
-  ///   ``NetworkError/Kind/transport``, ``NetworkError/Kind/server`` or ``NetworkError/Kind/status`` for an
-  ///   unacceptable status, or ``NetworkError/Kind/decoding``; `CancellationError` when the calling task is cancelled,
+  /// - Throws: ``NetworkError``: `NetworkError.Kind.invalidRequest` before anything is sent,
+  ///   `NetworkError.Kind.transport`, `NetworkError.Kind.server` or `NetworkError.Kind.status` for an
+  ///   unacceptable status, or `NetworkError.Kind.decoding`; `CancellationError` when the calling task is cancelled,
   ///   as every Keel call that waits throws it.
   public func send<Response>(_ request: APIRequest<Response>) async throws -> Response {
     try await response(for: request).value

@@ -46,7 +46,7 @@ extension Endpoint {
 
   /// The `URLRequest` for this endpoint: `baseURL`, then the encoded path, then the encoded query.
   ///
-  /// - Throws: ``NetworkError`` of kind ``NetworkError/Kind/invalidRequest`` when the URL cannot be formed or the body
+  /// - Throws: ``NetworkError`` of kind `NetworkError.Kind.invalidRequest` when the URL cannot be formed or the body
   ///   cannot be encoded.
   public func urlRequest() throws -> URLRequest {
     var text = baseURL.absoluteString
@@ -84,6 +84,6 @@ extension Endpoint {
 public protocol URLRequestConvertible {
   /// The `URLRequest` this endpoint describes: base URL, encoded path and query, method, headers and body.
   ///
-  /// - Throws: ``NetworkError`` of kind ``NetworkError/Kind/invalidRequest`` when it cannot be built.
+  /// - Throws: ``NetworkError`` of kind `NetworkError.Kind.invalidRequest` when it cannot be built.
   func urlRequest() throws -> URLRequest
 }

@@ -27,7 +27,7 @@ public struct HTTPBody: Sendable {
   /// The contents of the file at `url`, read from disk as they are sent rather than held in memory: a multipart body
   /// that `MultipartFormData` wrote (images), any large upload. `HTTPClient` sends it through the transport's
   /// ``FileTransferTransport/upload(_:fromFile:)``, so every interceptor (token refresh, retries) applies to it, and
-  /// refuses it with ``NetworkError/Kind/invalidRequest`` before sending when the transport cannot stream a file.
+  /// refuses it with `NetworkError.Kind.invalidRequest` before sending when the transport cannot stream a file.
   public static func file(_ url: URL, contentType: String) -> HTTPBody {
     HTTPBody(contentType: contentType, file: url) { nil }
   }

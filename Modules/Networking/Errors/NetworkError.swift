@@ -22,26 +22,7 @@ import Foundation
 /// ```
 public struct NetworkError: Error, Sendable, CustomStringConvertible {
   /// The kind of failure.
-  public struct Kind: ErrorKind {
-    /// The kind's name, for example `server`.
-    public let name: String
-    private init(_ name: String) { self.name = name }
-
-    /// The request could not be built (bad URL, a body that cannot be encoded, invalid input); nothing was sent.
-    public static let invalidRequest = Kind("invalidRequest")
-    /// The transfer failed: no connection, timeout, dropped connection. ``NetworkError/urlError`` has the detail.
-    public static let transport = Kind("transport")
-    /// The server answered with a status the request does not accept, and no ``ServerErrorDecoder`` read its body.
-    public static let status = Kind("status")
-    /// The server answered with an error it described; ``NetworkError/serverError`` has its code and message.
-    public static let server = Kind("server")
-    /// The response could not be decoded; ``NetworkError/decodingPath`` says where.
-    public static let decoding = Kind("decoding")
-    /// A rate limiter refused the request before it was sent.
-    public static let rateLimited = Kind("rateLimited")
-    /// The session is over (the credential could not be refreshed); the user must sign in again.
-    public static let sessionExpired = Kind("sessionExpired")
-  }
+  public typealias Kind = ErrorKind<NetworkError>
 
   /// The kind of failure.
   public let kind: Kind
@@ -55,9 +36,9 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
   public var body: Data?
   /// The response headers of a failed request, when the server answered (`Retry-After` lives here).
   public var headers: [String: String]?
-  /// The transport error, for ``Kind/transport``.
+  /// The transport error, for `Kind.transport`.
   public var urlError: URLError?
-  /// The coding path at which decoding failed, for ``Kind/decoding``, for example `users[2].created_at`.
+  /// The coding path at which decoding failed, for `Kind.decoding`, for example `users[2].created_at`.
   public var decodingPath: String?
   /// The error that caused this one, if any.
   public var underlying: (any Error)?
@@ -73,4 +54,21 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
   static func invalidRequest(_ reason: String) -> NetworkError {
     NetworkError(.invalidRequest, "Invalid request: \(reason).")
   }
+}
+
+extension ErrorKind where Owner == NetworkError {
+  /// The request could not be built (bad URL, a body that cannot be encoded, invalid input); nothing was sent.
+  public static var invalidRequest: Self { Self("invalidRequest") }
+  /// The transfer failed: no connection, timeout, dropped connection. ``NetworkError/urlError`` has the detail.
+  public static var transport: Self { Self("transport") }
+  /// The server answered with a status the request does not accept, and no ``ServerErrorDecoder`` read its body.
+  public static var status: Self { Self("status") }
+  /// The server answered with an error it described; ``NetworkError/serverError`` has its code and message.
+  public static var server: Self { Self("server") }
+  /// The response could not be decoded; ``NetworkError/decodingPath`` says where.
+  public static var decoding: Self { Self("decoding") }
+  /// A rate limiter refused the request before it was sent.
+  public static var rateLimited: Self { Self("rateLimited") }
+  /// The session is over (the credential could not be refreshed); the user must sign in again.
+  public static var sessionExpired: Self { Self("sessionExpired") }
 }

@@ -10,7 +10,7 @@ import RateLimiting
 ///
 /// Every attempt counts, retries included, because each one reaches the server. When a limiter refuses (its waiting
 /// queue is full, or the wait would pass the request's deadline) the request fails with
-/// ``NetworkError/Kind/rateLimited`` and nothing is sent; the limiter's `RateLimitError` is its
+/// `NetworkError.Kind.rateLimited` and nothing is sent; the limiter's `RateLimitError` is its
 /// ``NetworkError/underlying`` error.
 ///
 /// ```swift
@@ -59,7 +59,7 @@ public struct RateLimitInterceptor: RequestInterceptor {
 
   /// Waits for a permit from each limiter in turn, never past the request's deadline.
   ///
-  /// - Throws: ``NetworkError`` of kind ``NetworkError/Kind/rateLimited`` when a limiter refuses, or
+  /// - Throws: ``NetworkError`` of kind `NetworkError.Kind.rateLimited` when a limiter refuses, or
   ///   `CancellationError` when the task is cancelled while waiting.
   public func adapt(_ request: inout URLRequest, context: RequestContext) async throws {
     if let keyed { try await admit(through: keyed.limiter(for: key(context.endpoint)), context: context) }
@@ -78,7 +78,7 @@ public struct RateLimitInterceptor: RequestInterceptor {
     }
   }
 
-  /// The error a request refused by a limiter fails with: ``NetworkError/Kind/rateLimited``, naming the endpoint, with
+  /// The error a request refused by a limiter fails with: `NetworkError.Kind.rateLimited`, naming the endpoint, with
   /// the limiter's `refusal` as its ``NetworkError/underlying`` error. For interceptors that admit in their own way.
   public static func error(refusing endpoint: any Endpoint, because refusal: RateLimitError) -> NetworkError {
     var error = NetworkError(

@@ -25,7 +25,7 @@ public protocol RequestInterceptor: Sendable {
   /// header does not copy it.
   ///
   /// - Throws: to fail the request without sending it: a ``NetworkError`` or a `CancellationError` as it is,
-  ///   anything else as ``NetworkError/Kind/invalidRequest``.
+  ///   anything else as `NetworkError.Kind.invalidRequest`.
   func adapt(_ request: inout URLRequest, context: RequestContext) async throws
 
   /// What to do after `failure`; by default ``RetryDecision/doNotRetry``.

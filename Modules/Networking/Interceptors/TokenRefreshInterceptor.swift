@@ -18,7 +18,7 @@ import Logging
 /// - Loop guard: at most ``maxRefreshes`` successful refreshes within ``refreshWindow``; a server that keeps refusing
 ///   fresh credentials past that ends the session. Refreshes that fail in passing (offline, a 503) do not count.
 /// - When a refresh fails in a way that ends the session, the credential is cleared, every waiting request fails with
-///   ``NetworkError/Kind/sessionExpired``, so does every later one until ``setCredential(_:)``, and `onSessionExpired`
+///   `NetworkError.Kind.sessionExpired`, so does every later one until ``setCredential(_:)``, and `onSessionExpired`
 ///   is called once.
 ///
 /// ```swift
@@ -52,7 +52,7 @@ public final class TokenRefreshInterceptor<A: Authenticator>: RequestInterceptor
   /// - Parameters:
   ///   - authenticator: Applies, refreshes and reads the credential.
   ///   - credential: The credential to start with; `nil` until ``setCredential(_:)`` (requests needing one fail with
-  ///     ``NetworkError/Kind/sessionExpired`` until then).
+  ///     `NetworkError.Kind.sessionExpired` until then).
   ///   - maxAttemptsPerRequest: The most times one request is sent when its credential is refused.
   ///   - maxRefreshes: The loop guard's number of refreshes …
   ///   - refreshWindow: … within this window.
@@ -115,7 +115,7 @@ public final class TokenRefreshInterceptor<A: Authenticator>: RequestInterceptor
 
   /// Applies the credential, after refreshing it first if it requires it or a refresh is already in flight.
   ///
-  /// - Throws: ``NetworkError/Kind/sessionExpired`` when there is no credential or the refresh ends the session; a
+  /// - Throws: `NetworkError.Kind.sessionExpired` when there is no credential or the refresh ends the session; a
   ///   passing refresh failure as it is.
   public func adapt(_ request: inout URLRequest, context: RequestContext) async throws {
     guard authenticator.requiresCredential(context.endpoint) else { return }
@@ -125,7 +125,7 @@ public final class TokenRefreshInterceptor<A: Authenticator>: RequestInterceptor
   /// The credential a request would carry now: refreshed first if it requires it or a refresh is in flight. For a
   /// connection that proves who it is outside an HTTP request, such as a socket's CONNECT.
   ///
-  /// - Throws: ``NetworkError/Kind/sessionExpired`` when there is no credential or the refresh ends the session; a
+  /// - Throws: `NetworkError.Kind.sessionExpired` when there is no credential or the refresh ends the session; a
   ///   passing refresh failure as it is; `CancellationError` when the calling task is cancelled.
   public func validCredential() async throws -> A.Credential {
     let (current, generation, refreshing, ending) = state.withLock {

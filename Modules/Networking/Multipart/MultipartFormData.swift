@@ -30,7 +30,7 @@ public struct MultipartFormData: Sendable {
   /// An empty body.
   ///
   /// - Parameter boundary: The boundary; 1 to 70 of the characters RFC 2046 allows, not ending in a space.
-  /// - Throws: ``MultipartError/Kind/invalidPart`` for a boundary RFC 2046 does not allow.
+  /// - Throws: `MultipartError.Kind.invalidPart` for a boundary RFC 2046 does not allow.
   public init(boundary: String) throws(MultipartError) {
     let allowed = Set("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'()+_,-./:=? ")
     guard (1...70).contains(boundary.count), boundary.allSatisfy(allowed.contains), boundary.last != " " else {
@@ -67,8 +67,8 @@ public struct MultipartFormData: Sendable {
   ///   - name: The field name (`images`); several files may share one.
   ///   - filename: The name the server is told; the file's own name by default.
   ///   - contentType: The file's type; by default read from its first bytes, else guessed from its extension.
-  /// - Throws: ``MultipartError/Kind/fileUnreadable`` for a missing, unreadable or special file;
-  ///   ``MultipartError/Kind/invalidPart`` for a content type with a line break.
+  /// - Throws: `MultipartError.Kind.fileUnreadable` for a missing, unreadable or special file;
+  ///   `MultipartError.Kind.invalidPart` for a content type with a line break.
   public mutating func append(fileAt url: URL, name: String, filename: String? = nil, contentType: String? = nil)
     throws(MultipartError)
   {
@@ -126,7 +126,7 @@ public struct MultipartFormData: Sendable {
   ///
   /// - Returns: The number of bytes written, ``length``.
   /// - Throws: ``MultipartError``: a limit broken (nothing written), a file that changed size since it was appended
-  ///   (``MultipartError/Kind/fileChanged``), or a failed write.
+  ///   (`MultipartError.Kind.fileChanged`), or a failed write.
   @discardableResult
   public func write(to destination: URL, limits: MultipartLimits = MultipartLimits()) throws(MultipartError) -> Int64 {
     try validate(limits)

@@ -10,7 +10,7 @@ import KeelConcurrency
 ///
 /// Unusable on Linux: FoundationNetworking compiles `URLSessionWebSocketTask`, but runs it on libcurl, and Debian 12's
 /// libcurl 7.88 has no WebSocket support (curl made it official in 8.11), so every connect fails there with
-/// ``WebSocketError/Kind/unsupported``. On Linux and servers use `NIOWebSocketTransport` from the NIOTransports
+/// `WebSocketError.Kind.unsupported`. On Linux and servers use `NIOWebSocketTransport` from the NIOTransports
 /// product.
 ///
 /// URLSession answers pings itself; it sends none, so a dead connection is noticed when a send fails or the server's

@@ -22,10 +22,10 @@ public protocol WebSocketTransport: Sendable {
   /// Opens a connection to `url` (`ws` or `wss`) with `headers` on the upgrade request, and returns once the server
   /// has accepted it.
   ///
-  /// - Throws: ``WebSocketError``: ``WebSocketError/Kind/invalidURL`` before anything is sent,
-  ///   ``WebSocketError/Kind/connectionFailed`` (with the `URLError`) when the server cannot be reached,
-  ///   ``WebSocketError/Kind/upgradeRejected`` when it answers but does not accept the upgrade,
-  ///   ``WebSocketError/Kind/unsupported`` where the platform has no WebSocket; `CancellationError` when the calling
+  /// - Throws: ``WebSocketError``: `WebSocketError.Kind.invalidURL` before anything is sent,
+  ///   `WebSocketError.Kind.connectionFailed` (with the `URLError`) when the server cannot be reached,
+  ///   `WebSocketError.Kind.upgradeRejected` when it answers but does not accept the upgrade,
+  ///   `WebSocketError.Kind.unsupported` where the platform has no WebSocket; `CancellationError` when the calling
   ///   task is cancelled.
   func connect(to url: URL, headers: [String: String]) async throws -> any WebSocketConnection
 }
@@ -33,14 +33,14 @@ public protocol WebSocketTransport: Sendable {
 /// One open WebSocket connection.
 public protocol WebSocketConnection: Sendable {
   /// The messages the server sends, in order, for one reader. The sequence finishes after a close handshake (either
-  /// side's) and throws ``WebSocketError`` when the connection fails without one (``WebSocketError/Kind/connectionLost``)
+  /// side's) and throws ``WebSocketError`` when the connection fails without one (`WebSocketError.Kind.connectionLost`)
   /// or the server breaks the protocol or the size limit.
   var messages: AsyncThrowingStream<WebSocketMessage, any Error> { get }
 
   /// Sends `message`, whole: the connection fragments a large one into frames as it needs to.
   ///
-  /// - Throws: ``WebSocketError`` of kind ``WebSocketError/Kind/closed`` once the connection is closing or closed,
-  ///   ``WebSocketError/Kind/messageTooLarge`` for a message over the connection's limit (nothing is sent).
+  /// - Throws: ``WebSocketError`` of kind `WebSocketError.Kind.closed` once the connection is closing or closed,
+  ///   `WebSocketError.Kind.messageTooLarge` for a message over the connection's limit (nothing is sent).
   func send(_ message: WebSocketMessage) async throws
 
   /// Starts the close handshake with `code` and `reason` (at most 123 bytes of UTF-8) and returns once the connection

@@ -171,8 +171,8 @@ extension DiskCache {
   /// 256 changes, on the maintenance timer, on ``close()`` and when released); an entry
   /// whose index row was not yet written when the process died is found again from its file.
   ///
-  /// - Throws: ``PersistenceError`` when the index cannot be written (``PersistenceError/Kind/diskFull``,
-  ///   ``PersistenceError/Kind/permissionDenied``, ``PersistenceError/Kind/corrupted``, …).
+  /// - Throws: ``PersistenceError`` when the index cannot be written (`PersistenceError.Kind.diskFull`,
+  ///   `PersistenceError.Kind.permissionDenied`, `PersistenceError.Kind.corrupted`, …).
   public func flush() throws {
     try writeIndex(markClean: false)
   }

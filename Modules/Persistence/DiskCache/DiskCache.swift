@@ -76,8 +76,8 @@ public final class DiskCache: Sendable {
   ///   - maintenanceInterval: How often to remove expired entries, trim and write the index.
   ///   - clock: The clock the maintenance timer sleeps on.
   ///   - now: The wall-clock time for last-access and expiry timestamps, which outlive the process.
-  /// - Throws: ``PersistenceError``: ``PersistenceError/Kind/invalidInput`` for a bad limit, ratio or duration,
-  ///   ``PersistenceError/Kind/permissionDenied`` when the directory cannot be created or written, or a failure
+  /// - Throws: ``PersistenceError``: `PersistenceError.Kind.invalidInput` for a bad limit, ratio or duration,
+  ///   `PersistenceError.Kind.permissionDenied` when the directory cannot be created or written, or a failure
   ///   to open the index. A damaged index is not an error: it is replaced, and the entries are found again.
   public init(
     directory: URL, sizeLimit: Int, trimRatio: Double = 0.8, defaultTTL: Duration? = nil,
@@ -121,8 +121,8 @@ public final class DiskCache: Sendable {
   /// The data stored under `key`, or `nil` when there is none, it has expired, or its file is missing, truncated or
   /// corrupted (then the entry is removed). A hit makes the entry the most recently used.
   ///
-  /// - Throws: ``PersistenceError``: ``PersistenceError/Kind/invalidInput`` for an empty key or a closed cache;
-  ///   ``PersistenceError/Kind/permissionDenied`` or ``PersistenceError/Kind/io`` when the file exists but cannot
+  /// - Throws: ``PersistenceError``: `PersistenceError.Kind.invalidInput` for an empty key or a closed cache;
+  ///   `PersistenceError.Kind.permissionDenied` or `PersistenceError.Kind.io` when the file exists but cannot
   ///   be read.
   public func data(forKey key: String) throws -> Data? {
     let name = try Self.fileName(forKey: key)
@@ -193,9 +193,9 @@ public final class DiskCache: Sendable {
   ///   - data: The bytes to cache.
   ///   - key: The key; any non-empty string.
   ///   - ttl: How long the entry lives; `nil`: the cache's ``defaultTTL``.
-  /// - Throws: ``PersistenceError``: ``PersistenceError/Kind/invalidInput`` for an empty key, a non-positive `ttl`,
-  ///   an entry larger than the size limit or a closed cache; ``PersistenceError/Kind/diskFull``,
-  ///   ``PersistenceError/Kind/permissionDenied`` or ``PersistenceError/Kind/io`` when the file cannot be written.
+  /// - Throws: ``PersistenceError``: `PersistenceError.Kind.invalidInput` for an empty key, a non-positive `ttl`,
+  ///   an entry larger than the size limit or a closed cache; `PersistenceError.Kind.diskFull`,
+  ///   `PersistenceError.Kind.permissionDenied` or `PersistenceError.Kind.io` when the file cannot be written.
   ///   On failure the previous entry, if any, is unchanged.
   public func store(_ data: Data, forKey key: String, ttl: Duration? = nil) throws {
     let name = try Self.fileName(forKey: key)
@@ -230,7 +230,7 @@ public final class DiskCache: Sendable {
 
   /// Removes the entry under `key`, if any.
   ///
-  /// - Throws: ``PersistenceError``: ``PersistenceError/Kind/invalidInput`` for an empty key or a closed cache, or
+  /// - Throws: ``PersistenceError``: `PersistenceError.Kind.invalidInput` for an empty key or a closed cache, or
   ///   a failure to delete the file.
   public func removeData(forKey key: String) throws {
     let name = try Self.fileName(forKey: key)
@@ -257,7 +257,7 @@ public final class DiskCache: Sendable {
 
   /// The file name for `key`: the SHA-256 of its UTF-8 bytes, in lowercase hex.
   ///
-  /// - Throws: ``PersistenceError/Kind/invalidInput`` for an empty key.
+  /// - Throws: `PersistenceError.Kind.invalidInput` for an empty key.
   static func fileName(forKey key: String) throws -> String {
     guard !key.isEmpty else { throw PersistenceError(.invalidInput, "A disk cache key cannot be empty.") }
     let digest = SHA256.hash(data: Data(key.utf8))

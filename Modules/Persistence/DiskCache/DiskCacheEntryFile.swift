@@ -52,7 +52,7 @@ enum DiskCacheEntryFile {
 
   /// Writes `payload` with its header to a new file at `path`, which must not exist.
   ///
-  /// - Throws: ``PersistenceError`` from the system call that failed (`ENOSPC` is ``PersistenceError/Kind/diskFull``);
+  /// - Throws: ``PersistenceError`` from the system call that failed (`ENOSPC` is `PersistenceError.Kind.diskFull`);
   ///   the partial file is removed.
   static func create(_ payload: Data, expires: Date?, at path: String) throws {
     let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)

@@ -93,7 +93,7 @@ extension DurableQueue {
   /// dead letter whose payload no longer decodes goes back too; the next ``peek(limit:now:)`` sets it aside again.
   ///
   /// - Returns: How many went back.
-  /// - Throws: ``PersistenceError`` of kind ``PersistenceError/Kind/capacityExceeded`` when they would take the queue
+  /// - Throws: ``PersistenceError`` of kind `PersistenceError.Kind.capacityExceeded` when they would take the queue
   ///   past ``capacity`` (nothing moved), or a storage failure.
   @discardableResult
   public func requeueDeadLetters(_ ids: [Int64]) async throws -> Int {

@@ -22,7 +22,7 @@ extension DurableQueue {
   /// Runs SQLite's `PRAGMA integrity_check` over the whole file: a full read, so for diagnostics and tests rather
   /// than for every launch.
   ///
-  /// - Throws: ``PersistenceError`` of kind ``PersistenceError/Kind/corrupted`` listing the first problems found, or a
+  /// - Throws: ``PersistenceError`` of kind `PersistenceError.Kind.corrupted` listing the first problems found, or a
   ///   failure to read the file.
   public func integrityCheck() async throws {
     let problems = try await read("check the integrity of the database") { db in

@@ -45,9 +45,9 @@ import KeelErrors
 /// throw: an error would block the head of the queue forever.
 ///
 /// ## Failures
-/// Every failure is a ``PersistenceError``: `SQLITE_FULL` is ``PersistenceError/Kind/diskFull``, an unopenable or
-/// read-only file ``PersistenceError/Kind/permissionDenied``, a damaged file or one that is not a database
-/// ``PersistenceError/Kind/corrupted``. A task cancelled before its transaction commits throws `CancellationError`,
+/// Every failure is a ``PersistenceError``: `SQLITE_FULL` is `PersistenceError.Kind.diskFull`, an unopenable or
+/// read-only file `PersistenceError.Kind.permissionDenied`, a damaged file or one that is not a database
+/// `PersistenceError.Kind.corrupted`. A task cancelled before its transaction commits throws `CancellationError`,
 /// and the transaction is rolled back.
 ///
 /// Safe to share between tasks and threads: GRDB serializes the writes and runs reads concurrently on snapshots.
@@ -77,9 +77,9 @@ public final class DurableQueue<Element: Codable & Sendable>: SQLiteStore {
   ///   - deadLetterCapacity: The most dead letters kept, at least 1.
   ///   - durability: What a committed write survives; by default a power loss too (one `fsync` per transaction).
   ///   - now: The clock for enqueue times, dead-letter times and the default of ``peek(limit:now:)``.
-  /// - Throws: ``PersistenceError``: ``PersistenceError/Kind/invalidInput`` for a capacity below 1 or a URL that is
-  ///   not a file, ``PersistenceError/Kind/corrupted`` when the file exists but is not a healthy queue database,
-  ///   ``PersistenceError/Kind/permissionDenied``, ``PersistenceError/Kind/diskFull`` or ``PersistenceError/Kind/io``.
+  /// - Throws: ``PersistenceError``: `PersistenceError.Kind.invalidInput` for a capacity below 1 or a URL that is
+  ///   not a file, `PersistenceError.Kind.corrupted` when the file exists but is not a healthy queue database,
+  ///   `PersistenceError.Kind.permissionDenied`, `PersistenceError.Kind.diskFull` or `PersistenceError.Kind.io`.
   public init(
     url: URL, capacity: Int, overflow: OverflowPolicy, deadLetterCapacity: Int = 10_000,
     durability: Durability = .survivesPowerLoss, now: @escaping @Sendable () -> Date = { Date() }
@@ -127,8 +127,8 @@ public final class DurableQueue<Element: Codable & Sendable>: SQLiteStore {
   /// Appends `element` and returns once it is committed to disk.
   ///
   /// - Returns: Its id, and how many old elements ``OverflowPolicy/dropOldest`` deleted to make room.
-  /// - Throws: ``PersistenceError``: ``PersistenceError/Kind/encoding`` (nothing written),
-  ///   ``PersistenceError/Kind/capacityExceeded`` under ``OverflowPolicy/rejectNew``, or a storage failure.
+  /// - Throws: ``PersistenceError``: `PersistenceError.Kind.encoding` (nothing written),
+  ///   `PersistenceError.Kind.capacityExceeded` under ``OverflowPolicy/rejectNew``, or a storage failure.
   @discardableResult
   public func enqueue(_ element: Element) async throws -> EnqueueResult {
     try await enqueue(contentsOf: [element])
@@ -138,8 +138,8 @@ public final class DurableQueue<Element: Codable & Sendable>: SQLiteStore {
   /// error, none.
   ///
   /// - Returns: Their ids, and how many elements ``OverflowPolicy/dropOldest`` deleted to make room.
-  /// - Throws: ``PersistenceError``: ``PersistenceError/Kind/encoding`` when any element fails to encode (nothing
-  ///   written), ``PersistenceError/Kind/capacityExceeded`` under ``OverflowPolicy/rejectNew`` when they do not all
+  /// - Throws: ``PersistenceError``: `PersistenceError.Kind.encoding` when any element fails to encode (nothing
+  ///   written), `PersistenceError.Kind.capacityExceeded` under ``OverflowPolicy/rejectNew`` when they do not all
   ///   fit (nothing written but the rejected count), or a storage failure.
   @discardableResult
   public func enqueue(contentsOf elements: [Element]) async throws -> EnqueueResult {

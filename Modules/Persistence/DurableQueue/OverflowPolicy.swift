@@ -2,7 +2,7 @@
 /// elements concerned are counted, in ``DurableQueueStatistics``, and the count survives a restart: an overflow is
 /// never silent.
 public enum OverflowPolicy: Sendable, Hashable {
-  /// Refuse the whole enqueue with ``PersistenceError/Kind/capacityExceeded``, writing none of its elements, and add
+  /// Refuse the whole enqueue with `PersistenceError.Kind.capacityExceeded`, writing none of its elements, and add
   /// their number to ``DurableQueueStatistics/rejected``.
   case rejectNew
   /// Delete the oldest pending elements in the same transaction as the insert, report their number in

@@ -13,9 +13,9 @@ extension PersistenceError {
       kind, "Could not \(operation) in the \(store) at \(path): \(detail).\(advice)", path: path, underlying: error)
   }
 
-  /// The kind for a primary SQLite result code: `SQLITE_FULL` is ``Kind/diskFull``; `SQLITE_CANTOPEN`,
-  /// `SQLITE_PERM`, `SQLITE_READONLY` and `SQLITE_AUTH` are ``Kind/permissionDenied``; `SQLITE_CORRUPT` and
-  /// `SQLITE_NOTADB` are ``Kind/corrupted``; anything else (`SQLITE_IOERR`, `SQLITE_BUSY`, …) is ``Kind/io``.
+  /// The kind for a primary SQLite result code: `SQLITE_FULL` is `Kind.diskFull`; `SQLITE_CANTOPEN`,
+  /// `SQLITE_PERM`, `SQLITE_READONLY` and `SQLITE_AUTH` are `Kind.permissionDenied`; `SQLITE_CORRUPT` and
+  /// `SQLITE_NOTADB` are `Kind.corrupted`; anything else (`SQLITE_IOERR`, `SQLITE_BUSY`, …) is `Kind.io`.
   static func kind(ofSQLiteResultCode code: Int32) -> Kind {
     switch ResultCode(rawValue: code).primaryResultCode {
     case .SQLITE_FULL: .diskFull

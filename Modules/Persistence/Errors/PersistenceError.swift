@@ -18,28 +18,7 @@ import Foundation
 /// ```
 public struct PersistenceError: Error, Sendable, CustomStringConvertible {
   /// The kind of failure.
-  public struct Kind: ErrorKind {
-    /// The kind's name, for example `diskFull`.
-    public let name: String
-    private init(_ name: String) { self.name = name }
-
-    /// The input was refused before anything was written (an empty key, a value over a size limit, …).
-    public static let invalidInput = Kind("invalidInput")
-    /// The device has no space left.
-    public static let diskFull = Kind("diskFull")
-    /// The process may not read or write the file or directory.
-    public static let permissionDenied = Kind("permissionDenied")
-    /// Stored data is damaged: a truncated file, a failed integrity check, a file that does not decrypt.
-    public static let corrupted = Kind("corrupted")
-    /// A value could not be encoded for storage.
-    public static let encoding = Kind("encoding")
-    /// Stored data could not be decoded into the requested type.
-    public static let decoding = Kind("decoding")
-    /// A store is full and its policy is to refuse new entries.
-    public static let capacityExceeded = Kind("capacityExceeded")
-    /// Any other input/output failure; ``PersistenceError/underlying`` has the detail.
-    public static let io = Kind("io")
-  }
+  public typealias Kind = ErrorKind<PersistenceError>
 
   /// The kind of failure.
   public let kind: Kind
@@ -58,8 +37,8 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible {
     self.underlying = underlying
   }
 
-  /// The error for a failed system call: `ENOSPC` is ``Kind/diskFull``, `EACCES`, `EPERM` and `EROFS` are
-  /// ``Kind/permissionDenied``, anything else ``Kind/io``.
+  /// The error for a failed system call: `ENOSPC` is `Kind.diskFull`, `EACCES`, `EPERM` and `EROFS` are
+  /// `Kind.permissionDenied`, anything else `Kind.io`.
   ///
   /// - Parameters:
   ///   - code: The `errno` value.
@@ -106,4 +85,23 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible {
     default: .io
     }
   }
+}
+
+extension ErrorKind where Owner == PersistenceError {
+  /// The input was refused before anything was written (an empty key, a value over a size limit, …).
+  public static var invalidInput: Self { Self("invalidInput") }
+  /// The device has no space left.
+  public static var diskFull: Self { Self("diskFull") }
+  /// The process may not read or write the file or directory.
+  public static var permissionDenied: Self { Self("permissionDenied") }
+  /// Stored data is damaged: a truncated file, a failed integrity check, a file that does not decrypt.
+  public static var corrupted: Self { Self("corrupted") }
+  /// A value could not be encoded for storage.
+  public static var encoding: Self { Self("encoding") }
+  /// Stored data could not be decoded into the requested type.
+  public static var decoding: Self { Self("decoding") }
+  /// A store is full and its policy is to refuse new entries.
+  public static var capacityExceeded: Self { Self("capacityExceeded") }
+  /// Any other input/output failure; ``PersistenceError/underlying`` has the detail.
+  public static var io: Self { Self("io") }
 }

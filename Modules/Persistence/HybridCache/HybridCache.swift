@@ -92,7 +92,7 @@ public final class HybridCache<Value: Sendable>: Sendable {
   ///   - value: The value.
   ///   - key: The key.
   ///   - ttl: How long the entry lives on both levels; `nil` for each level's default.
-  /// - Throws: ``PersistenceError``: ``PersistenceError/Kind/encoding`` when the value cannot be encoded, or a
+  /// - Throws: ``PersistenceError``: `PersistenceError.Kind.encoding` when the value cannot be encoded, or a
   ///   failure to write; then nothing is stored in memory either.
   public func store(_ value: Value, forKey key: String, ttl: Duration? = nil) throws {
     let data: Data

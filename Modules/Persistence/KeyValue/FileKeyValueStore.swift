@@ -13,7 +13,7 @@ public final class FileKeyValueStore: KeyValueStore {
 
   /// A store in the file at `url`, created on the first write; its directory is created if needed.
   ///
-  /// - Throws: ``PersistenceError`` of kind ``PersistenceError/Kind/corrupted`` when the file exists but is not a
+  /// - Throws: ``PersistenceError`` of kind `PersistenceError.Kind.corrupted` when the file exists but is not a
   ///   store, or a failure to read it.
   public init(url: URL) throws {
     self.url = url
@@ -43,7 +43,6 @@ public final class FileKeyValueStore: KeyValueStore {
 
   /// Stores `value` under `key` and rewrites the file; returns once the file is replaced.
   public func set<V: Encodable>(_ value: V, forKey key: String) throws {
-    try Self.validate(key)
     let data = try Self.encode(value, forKey: key)
     try update { $0[key] = data }
   }

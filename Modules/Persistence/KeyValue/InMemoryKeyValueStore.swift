@@ -16,7 +16,6 @@ public final class InMemoryKeyValueStore: KeyValueStore {
 
   /// Stores `value` under `key`.
   public func set<V: Encodable>(_ value: V, forKey key: String) throws {
-    try Self.validate(key)
     let data = try Self.encode(value, forKey: key)
     values.withLock { $0[key] = data }
   }

@@ -15,13 +15,13 @@ import KeelErrors
 public protocol KeyValueStore: Sendable {
   /// The value stored under `key`, or `nil` if there is none.
   ///
-  /// - Throws: ``PersistenceError`` of kind ``PersistenceError/Kind/decoding`` when the stored value is not a `V`.
+  /// - Throws: ``PersistenceError`` of kind `PersistenceError.Kind.decoding` when the stored value is not a `V`.
   func value<V: Decodable>(_ type: V.Type, forKey key: String) throws -> V?
 
   /// Stores `value` under `key`, replacing what was there; returns once it is stored.
   ///
-  /// - Throws: ``PersistenceError``: ``PersistenceError/Kind/invalidInput`` for an empty key,
-  ///   ``PersistenceError/Kind/encoding``, or a failure to write.
+  /// - Throws: ``PersistenceError``: `PersistenceError.Kind.invalidInput` for an empty key,
+  ///   `PersistenceError.Kind.encoding`, or a failure to write.
   func set<V: Encodable>(_ value: V, forKey key: String) throws
 
   /// Removes the value under `key`, if any.
@@ -29,11 +29,9 @@ public protocol KeyValueStore: Sendable {
 }
 
 extension KeyValueStore {
-  static func validate(_ key: String) throws {
-    guard !key.isEmpty else { throw PersistenceError(.invalidInput, "A key-value store key cannot be empty.") }
-  }
-
+  /// What is stored for `value` under `key`; an empty key is refused before anything is encoded.
   static func encode<V: Encodable>(_ value: V, forKey key: String) throws -> Data {
+    guard !key.isEmpty else { throw PersistenceError(.invalidInput, "A key-value store key cannot be empty.") }
     do {
       // Wrapped in an array: a top-level fragment (a bare string or number) encodes on every platform.
       return try JSONEncoder().encode([value])

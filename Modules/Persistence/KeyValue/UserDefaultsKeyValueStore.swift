@@ -20,7 +20,6 @@
 
     /// Stores `value` under `key`.
     public func set<V: Encodable>(_ value: V, forKey key: String) throws {
-      try Self.validate(key)
       defaults.set(try Self.encode(value, forKey: key), forKey: key)
     }
 

@@ -19,8 +19,8 @@ public final class EncryptedFileSecureStore: SecureStore {
 
   /// A store in `directory`, created (0700) with a new key if it does not exist.
   ///
-  /// - Throws: ``PersistenceError``: ``PersistenceError/Kind/corrupted`` when the data file does not decrypt or its
-  ///   key file is missing, ``PersistenceError/Kind/permissionDenied`` or another failure to read or create them.
+  /// - Throws: ``PersistenceError``: `PersistenceError.Kind.corrupted` when the data file does not decrypt or its
+  ///   key file is missing, `PersistenceError.Kind.permissionDenied` or another failure to read or create them.
   public init(directory: URL) throws {
     self.directory = directory
     try OwnerOnlyFile.makeDirectory(directory)

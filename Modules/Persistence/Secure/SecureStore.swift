@@ -30,7 +30,7 @@ public protocol SecureStore: Sendable {
 extension SecureStore {
   /// The `Decodable` value stored under `key` as JSON, or `nil`.
   ///
-  /// - Throws: ``PersistenceError`` of kind ``PersistenceError/Kind/decoding`` when it is not a `V`.
+  /// - Throws: ``PersistenceError`` of kind `PersistenceError.Kind.decoding` when it is not a `V`.
   public func value<V: Decodable>(_ type: V.Type, forKey key: String) throws -> V? {
     guard let data = try data(forKey: key) else { return nil }
     do {
@@ -43,7 +43,7 @@ extension SecureStore {
 
   /// Stores `value` under `key` as JSON.
   ///
-  /// - Throws: ``PersistenceError`` of kind ``PersistenceError/Kind/encoding``, or a failure to store.
+  /// - Throws: ``PersistenceError`` of kind `PersistenceError.Kind.encoding`, or a failure to store.
   public func set<V: Encodable>(_ value: V, forKey key: String) throws {
     let data: Data
     do {

@@ -3,7 +3,7 @@
 ///
 /// No bursts: even after a quiet spell, two requests are spaced by a full emission interval. A request that would
 /// overflow the bucket, that is, one that finds `capacity` permits already in it, is refused at once with
-/// ``RateLimitError/Kind/queueFull``. The request admitted at this instant still counts as in the bucket until its
+/// `RateLimitError.Kind.queueFull`. The request admitted at this instant still counts as in the bucket until its
 /// interval has drained.
 ///
 /// ```swift

@@ -83,7 +83,7 @@ public final class QueuedRateLimiter<Policy: RateLimitPolicy, C: Clock<Duration>
   /// - Parameters:
   ///   - cost: How many permits the work uses; at least 1.
   ///   - deadline: The latest instant on this limiter's clock at which the caller is still willing to be admitted.
-  /// - Throws: ``RateLimitError`` (``RateLimitError/Kind/deadlineExceeded`` when the admission instant, assuming the
+  /// - Throws: ``RateLimitError`` (`RateLimitError.Kind.deadlineExceeded` when the admission instant, assuming the
   ///   callers ahead are admitted on time, is after `deadline`), or `CancellationError`.
   public func acquire(cost: Int, deadline: C.Instant) async throws {
     if try grantedAtOnce(cost: cost) { return }

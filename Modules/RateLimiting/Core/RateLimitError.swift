@@ -15,22 +15,7 @@
 /// ```
 public struct RateLimitError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The kind of refusal.
-  public struct Kind: ErrorKind {
-    /// The kind's name, for example `queueFull`.
-    public let name: String
-    private init(_ name: String) { self.name = name }
-
-    /// Every waiting place was taken, or the leaky bucket was full; the request was refused at once.
-    public static let queueFull = Kind("queueFull")
-    /// The request would have been admitted only after the caller's deadline, so it was refused at once.
-    public static let deadlineExceeded = Kind("deadlineExceeded")
-    /// The request asked for more permits than the limiter can ever grant at one time.
-    public static let costExceedsCapacity = Kind("costExceedsCapacity")
-    /// The request asked for a cost below one.
-    public static let invalidCost = Kind("invalidCost")
-    /// The limit is kept in a shared store (a database) that could not be used, so nothing was admitted.
-    public static let storeUnavailable = Kind("storeUnavailable")
-  }
+  public typealias Kind = ErrorKind<RateLimitError>
 
   /// The kind of refusal.
   public let kind: Kind
@@ -83,4 +68,17 @@ public struct RateLimitError: Error, Sendable, Hashable, CustomStringConvertible
       description: "Rate limit (\(policy)): its shared store could not be used (\(reason.clause)); request refused."
     )
   }
+}
+
+extension ErrorKind where Owner == RateLimitError {
+  /// Every waiting place was taken, or the leaky bucket was full; the request was refused at once.
+  public static var queueFull: Self { Self("queueFull") }
+  /// The request would have been admitted only after the caller's deadline, so it was refused at once.
+  public static var deadlineExceeded: Self { Self("deadlineExceeded") }
+  /// The request asked for more permits than the limiter can ever grant at one time.
+  public static var costExceedsCapacity: Self { Self("costExceedsCapacity") }
+  /// The request asked for a cost below one.
+  public static var invalidCost: Self { Self("invalidCost") }
+  /// The limit is kept in a shared store (a database) that could not be used, so nothing was admitted.
+  public static var storeUnavailable: Self { Self("storeUnavailable") }
 }

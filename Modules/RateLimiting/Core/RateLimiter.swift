@@ -27,7 +27,7 @@ public protocol RateLimiter: Sendable {
   /// - Parameters:
   ///   - cost: How many permits the work uses; at least 1.
   ///   - maxWait: The longest the caller is willing to wait.
-  /// - Throws: ``RateLimitError`` of kind ``RateLimitError/Kind/deadlineExceeded`` without waiting when the
+  /// - Throws: ``RateLimitError`` of kind `RateLimitError.Kind.deadlineExceeded` without waiting when the
   ///   admission instant, assuming the callers ahead are admitted on time, is further away than `maxWait`; otherwise
   ///   as ``acquire(cost:)``.
   func acquire(cost: Int, maxWait: Duration) async throws

@@ -7,11 +7,11 @@ import KeelConcurrency
 ///   its own clock (a database's clock is then the one clock of the fleet); the caller sleeps until the slot on its
 ///   own clock.
 /// - The queue is bounded: a request whose slot is more than `maxQueued` intervals away is refused at once with
-///   ``RateLimitError/Kind/queueFull``, nothing reserved.
+///   `RateLimitError.Kind.queueFull`, nothing reserved.
 /// - A caller cancelled while it waits gives its slot back when nobody reserved after it; otherwise its slot goes
 ///   unused, so that the callers behind keep theirs and the limit is never exceeded. A process that dies while it
 ///   waits holds up the others by its own slot, no more.
-/// - A store that cannot be used is ``RateLimitError/Kind/storeUnavailable`` by default, nothing sent: falling back to
+/// - A store that cannot be used is `RateLimitError.Kind.storeUnavailable` by default, nothing sent: falling back to
 ///   a limiter of this process would multiply the limit by the number of processes, the very thing the store
 ///   prevents. ``Fallback/local(_:)`` chooses that anyway, for a limit that is a courtesy rather than a contract.
 ///
@@ -25,7 +25,7 @@ import KeelConcurrency
 public final class SharedRateLimiter<C: Clock<Duration>>: RateLimiter {
   /// What to do when the store cannot be used.
   public enum Fallback: Sendable {
-    /// Refuse the request with ``RateLimitError/Kind/storeUnavailable``: nothing is sent.
+    /// Refuse the request with `RateLimitError.Kind.storeUnavailable`: nothing is sent.
     case refuse
     /// Admit through `limiter`, a limiter of this process alone, and log why.
     case local(any RateLimiter)

@@ -11,10 +11,10 @@ extension SocketIOClient {
   /// Emits `event` with `args` and returns once it is written to the connection. Delivery is confirmed only by an
   /// acknowledgement: see ``emitWithAck(_:_:timeout:)``.
   ///
-  /// - Throws: ``SocketIOError``: ``SocketIOError/Kind/notConnected`` at once while not connected,
-  ///   ``SocketIOError/Kind/invalidArguments`` for a reserved name or an argument JSON cannot carry,
-  ///   ``SocketIOError/Kind/payloadTooLarge`` over the server's `maxPayload` (nothing is sent),
-  ///   ``SocketIOError/Kind/disconnected`` when the connection fails while sending.
+  /// - Throws: ``SocketIOError``: `SocketIOError.Kind.notConnected` at once while not connected,
+  ///   `SocketIOError.Kind.invalidArguments` for a reserved name or an argument JSON cannot carry,
+  ///   `SocketIOError.Kind.payloadTooLarge` over the server's `maxPayload` (nothing is sent),
+  ///   `SocketIOError.Kind.disconnected` when the connection fails while sending.
   public func emit(_ event: String, _ args: [SocketValue] = []) async throws {
     try Self.validate(event)
     let live = try connectedLive()
@@ -27,9 +27,9 @@ extension SocketIOClient {
   ///   - event: The event's name: not empty, not reserved.
   ///   - args: Its arguments.
   ///   - timeout: How long to wait; ``SocketIOConfiguration/ackTimeout`` by default.
-  /// - Throws: as ``emit(_:_:)``, and ``SocketIOError/Kind/ackTimeout`` when no acknowledgement comes in time,
-  ///   ``SocketIOError/Kind/disconnected`` when the connection ends first (in both cases the server may or may not
-  ///   have handled the event), ``SocketIOError/Kind/tooManyPendingAcks``, or `CancellationError`.
+  /// - Throws: as ``emit(_:_:)``, and `SocketIOError.Kind.ackTimeout` when no acknowledgement comes in time,
+  ///   `SocketIOError.Kind.disconnected` when the connection ends first (in both cases the server may or may not
+  ///   have handled the event), `SocketIOError.Kind.tooManyPendingAcks`, or `CancellationError`.
   public func emitWithAck(_ event: String, _ args: [SocketValue] = [], timeout: Duration? = nil) async throws
     -> [SocketValue]
   {
@@ -66,7 +66,7 @@ extension SocketIOClient {
   /// Answers `event`'s request for an acknowledgement with `args`, on the connection it came on. Does nothing when
   /// the server asked for none.
   ///
-  /// - Throws: ``SocketIOError/Kind/disconnected`` when that connection has ended; as ``emit(_:_:)`` otherwise.
+  /// - Throws: `SocketIOError.Kind.disconnected` when that connection has ended; as ``emit(_:_:)`` otherwise.
   public func acknowledge(_ event: SocketEvent, with args: [SocketValue] = []) async throws {
     guard let id = event.ackID else { return }
     guard let live, live.generation == event.generation, live.sid != nil, live.endReason == nil else {

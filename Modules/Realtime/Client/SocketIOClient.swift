@@ -31,7 +31,7 @@ import Networking
 /// - **Lifecycle:** ``suspend()`` when the app goes to the background or inactive or the screen goes away (closes,
 ///   no reconnection), ``resume()`` when it comes back (connects now).
 /// - **Emitting:** only while connected: ``emit(_:_:)`` and ``emitWithAck(_:_:timeout:)`` fail at once with
-///   ``SocketIOError/Kind/notConnected`` otherwise. Nothing is buffered for later, so nothing is dropped silently:
+///   `SocketIOError.Kind.notConnected` otherwise. Nothing is buffered for later, so nothing is dropped silently:
 ///   the chat sends over REST from a durable outbox, and the socket only receives (Documentation/Decisions/0012).
 /// - **Events:** ``events()``, ``events(named:)``, ``states()`` and ``activity()`` are streams, one per call, each
 ///   buffering what its reader has not read yet. Events of a connection never surface once the next one started.
@@ -74,7 +74,7 @@ public actor SocketIOClient {
   ///   - clock: The clock timeouts and waits run on; a `TestClock` in tests.
   ///   - networkMonitor: When given, a reconnection waiting out its backoff starts as soon as it reports online.
   ///   - logger: Connections, disconnections and reconnections at `info`, never a payload, header or auth.
-  /// - Throws: ``SocketIOError/Kind/invalidConfiguration`` for a URL or namespace that cannot work.
+  /// - Throws: `SocketIOError.Kind.invalidConfiguration` for a URL or namespace that cannot work.
   public init(
     configuration: SocketIOConfiguration,
     transport: any WebSocketTransport,
@@ -175,7 +175,7 @@ public actor SocketIOClient {
 
   /// Leaves the namespace and closes the connection: the state becomes
   /// ``SocketConnectionState/disconnected(_:)`` with ``SocketDisconnectReason/ioClientDisconnect``, awaited
-  /// acknowledgements fail with ``SocketIOError/Kind/disconnected``, and nothing reconnects until ``connect()``.
+  /// acknowledgements fail with `SocketIOError.Kind.disconnected`, and nothing reconnects until ``connect()``.
   public func disconnect() async {
     suspended = false
     await stop()

@@ -32,7 +32,7 @@ public struct SocketIOConfiguration: Sendable {
   /// Default 30 s.
   public var ackTimeout: Duration
   /// The most acknowledgements awaited at once; more fail at once with
-  /// ``SocketIOError/Kind/tooManyPendingAcks``. Default 10,000.
+  /// `SocketIOError.Kind.tooManyPendingAcks`. Default 10,000.
   public var maxPendingAcks: Int
 
   /// A configuration for the server at `url`, joining `namespace`; see each property for its default.
@@ -55,7 +55,7 @@ public struct SocketIOConfiguration: Sendable {
   /// The Engine.IO WebSocket URL: `ws` or `wss`, the path (`/socket.io/` when the URL has none), and the URL's query
   /// with `EIO=4&transport=websocket`.
   ///
-  /// - Throws: ``SocketIOError/Kind/invalidConfiguration`` for a URL of another scheme or without a host, or a
+  /// - Throws: `SocketIOError.Kind.invalidConfiguration` for a URL of another scheme or without a host, or a
   ///   namespace that does not start with `/`.
   func engineURL() throws(SocketIOError) -> URL {
     guard namespace.hasPrefix("/"), !namespace.contains(",") else {

@@ -23,7 +23,7 @@ package enum EnginePacket: Sendable, Hashable {
 
   /// The packet `message` carries.
   ///
-  /// - Throws: ``SocketIOError/Kind/invalidPacket`` for an empty text, an unknown type or a handshake that cannot be
+  /// - Throws: `SocketIOError.Kind.invalidPacket` for an empty text, an unknown type or a handshake that cannot be
   ///   read.
   package static func decode(_ message: WebSocketMessage) throws(SocketIOError) -> EnginePacket {
     switch message {

@@ -67,7 +67,7 @@ package struct SocketPacket: Sendable, Hashable {
 
   /// The packet's text and its attachments. An event or ack carrying binary data is sent as its binary kind.
   ///
-  /// - Throws: ``SocketIOError/Kind/invalidArguments`` when the payload has no JSON form (an infinity or NaN).
+  /// - Throws: `SocketIOError.Kind.invalidArguments` when the payload has no JSON form (an infinity or NaN).
   package func encoded() throws(SocketIOError) -> (text: String, attachments: [Data]) {
     var kind = self.kind
     var text = ""
@@ -104,7 +104,7 @@ package struct SocketPacket: Sendable, Hashable {
   /// The packet in `text`, and how many attachments are to follow it. A binary packet's placeholders are resolved by
   /// ``resolving(_:)`` once its attachments have come.
   ///
-  /// - Throws: ``SocketIOError/Kind/invalidPacket`` for anything that is not a Socket.IO v5 packet, including a payload
+  /// - Throws: `SocketIOError.Kind.invalidPacket` for anything that is not a Socket.IO v5 packet, including a payload
   ///   of the wrong shape for its type.
   package static func decode(_ text: String) throws(SocketIOError) -> (packet: SocketPacket, attachments: Int) {
     let bytes = Array(text.utf8)
@@ -155,7 +155,7 @@ package struct SocketPacket: Sendable, Hashable {
 
   /// This packet with each placeholder replaced by its attachment.
   ///
-  /// - Throws: ``SocketIOError/Kind/invalidPacket`` for a placeholder whose number names no attachment.
+  /// - Throws: `SocketIOError.Kind.invalidPacket` for a placeholder whose number names no attachment.
   package func resolving(_ attachments: [Data]) throws(SocketIOError) -> SocketPacket {
     guard let data else { return self }
     let (json, _) = data.extractingAttachments()

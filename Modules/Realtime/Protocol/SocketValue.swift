@@ -127,7 +127,7 @@ extension SocketValue {
   /// `json` with each placeholder replaced by its attachment; `nil` attachments leave placeholders as the objects they
   /// are (a packet that is not binary).
   ///
-  /// - Throws: ``SocketIOError/Kind/invalidPacket`` for a placeholder whose number names no attachment.
+  /// - Throws: `SocketIOError.Kind.invalidPacket` for a placeholder whose number names no attachment.
   package static func resolving(_ json: JSONValue, attachments: [Data]?) throws(SocketIOError) -> SocketValue {
     try SocketValue(json) { fields throws(SocketIOError) -> Data? in
       guard let attachments, fields.count == 2, fields["_placeholder"] == .bool(true),

@@ -188,7 +188,7 @@ public struct UserImportFileError: Error, Sendable, Equatable, CustomStringConve
 
   /// What is wrong.
   public let kind: Kind
-  /// For ``Kind/badRows``, each bad row with its place, in file order: `line 3: the nickname is empty …`.
+  /// For `Kind.badRows`, each bad row with its place, in file order: `line 3: the nickname is empty …`.
   public let problems: [String]
 
   /// An error of `kind`.
