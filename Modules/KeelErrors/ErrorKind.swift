@@ -2,7 +2,8 @@
 ///
 /// Every Keel error names its kinds `Kind`, this type for itself, and declares them as static members in an extension
 /// constrained to it; a struct rather than an enum, so that kinds can be added without breaking anyone's `switch`.
-/// Only Keel's modules make kinds, so a kind of one error is never a kind of another.
+/// Only Keel's modules make kinds (the initializer is package-internal), and a kind of one error is a different type
+/// from a kind of another, so the two never compare.
 ///
 /// ```swift
 /// import Networking
