@@ -170,7 +170,9 @@ let package = Package(
     // need no network; these do).
     .testTarget(
       name: "TransportsTests",
-      dependencies: ["NIOTransports", "Networking", "Sandbox", "TestSupport", nioCore, logging, concurrency, random],
+      dependencies: [
+        "NIOTransports", "Networking", "Sandbox", "TestSupport", nioCore, logging, concurrency, random, crypto,
+      ],
       path: "Tests/TransportsTests",
       swiftSettings: swiftSettings
     ),

@@ -11,6 +11,7 @@ package final class Broadcast<Value: Equatable & Sendable>: Sendable {
     var current: Value
     var subscribers: [Int: AsyncStream<Value>.Continuation] = [:]
     var nextID = 0
+    var finished = false
   }
 
   private let state: Locked<State>
@@ -58,10 +59,14 @@ package final class Broadcast<Value: Equatable & Sendable>: Sendable {
     }
   }
 
-  /// A new stream: the current value, then every change.
+  /// A new stream: the current value, then every change; after ``finish()``, the current value and the end.
   package func updates() -> AsyncStream<Value> {
     let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: buffering)
-    state.withLock { state in
+    let ended = state.withLock { state in
+      guard !state.finished else {
+        continuation.yield(state.current)
+        return true
+      }
       let id = state.nextID
       state.nextID += 1
       // Called when the consumer's task is cancelled, the stream is dropped, or `finish()` ends it; weak, so that a
@@ -69,13 +74,17 @@ package final class Broadcast<Value: Equatable & Sendable>: Sendable {
       continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
       state.subscribers[id] = continuation
       continuation.yield(state.current)
+      return false
     }
+    // Outside the lock, as in `finish()`.
+    if ended { continuation.finish() }
     return stream
   }
 
-  /// Ends every stream; for the owner's `deinit`.
+  /// Ends every stream, and every stream asked for later after its first value: for the owner's end.
   package func finish() {
     let subscribers = state.withLock { state in
+      state.finished = true
       defer { state.subscribers.removeAll() }
       return Array(state.subscribers.values)
     }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import KeelRandom
 import Logging
@@ -105,6 +106,27 @@ import Testing
     #expect(error?.kind == .connectionLost)
     #expect(await connection.closure().code == .abnormalClosure)
     await sandbox.stop()
+  }
+
+  /// A server that accepts the upgrade and then never answers a close: closing returns after the close timeout, the
+  /// connection cut (1006, by this side), rather than waiting for an answer that does not come.
+  @Test func closingAServerThatNeverAnswersEndsAfterTheCloseTimeout() async throws {
+    let server = try CannedHTTPServer(holdingOpen: true) { head in
+      let key =
+        head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("sec-websocket-key:") }
+        .map { $0.dropFirst("sec-websocket-key:".count).trimmingCharacters(in: .whitespaces) } ?? ""
+      let accept = Data(Insecure.SHA1.hash(data: Data((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8)))
+        .base64EncodedString()
+      return "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        + "Sec-WebSocket-Accept: \(accept)\r\n\r\n"
+    }
+    defer { server.stop() }
+    let quick = NIOWebSocketTransport(configuration: .init(closeTimeout: .milliseconds(50)))
+    let connection = try await quick.connect(to: URL(string: "ws://127.0.0.1:\(server.port)/quiet")!, headers: [:])
+    await connection.close(.normalClosure, reason: "bye")
+    let closure = await connection.closure()
+    #expect(closure.code == .abnormalClosure)
+    #expect(!closure.byServer)
   }
 
   @Test func aStoppedServerIsAConnectionFailure() async throws {

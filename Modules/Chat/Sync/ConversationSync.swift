@@ -250,6 +250,8 @@ actor ConversationSync {
       published = number
       snapshots.publish(ConversationSnapshot(messages: messages, status: status))
     } catch {
+      // A read that failed because the conversation closed meanwhile must not put back a status over `.closed`.
+      guard !stopped else { return }
       logger.warning("Cannot read the messages of \(id) from the store: \(error)")
       snapshots.update { $0.status = status }
     }

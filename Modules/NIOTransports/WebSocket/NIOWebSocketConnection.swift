@@ -29,6 +29,8 @@ final class NIOWebSocketConnection: WebSocketConnection {
   /// One message at a time on the wire: the fragments of two messages must not interleave.
   private let turns = AsyncTurns()
   private let task = Locked<Task<Void, Never>?>(nil)
+  /// Where the close timeout's timer runs; set by ``open(url:headers:tls:eventLoopGroup:logger:)``.
+  private let loop = Locked<(any EventLoop)?>(nil)
 
   /// The states a connection goes through, each set once, and where its inbound messages go.
   final class Lifecycle: Sendable {
@@ -74,10 +76,12 @@ final class NIOWebSocketConnection: WebSocketConnection {
         logger: logger)
     }
     task.withLock { $0 = running }
+    let eventLoop = eventLoopGroup.any()
+    loop.withLock { $0 = eventLoop }
     let opened = life.opened
     // A timer on the event loop, not a sleeping task: a cancelled `Task.sleep` keeps its task until the deadline
     // would have come, so each connection would hold one for the whole connect timeout.
-    let timeout = eventLoopGroup.any().scheduleTask(in: TimeAmount(configuration.connectTimeout)) {
+    let timeout = eventLoop.scheduleTask(in: TimeAmount(configuration.connectTimeout)) {
       [configuration] in
       var failure = WebSocketError(
         .connectionFailed,
@@ -151,7 +155,7 @@ final class NIOWebSocketConnection: WebSocketConnection {
       let code: WebSocketCloseCode =
         mapped.kind == .messageTooLarge
         ? .messageTooBig : mapped.kind == .protocolViolation ? .protocolError : .abnormalClosure
-      life.finish(WebSocketClosure(code: code, byServer: true), mapped)
+      life.finish(WebSocketClosure(code: code, byServer: life.closing.current == nil), mapped)
     }
   }
 
@@ -198,7 +202,13 @@ final class NIOWebSocketConnection: WebSocketConnection {
       try? await writer.close(
         WebSocketErrorCode(codeNumber: Int(sent.rawValue)), reason: reason.isEmpty ? nil : Self.truncated(reason))
     }
+    // The server answers with its close frame and the connection ends. One that never answers is cut after the close
+    // timeout: swift-websocket's own timer starts only once the reading closure returns, which waits for that answer.
+    let cut = loop.withLock { $0 }?.scheduleTask(in: TimeAmount(configuration.closeTimeout)) { [task] in
+      task.withLock { $0?.cancel() }
+    }
     _ = await closure()
+    cut?.cancel()
   }
 
   func closure() async -> WebSocketClosure { await life.ended.value() }

@@ -6,15 +6,22 @@ import Foundation
   import Darwin
 #endif
 
-/// A listener on 127.0.0.1 that answers every connection's first request with the same raw bytes and closes it: for
-/// answers the Sandbox never gives (a chunked body with no length, a HEAD answer announcing one).
+/// A listener on 127.0.0.1 that answers every connection's first request with raw bytes and closes it: for answers the
+/// Sandbox never gives (a chunked body with no length, a HEAD answer announcing one), or a peer that goes quiet.
 final class CannedHTTPServer: Sendable {
   /// The port it listens on, chosen by the system.
   let port: Int
   private let listener: Int32
 
   /// Starts listening; `answer` is written whole after the request's head has arrived.
-  init(answer: String) throws {
+  convenience init(answer: String) throws {
+    try self.init(holdingOpen: false) { _ in answer }
+  }
+
+  /// Starts listening; what `answer` makes of the request's head is written whole once it has arrived. With
+  /// `holdingOpen`, the connection then stays open, everything the client sends read and ignored, until the client
+  /// closes it.
+  init(holdingOpen: Bool, answer: @escaping @Sendable (String) -> String) throws {
     #if canImport(Darwin)
       let listener = socket(AF_INET, SOCK_STREAM, 0)
     #else
@@ -36,7 +43,6 @@ final class CannedHTTPServer: Sendable {
     }
     self.listener = listener
     port = Int(UInt16(bigEndian: address.sin_port))
-    let bytes = Array(answer.utf8)
     Thread.detachNewThread {
       // The listener is closed here, once `accept` fails, never by `stop()`: its number could otherwise be given to
       // another test's socket while this loop is about to accept again.
@@ -51,7 +57,9 @@ final class CannedHTTPServer: Sendable {
           guard count > 0 else { break }
           head += chunk[0..<count]
         }
+        let bytes = Array(answer(String(decoding: head, as: UTF8.self)).utf8)
         _ = bytes.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+        while holdingOpen, read(connection, &chunk, chunk.count) > 0 {}
         close(connection)
       }
     }
