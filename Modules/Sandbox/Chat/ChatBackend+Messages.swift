@@ -29,6 +29,11 @@ extension ChatBackend {
         maxBodySize: Self.maxImages * Self.maxImageSize + (1 << 20), handler: sendMessage),
       Route(.get, "/v1/conversations/:conversation/messages", handler: listMessages),
       Route(.post, "/v1/conversations/:conversation/read", handler: markRead),
+      Route(.patch, "/v1/conversations/:conversation/messages/:message", handler: editMessage),
+      Route(.delete, "/v1/conversations/:conversation/messages/:message", handler: deleteMessage),
+      Route(.post, "/v1/conversations/:conversation/messages/:message/reactions", handler: addReaction),
+      Route(.delete, "/v1/conversations/:conversation/messages/:message/reactions", handler: removeReaction),
+      Route(.get, "/v1/conversations/:conversation/changes", handler: listChanges),
       Route(.get, "/v1/chat-images/:image", handler: image),
     ]
   }
@@ -42,6 +47,7 @@ extension ChatBackend {
     let form = try MultipartBody(request.body, contentType: request.header("Content-Type"))
     let text = form.text("text") ?? ""
     let clientMessageID = form.text("clientMessageId").flatMap { $0.isEmpty ? nil : $0 }
+    let replyTo = form.text("replyTo").flatMap { $0.isEmpty ? nil : $0 }
     let files = form.files("images")
     guard text.count <= Self.maxTextLength, text.utf8.count <= Self.maxTextBytes else {
       throw BackendError.malformed(
@@ -91,21 +97,34 @@ extension ChatBackend {
       }
     }
     let message: ChatState.Message
+    let parent: ChatState.Message?
     let created: Bool
     let members: [String]
     do {
-      (message, created, members) = try state.withLock { state in
+      (message, parent, created, members) = try state.withLock { state in
         let members = try Self.conversation(conversationID, of: me, in: state).memberIDs
-        if let sent = stored(state) { return (sent, false, members) }
+        if let sent = stored(state) { return (sent, nil, false, members) }
+        if let replyTo {
+          guard state.messages[conversationID]?.contains(where: { $0.id == replyTo && !$0.deleted }) == true else {
+            throw BackendError.notFound("The message replied to")
+          }
+        }
         let last = state.messages[conversationID]?.last?.createdAt ?? 0
         let message = ChatState.Message(
           id: state.newID("m"), conversationID: conversationID, clientMessageID: clientMessageID, senderID: me,
           text: text, imageIDs: imageIDs, createdAt: max(now, last + 1),
-          seq: (state.messages[conversationID]?.count ?? 0) + 1)
+          seq: (state.messages[conversationID]?.count ?? 0) + 1, replyTo: replyTo,
+          version: state.nextVersion(of: conversationID))
         state.messages[conversationID, default: []].append(message)
         state.messageCount += 1
         state.readPointers[conversationID, default: [:]][me] = message.id
-        return (message, true, members)
+        let parent = replyTo.flatMap { id in
+          state.changeMessage(id, in: conversationID) { parent in
+            parent.replyCount += 1
+            parent.lastReplyID = message.id
+          }
+        }
+        return (message, parent, true, members)
       }
     } catch {
       images.remove(imageIDs)
@@ -114,6 +133,7 @@ extension ChatBackend {
     if !created { images.remove(imageIDs) }
     // Every member's sockets hear of a new message, the sender's other devices too; a re-send is not news.
     if created { push("message", members, messageJSON(message)) }
+    if let parent { pushChange(.reply, parent, to: members) }
     return .json(messageJSON(message), status: created ? .created : .ok)
   }
 
@@ -127,14 +147,20 @@ extension ChatBackend {
     let conversationID = request.parameter("conversation") ?? ""
     let limit = try Self.limit(request.query["limit"])
     let brief = try Self.flag(request.query["brief"], "brief")
-    let (page, hasMore) = try state.withLock { state -> ([ChatState.Message], Bool) in
+    let thread = request.query["thread"]
+    let (page, hasMore, version) = try state.withLock { state -> ([ChatState.Message], Bool, Int) in
       _ = try Self.conversation(conversationID, of: me, in: state)
-      let all = state.messages[conversationID] ?? []
+      let version = state.versions[conversationID] ?? 0
+      var all = state.messages[conversationID] ?? []
+      if let thread {
+        guard all.contains(where: { $0.id == thread }) else { throw BackendError.notFound("The thread's message") }
+        all = all.filter { $0.replyTo == thread || $0.id == request.query["after"] || $0.id == request.query["before"] }
+      }
       if let after = request.query["after"] {
         guard let index = all.firstIndex(where: { $0.id == after }) else { throw BackendError.notFound("The message") }
         let rest = all[(index + 1)...]
         let page = brief ? Array(rest.prefix(limit)) : Self.weighed(Array(rest.prefix(limit)), keepingNewest: false)
-        return (page, rest.count > page.count)
+        return (page, rest.count > page.count, version)
       }
       var end = all.endIndex
       if let before = request.query["before"] {
@@ -143,14 +169,17 @@ extension ChatBackend {
       }
       let newest = Array(all[max(0, end - limit)..<end])
       let page = brief ? newest : Self.weighed(newest, keepingNewest: true)
-      return (page, end - page.count > 0)
+      return (page, end - page.count > 0, version)
     }
-    return .json(["messages": .array(page.map { brief ? briefJSON($0) : messageJSON($0) }), "hasMore": .bool(hasMore)])
+    return .json([
+      "messages": .array(page.map { brief ? briefJSON($0) : messageJSON($0) }), "hasMore": .bool(hasMore),
+      "version": .number(Double(version)),
+    ])
   }
 
   /// `messages`, oldest first, cut to ``maxPageBytes`` of JSON (one message at least): the oldest kept, or the newest
   /// when `keepingNewest` (a page that ends at a point, such as the newest, keeps what is nearest it).
-  private static func weighed(_ messages: [ChatState.Message], keepingNewest: Bool) -> [ChatState.Message] {
+  static func weighed(_ messages: [ChatState.Message], keepingNewest: Bool) -> [ChatState.Message] {
     var kept: [ChatState.Message] = []
     var bytes = 0
     for message in keepingNewest ? messages.reversed() : messages {
@@ -216,7 +245,7 @@ extension ChatBackend {
     }
   }
 
-  private static func limit(_ given: String?) throws -> Int {
+  static func limit(_ given: String?) throws -> Int {
     guard let given else { return 50 }
     guard let limit = Int(given), (1...maxPage).contains(limit) else {
       throw BackendError.malformed("limit is a number from 1 to \(maxPage)")
@@ -230,7 +259,7 @@ extension ChatBackend {
       "id": .string(message.id), "conversationId": .string(message.conversationID),
       "clientMessageId": message.clientMessageID.map(JSONValue.string) ?? .null, "senderId": .string(message.senderID),
       "text": "", "images": [], "createdAt": .number(Double(message.createdAt)), "seq": .number(Double(message.seq)),
-      "brief": true,
+      "brief": true, "deleted": .bool(message.deleted), "version": .number(Double(message.version)),
     ]
   }
 
@@ -240,6 +269,12 @@ extension ChatBackend {
       "clientMessageId": message.clientMessageID.map(JSONValue.string) ?? .null, "senderId": .string(message.senderID),
       "text": .string(message.text), "images": .array(message.imageIDs.map { .string("/v1/chat-images/\($0)") }),
       "createdAt": .number(Double(message.createdAt)), "seq": .number(Double(message.seq)),
+      "editedAt": message.editedAt.map { .number(Double($0)) } ?? .null, "deleted": .bool(message.deleted),
+      "replyTo": message.replyTo.map(JSONValue.string) ?? .null, "replyCount": .number(Double(message.replyCount)),
+      "lastReplyId": message.lastReplyID.map(JSONValue.string) ?? .null,
+      "reactions": .array(
+        message.reactions.map { ["emoji": .string($0.emoji), "userIds": .array($0.userIDs.map(JSONValue.string))] }),
+      "version": .number(Double(message.version)),
     ]
   }
 }

@@ -32,13 +32,35 @@ struct ChatState: Codable, Sendable {
     let conversationID: String
     let clientMessageID: String?
     let senderID: String
-    let text: String
-    let imageIDs: [String]
+    var text: String
+    var imageIDs: [String]
     /// Milliseconds since 1970, strictly increasing within a conversation, so that (time, id) orders it alone.
     let createdAt: Int64
     /// Its number in its conversation: 1, 2, 3, … in the order the backend stored them, without a gap. A state file
     /// written before messages had one is numbered as it is read.
     var seq: Int
+    /// When its sender last edited it, in milliseconds since 1970.
+    var editedAt: Int64? = nil
+    /// Whether its sender deleted it: a tombstone, without text, images or reactions, kept so that its place and
+    /// number stay.
+    var deleted = false
+    /// The message it replies to, in the same conversation.
+    var replyTo: String? = nil
+    /// How many messages not deleted reply to it, and the newest of them.
+    var replyCount = 0
+    var lastReplyID: String? = nil
+    /// Its reactions, each emoji with the users who chose it, in the order they did.
+    var reactions: [Reaction] = []
+    /// The conversation's change number when it was created or last changed (``ChatState/versions``).
+    var version = 0
+    /// The ids of the last changes applied to it, so that a change sent again is applied once.
+    var changeIDs: [String] = []
+  }
+
+  /// One emoji on a message and who chose it.
+  struct Reaction: Codable, Sendable, Equatable {
+    let emoji: String
+    var userIDs: [String]
   }
 
   var workspaces: [String: Workspace] = [:]
@@ -47,6 +69,9 @@ struct ChatState: Codable, Sendable {
   var messages: [String: [Message]] = [:]
   /// The last message each member read, by conversation, then user.
   var readPointers: [String: [String: String]] = [:]
+  /// Each conversation's change number: one more for each message created, edited, deleted, reacted to or replied
+  /// to, which that message then carries; what a client asks for changes since.
+  var versions: [String: Int] = [:]
   /// How many messages the backend holds, against ``maxMessages``.
   var messageCount = 0
   /// The last id handed out: ids are `w1`, `c2`, `d3`, … in creation order.
@@ -66,8 +91,27 @@ struct ChatState: Codable, Sendable {
       messageCount -= removed.count
       imageIDs += removed.flatMap(\.imageIDs)
       readPointers[id] = nil
+      versions[id] = nil
     }
     return imageIDs
+  }
+
+  /// The next change number of `conversationID`.
+  mutating func nextVersion(of conversationID: String) -> Int {
+    let version = (versions[conversationID] ?? 0) + 1
+    versions[conversationID] = version
+    return version
+  }
+
+  /// Changes the message `id` of `conversationID` in place, giving it the conversation's next change number; returns
+  /// the changed message, or `nil` when there is none of that id.
+  mutating func changeMessage(_ id: String, in conversationID: String, _ change: (inout Message) throws -> Void)
+    rethrows -> Message?
+  {
+    guard let index = messages[conversationID]?.firstIndex(where: { $0.id == id }) else { return nil }
+    try change(&messages[conversationID]![index])
+    messages[conversationID]![index].version = nextVersion(of: conversationID)
+    return messages[conversationID]![index]
   }
 
   /// The messages of `conversationID` after the one `userID` read last that others sent.
@@ -91,12 +135,32 @@ struct ChatState: Codable, Sendable {
   }
 }
 
+extension ChatState {
+  private enum CodingKeys: String, CodingKey {
+    case workspaces, conversations, messages, readPointers, versions, messageCount, lastID
+  }
+
+  /// The state a state file keeps; what a file written before the backend kept it starts empty.
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    workspaces = try container.decodeIfPresent([String: Workspace].self, forKey: .workspaces) ?? [:]
+    conversations = try container.decodeIfPresent([String: Conversation].self, forKey: .conversations) ?? [:]
+    messages = try container.decodeIfPresent([String: [Message]].self, forKey: .messages) ?? [:]
+    readPointers = try container.decodeIfPresent([String: [String: String]].self, forKey: .readPointers) ?? [:]
+    versions = try container.decodeIfPresent([String: Int].self, forKey: .versions) ?? [:]
+    messageCount = try container.decodeIfPresent(Int.self, forKey: .messageCount) ?? 0
+    lastID = try container.decodeIfPresent(Int.self, forKey: .lastID) ?? 0
+  }
+}
+
 extension ChatState.Message {
   private enum CodingKeys: String, CodingKey {
     case id, conversationID, clientMessageID, senderID, text, imageIDs, createdAt, seq
+    case editedAt, deleted, replyTo, replyCount, lastReplyID, reactions, version, changeIDs
   }
 
-  /// A message as a state file keeps it; `seq` 0 when the file was written before messages had one.
+  /// A message as a state file keeps it; `seq` 0 when the file was written before messages had one, and what came
+  /// later (edits, deletion, replies, reactions) empty when it was written before messages had that.
   init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     self.init(
@@ -108,5 +172,13 @@ extension ChatState.Message {
       imageIDs: try container.decode([String].self, forKey: .imageIDs),
       createdAt: try container.decode(Int64.self, forKey: .createdAt),
       seq: try container.decodeIfPresent(Int.self, forKey: .seq) ?? 0)
+    editedAt = try container.decodeIfPresent(Int64.self, forKey: .editedAt)
+    deleted = try container.decodeIfPresent(Bool.self, forKey: .deleted) ?? false
+    replyTo = try container.decodeIfPresent(String.self, forKey: .replyTo)
+    replyCount = try container.decodeIfPresent(Int.self, forKey: .replyCount) ?? 0
+    lastReplyID = try container.decodeIfPresent(String.self, forKey: .lastReplyID)
+    reactions = try container.decodeIfPresent([ChatState.Reaction].self, forKey: .reactions) ?? []
+    version = try container.decodeIfPresent(Int.self, forKey: .version) ?? 0
+    changeIDs = try container.decodeIfPresent([String].self, forKey: .changeIDs) ?? []
   }
 }
