@@ -121,7 +121,9 @@ import Testing
         + "Sec-WebSocket-Accept: \(accept)\r\n\r\n"
     }
     defer { server.stop() }
-    let quick = NIOWebSocketTransport(configuration: .init(closeTimeout: .milliseconds(50)))
+    // A minute to connect, as the other tests that need not wait: only the close is quick.
+    let quick = NIOWebSocketTransport(
+      configuration: .init(connectTimeout: .seconds(60), closeTimeout: .milliseconds(50)))
     let connection = try await quick.connect(to: URL(string: "ws://127.0.0.1:\(server.port)/quiet")!, headers: [:])
     await connection.close(.normalClosure, reason: "bye")
     let closure = await connection.closure()

@@ -37,12 +37,44 @@ public struct Message: Sendable, Hashable, Codable {
   /// Its number in its conversation, 1, 2, 3, … in the order the server stored them; `nil` until the server
   /// numbered it (pending, failed), or from a server that does not.
   public var seq: Int?
+  /// When its sender last edited it; `nil` when never.
+  public var editedAt: Date?
+  /// Whether its sender deleted it: a tombstone, without text, images or reactions, which keeps its place; a screen
+  /// shows "deleted".
+  public var isDeleted: Bool
+  /// The server id of the message it replies to, in the same conversation.
+  public var replyTo: String?
+  /// How many replies it has that are not deleted.
+  public var replyCount: Int
+  /// The server id of its newest reply.
+  public var lastReplyID: String?
+  /// Its reactions, each emoji with who chose it, in the order first chosen.
+  public var reactions: [Reaction]
+  /// The conversation's change number when the server created or last changed it: of two copies, the one with the
+  /// higher number is the newer. `nil` until the server has it, or from a server that does not number changes.
+  public var version: Int?
+
+  /// One emoji on a message and the members who chose it.
+  public struct Reaction: Sendable, Hashable, Codable {
+    /// The emoji.
+    public var emoji: String
+    /// The user ids of the members who chose it, in the order they did.
+    public var userIDs: [String]
+
+    /// A reaction.
+    public init(emoji: String, userIDs: [String]) {
+      self.emoji = emoji
+      self.userIDs = userIDs
+    }
+  }
 
   /// A message.
   public init(
     id: String?, clientMessageID: String?, conversationID: String, senderID: String, text: String,
     images: [String] = [], createdAt: Date, state: State = .sent, failureReason: String? = nil,
-    isUnavailable: Bool = false, seq: Int? = nil
+    isUnavailable: Bool = false, seq: Int? = nil, editedAt: Date? = nil, isDeleted: Bool = false,
+    replyTo: String? = nil, replyCount: Int = 0, lastReplyID: String? = nil, reactions: [Reaction] = [],
+    version: Int? = nil
   ) {
     self.id = id
     self.clientMessageID = clientMessageID
@@ -55,6 +87,13 @@ public struct Message: Sendable, Hashable, Codable {
     self.failureReason = failureReason
     self.isUnavailable = isUnavailable
     self.seq = seq
+    self.editedAt = editedAt
+    self.isDeleted = isDeleted
+    self.replyTo = replyTo
+    self.replyCount = replyCount
+    self.lastReplyID = lastReplyID
+    self.reactions = reactions
+    self.version = version
   }
 
   /// Where this message stands in its conversation's order.

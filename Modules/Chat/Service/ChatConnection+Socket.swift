@@ -114,6 +114,16 @@ extension ChatConnection {
         if isNew || message.senderID == account.userID {
           try await store.countArrival(of: message, by: account.userID)
         }
+      case "messageChanged":
+        guard let pushed = event.args.first?["message"].flatMap(ChatWire.Message.init(pushed:)) else {
+          return unreadable(event)
+        }
+        let message = pushed.record
+        if let sync = sync(for: message.conversationID) {
+          await sync.receiveChange(message)
+        } else {
+          try await store.applyChanges([message])
+        }
       case "read":
         guard let read = ChatWire.pushed(ChatWire.Read.self, from: event.args) else { return unreadable(event) }
         try await store.applyRead(read.conversationId, upTo: read.lastReadMessageId, unreadCount: read.unreadCount)

@@ -223,6 +223,19 @@ final class ChatConnection: Sendable {
         } catch let error as NetworkError {
           throw ChatError.request(RequestFailure(error), doing: "read the messages of \(conversationID)")
         }
+      },
+      fetchChanges: { since, limit, brief in
+        guard sessions.currentUser != nil else {
+          throw ChatError(.notSignedIn, "Nobody is signed in: the conversation cannot catch up.")
+        }
+        do {
+          return try await sessions.client.send(
+            .json(
+              ChatRouter(
+                .changes(conversationID: conversationID, since: since, limit: limit, brief: brief), baseURL: baseURL)))
+        } catch let error as NetworkError {
+          throw ChatError.request(RequestFailure(error), doing: "read the changes of \(conversationID)")
+        }
       }, configuration: configuration, logger: logger, sleep: sleep,
       silenceCheck: ConversationSync.SilenceCheck(sleep: sleep, following: { [socket] in socket.state.isConnected }))
   }
@@ -255,9 +268,21 @@ extension ChatWire.Message {
     else { return nil }
     var images: [String] = []
     if case .array(let values)? = value["images"] { images = values.compactMap(\.string) }
+    func count(_ key: String) -> Int? { value[key]?.number.flatMap { $0 >= 0 && $0 <= 1e15 ? Int($0) : nil } }
+    var reactions: [Reaction] = []
+    if case .array(let values)? = value["reactions"] {
+      reactions = values.compactMap { reaction in
+        guard let emoji = reaction["emoji"]?.string, case .array(let users)? = reaction["userIds"] else { return nil }
+        return Reaction(emoji: emoji, userIds: users.compactMap(\.string))
+      }
+    }
+    var deleted: Bool?
+    if case .bool(let flag)? = value["deleted"] { deleted = flag }
     self.init(
       id: id, conversationId: conversationId, clientMessageId: value["clientMessageId"]?.string, senderId: senderId,
       text: value["text"]?.string ?? "", images: images, createdAt: createdAt,
-      seq: value["seq"]?.number.flatMap { $0 >= 1 && $0 <= 1e15 ? Int($0) : nil })
+      seq: count("seq").flatMap { $0 >= 1 ? $0 : nil }, editedAt: value["editedAt"]?.number, deleted: deleted,
+      replyTo: value["replyTo"]?.string, replyCount: count("replyCount"), lastReplyId: value["lastReplyId"]?.string,
+      reactions: reactions, version: count("version"))
   }
 }

@@ -75,6 +75,8 @@ extension ErrorKind where Owner == ChatError {
   /// The call did not get through (no connection, a timeout, a server error, the session over); the outbox sends
   /// a message again by itself, anything else the caller may try again.
   public static var requestFailed: Self { Self("requestFailed") }
+  /// The user may not do this: edit or delete another member's message; nothing was sent.
+  public static var notPermitted: Self { Self("notPermitted") }
   /// The local store or the outbox could not read or write.
   public static var storage: Self { Self("storage") }
   /// Nobody is signed in; nothing was sent.

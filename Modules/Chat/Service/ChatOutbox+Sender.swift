@@ -83,6 +83,7 @@ extension ChatOutbox {
       return .wait(configuration.maxRetryDelay)
     }
     guard let item else { return .wait(nil) }
+    if let change = item.element.change { return await send(change, of: item, from: account, failures: &failures) }
     let outcome = await deliver(item.element, from: account)
     guard !Task.isCancelled else { return .stop }
     switch outcome {
@@ -100,12 +101,18 @@ extension ChatOutbox {
       await settle(item, as: failed, in: account)
       return .next
     case .retry(let reason):
-      retryReason.withLock { $0 = reason }
-      failures += 1
-      let delay = min(configuration.retryDelay * (1 << min(failures - 1, 16)), configuration.maxRetryDelay)
-      logger.info("Message \(item.element.clientMessageID) waits \(delay) to be sent again: \(reason)")
-      return .wait(delay)
+      return retry(item.element, because: reason, failures: &failures)
     }
+  }
+
+  /// Waits a growing delay before `outgoing` goes again, after a failure that may pass.
+  func retry(_ outgoing: OutgoingMessage, because reason: String, failures: inout Int) -> Turn {
+    retryReason.withLock { $0 = reason }
+    failures += 1
+    let delay = min(configuration.retryDelay * (1 << min(failures - 1, 16)), configuration.maxRetryDelay)
+    let what = outgoing.change == nil ? "Message" : "Change"
+    logger.info("\(what) \(outgoing.clientMessageID) waits \(delay) to be sent again: \(reason)")
+    return .wait(delay)
   }
 
   /// Stores what became of `item`, then takes it off the outbox: a crash between the two sends it again, and the
@@ -130,7 +137,7 @@ extension ChatOutbox {
       id: nil, clientMessageID: outgoing.clientMessageID, conversationID: outgoing.conversationID,
       senderID: outgoing.senderID, text: outgoing.text,
       images: outgoing.images.map { account.images.appendingPathComponent($0).path }, createdAt: now(),
-      state: .pending)
+      state: .pending, replyTo: outgoing.replyTo)
   }
 
   /// One attempt: the multipart body written to a file beside the images, streamed to the server. A message whose
@@ -142,6 +149,7 @@ extension ChatOutbox {
     var form = MultipartFormData()
     form.append(outgoing.text, name: "text")
     form.append(outgoing.clientMessageID, name: "clientMessageId")
+    if let replyTo = outgoing.replyTo { form.append(replyTo, name: "replyTo") }
     let body = account.images.appendingPathComponent("\(outgoing.clientMessageID).body")
     defer { try? FileManager.default.removeItem(at: body) }
     do throws(MultipartError) {

@@ -15,6 +15,41 @@ struct OutgoingMessage: Codable, Sendable {
   var text: String
   /// The file names of the outbox's copies of its images, in `outbox-images/`.
   var images: [String]
+  /// The server id of the message it replies to.
+  var replyTo: String?
+  /// A change of a sent message instead of a new message; its client message id is the change's id, which makes
+  /// sending it again harmless.
+  var change: OutgoingChange?
+
+  init(
+    conversationID: String, clientMessageID: String, senderID: String, text: String, images: [String],
+    replyTo: String? = nil, change: OutgoingChange? = nil
+  ) {
+    self.conversationID = conversationID
+    self.clientMessageID = clientMessageID
+    self.senderID = senderID
+    self.text = text
+    self.images = images
+    self.replyTo = replyTo
+    self.change = change
+  }
+}
+
+/// A change of a sent message, waiting in the outbox in its turn with the messages.
+struct OutgoingChange: Codable, Sendable {
+  enum Kind: String, Codable, Sendable {
+    case edit, delete, addReaction, removeReaction
+  }
+
+  var kind: Kind
+  /// The server id of the message it changes.
+  var messageID: String
+  /// The new text of an edit.
+  var text: String?
+  /// The emoji of a reaction.
+  var emoji: String?
+  /// The message as it was before this change was shown, put back if the server refuses the change.
+  var original: Message
 }
 
 /// The chat's outbox: each account's durable queue of messages to send, and the sender that empties the signed-in
@@ -32,9 +67,11 @@ final class ChatOutbox: Sendable {
   let wakeup = WakeSignal()
   /// The last message the sender sent or failed, for ``outcome(of:)``.
   let settled = Broadcast<Message?>(nil)
+  /// The id of the last change the sender settled, for ``outcome(of:)-(MessageChange)``.
+  let settledChanges = Broadcast<String?>(nil)
   /// Why the sender's last attempt failed for now; `nil` once one succeeds.
   let retryReason = Locked<String?>(nil)
-  private let isShutDown = Locked(false)
+  let isShutDown = Locked(false)
 
   init(
     accounts: ChatAccounts, connection: ChatConnection, baseURL: URL, configuration: ChatConfiguration,
@@ -102,10 +139,13 @@ final class ChatOutbox: Sendable {
   /// them).
   func finish() {
     settled.finish()
+    settledChanges.finish()
   }
 
-  /// Checks, keeps and shows a new message (``ChatService/send(_:images:to:)``).
-  func send(_ text: String, images: [URL] = [], to conversationID: String) async throws -> Message {
+  /// Checks, keeps and shows a new message (``ChatService/send(_:images:to:)``), a reply to `replyTo` when given.
+  func send(_ text: String, images: [URL] = [], to conversationID: String, replyTo: String? = nil) async throws
+    -> Message
+  {
     _ = try accounts.me()
     try Self.validate(text, images: images)
     // One read of the session: the message goes to its writer's outbox, whoever signs in meanwhile.
@@ -114,7 +154,8 @@ final class ChatOutbox: Sendable {
     let clientMessageID = UUID().uuidString.lowercased()
     let names = try copyImages(images, for: clientMessageID, into: account)
     let outgoing = OutgoingMessage(
-      conversationID: conversationID, clientMessageID: clientMessageID, senderID: me, text: text, images: names)
+      conversationID: conversationID, clientMessageID: clientMessageID, senderID: me, text: text, images: names,
+      replyTo: replyTo)
     do {
       try await account.outbox.enqueue(outgoing)
     } catch {
@@ -123,7 +164,8 @@ final class ChatOutbox: Sendable {
     }
     let pending = Message(
       id: nil, clientMessageID: clientMessageID, conversationID: conversationID, senderID: me, text: text,
-      images: names.map { account.images.appendingPathComponent($0).path }, createdAt: now(), state: .pending)
+      images: names.map { account.images.appendingPathComponent($0).path }, createdAt: now(), state: .pending,
+      replyTo: replyTo)
     await show(pending, in: account, added: true)
     wakeup.signal()
     return pending
@@ -143,7 +185,7 @@ final class ChatOutbox: Sendable {
     }
     let outgoing = OutgoingMessage(
       conversationID: message.conversationID, clientMessageID: clientMessageID, senderID: me, text: message.text,
-      images: names)
+      images: names, replyTo: message.replyTo)
     do {
       try await account.outbox.enqueue(outgoing)
     } catch {

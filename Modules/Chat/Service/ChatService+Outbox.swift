@@ -45,7 +45,7 @@ extension ChatService {
     await outbox.outcome(of: message)
   }
 
-  /// How often ``outcome(of:)`` reads the store for a message another process may have sent.
+  /// How often ``outcome(of:)-(Message)`` reads the store for a message another process may have sent.
   public static let outcomePollInterval = ChatOutbox.pollInterval
 
   /// Why the outbox's last attempt to send failed for a while (no network, a failing server), or `nil` when its last

@@ -60,33 +60,37 @@ extension ChatStore {
     var found: Row?
     if let id = message.id {
       found = try Row.fetchOne(
-        db, sql: "SELECT rowid, state, unavailable FROM message WHERE serverID = ?", arguments: [id])
+        db, sql: "SELECT rowid, state, unavailable, deleted, version FROM message WHERE serverID = ?", arguments: [id])
     }
     if found == nil, let clientID = message.clientMessageID {
       found = try Row.fetchOne(
         db,
         sql: """
-          SELECT rowid, state, unavailable FROM message
+          SELECT rowid, state, unavailable, deleted, version FROM message
           WHERE conversationID = ? AND senderID = ? AND clientMessageID = ?
           """, arguments: [message.conversationID, message.senderID, clientID])
     }
     if let found, found["state"] == Message.State.sent.rawValue {
       if message.state != .sent { return false }
       if message.isUnavailable, found["unavailable"] == false { return false }
+      // An older copy (a push overtaken by a later change, a page read before it) changes nothing.
+      if let stored: Int = found["version"], stored > message.version ?? .max { return false }
     }
     let rowID: Int64? = found?["rowid"]
-    let images = String(decoding: try JSONEncoder().encode(message.images), as: UTF8.self)
     let position = message.position
     var arguments: StatementArguments = [
-      message.id, message.clientMessageID, message.conversationID, message.senderID, message.text, images,
-      milliseconds(position.createdAt), position.key, message.state.rawValue, message.failureReason,
-      message.isUnavailable, message.seq,
+      message.id, message.clientMessageID, message.conversationID, message.senderID, message.text,
+      try encoded(message.images), milliseconds(position.createdAt), position.key, message.state.rawValue,
+      message.failureReason, message.isUnavailable, message.seq, message.editedAt.map(milliseconds),
+      message.isDeleted, message.replyTo, message.replyCount, message.lastReplyID, try encoded(message.reactions),
+      message.version,
     ]
     guard let rowID else {
       try db.execute(
         sql: """
           INSERT INTO message (serverID, clientMessageID, conversationID, senderID, text, images, createdAt, sortKey,
-            state, failureReason, unavailable, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            state, failureReason, unavailable, seq, editedAt, deleted, replyTo, replyCount, lastReplyID, reactions,
+            version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           """, arguments: arguments)
       return true
     }
@@ -96,9 +100,78 @@ extension ChatStore {
       sql: """
         UPDATE message SET serverID = COALESCE(?, serverID), clientMessageID = COALESCE(?, clientMessageID),
           conversationID = ?, senderID = ?, text = ?, images = ?, createdAt = ?, sortKey = ?, state = ?,
-          failureReason = ?, unavailable = ?, seq = COALESCE(?, seq) WHERE rowid = ?
+          failureReason = ?, unavailable = ?, seq = COALESCE(?, seq), editedAt = ?, deleted = ?, replyTo = ?,
+          replyCount = ?, lastReplyID = ?, reactions = ?, version = COALESCE(?, version) WHERE rowid = ?
         """, arguments: arguments)
     return false
+  }
+
+  /// `value` as the JSON a column keeps; `[]` for an empty array, which rows read back without a decoder.
+  static func encoded<T: Encodable & Collection>(_ value: T) throws -> String {
+    value.isEmpty ? "[]" : String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+  }
+
+  /// Stores what changed about messages the store holds (edited, deleted, reacted to, replied to), each as the server
+  /// has it now, in one transaction; a message it does not hold is left out (its page brings it whole, in its place),
+  /// and so is a copy older than the stored one.
+  ///
+  /// - Returns: How many stored messages changed.
+  /// - Throws: `PersistenceError` for a storage failure; nothing is written then.
+  @discardableResult
+  public func applyChanges(_ messages: [Message]) async throws -> Int {
+    let changes = messages.filter { $0.id != nil && Self.representable($0.createdAt) }
+    guard !changes.isEmpty else { return 0 }
+    return try await write("store changed messages") { db in
+      var changed = 0
+      for message in changes {
+        guard let id = message.id,
+          try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM message WHERE serverID = ?)", arguments: [id])
+            == true
+        else { continue }
+        let before = db.totalChangesCount
+        _ = try Self.upsert(message, db)
+        if db.totalChangesCount > before { changed += 1 }
+      }
+      return changed
+    }
+  }
+
+  /// How far `conversationID`'s changes were caught up: the conversation's change number (``Message/version``) at
+  /// the last catch-up, from which the next asks what changed; `nil` before the first (or after a reset).
+  public func changeVersion(in conversationID: String) async throws -> Int? {
+    try await read("read a change number") { db in
+      try Int.fetchOne(
+        db, sql: "SELECT changeVersion FROM sync WHERE conversationID = ?", arguments: [conversationID])
+    }
+  }
+
+  /// Records that `conversationID`'s changes are caught up to `version`; kept with its sync point, and gone with it.
+  public func setChangeVersion(_ version: Int, in conversationID: String) async throws {
+    try await write("record a change number") { db in
+      try db.execute(
+        sql: "UPDATE sync SET changeVersion = ? WHERE conversationID = ?", arguments: [version, conversationID])
+    }
+  }
+
+  /// A page of the replies to `parentID` in `conversationID`, oldest first: the newest `limit` before `position`
+  /// (the newest when `nil`), as ``messages(in:before:limit:)`` pages a conversation.
+  public func replies(
+    to parentID: String, in conversationID: String, before position: Message.Position? = nil,
+    limit: Int
+  ) async throws -> [Message] {
+    let bound = position.map { (Self.milliseconds($0.createdAt), $0.key) }
+    let page = try await read("read replies") { db in
+      try Row.fetchAll(
+        db,
+        sql: """
+          SELECT * FROM message WHERE conversationID = ? AND replyTo = ?
+            AND (? IS NULL OR createdAt < ? OR (createdAt = ? AND sortKey < ?))
+          ORDER BY createdAt DESC, sortKey DESC LIMIT ?
+          """,
+        arguments: [conversationID, parentID, bound?.0, bound?.0, bound?.0, bound?.1, max(0, limit)]
+      ).map(Self.message)
+    }
+    return page.reversed()
   }
 
   /// A page of `conversationID`'s messages, oldest first: the newest `limit` before `position` (all of the newest
@@ -220,7 +293,10 @@ extension ChatStore {
   public func setSyncPoint(_ messageID: String, in conversationID: String) async throws {
     try await write("record a sync point") { db in
       try db.execute(
-        sql: "INSERT OR REPLACE INTO sync (conversationID, messageID) VALUES (?, ?)",
+        sql: """
+          INSERT INTO sync (conversationID, messageID) VALUES (?, ?)
+          ON CONFLICT(conversationID) DO UPDATE SET messageID = excluded.messageID
+          """,
         arguments: [conversationID, messageID])
     }
   }
@@ -257,11 +333,18 @@ extension ChatStore {
     // Most messages have no image: their `[]` costs no decoder (a screen's window is read again on every change).
     let column: String = row["images"]
     let images = column == "[]" ? [] : try JSONDecoder().decode([String].self, from: Data(column.utf8))
+    let reactionsColumn: String = row["reactions"]
+    let reactions =
+      reactionsColumn == "[]"
+      ? [] : try JSONDecoder().decode([Message.Reaction].self, from: Data(reactionsColumn.utf8))
+    let editedAt: Int64? = row["editedAt"]
     return Message(
       id: row["serverID"], clientMessageID: row["clientMessageID"], conversationID: row["conversationID"],
       senderID: row["senderID"], text: row["text"], images: images,
       createdAt: date(milliseconds: row["createdAt"]),
       state: Message.State(rawValue: row["state"]) ?? .failed, failureReason: row["failureReason"],
-      isUnavailable: row["unavailable"], seq: row["seq"])
+      isUnavailable: row["unavailable"], seq: row["seq"], editedAt: editedAt.map(date(milliseconds:)),
+      isDeleted: row["deleted"], replyTo: row["replyTo"], replyCount: row["replyCount"],
+      lastReplyID: row["lastReplyID"], reactions: reactions, version: row["version"])
   }
 }

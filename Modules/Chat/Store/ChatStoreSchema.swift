@@ -9,7 +9,9 @@ import Persistence
 /// every upsert idempotent, and what keeps one member's client id from ever matching another member's message.
 enum ChatStoreSchema {
   /// The tables a chat store file has; a file with other tables and none of these is someone else's.
-  static let tables: Set<String> = ["workspace", "conversation", "member", "message", "sync"]
+  static let tables: Set<String> = [
+    "workspace", "conversation", "member", "message", "sync", "changeOutcome",
+  ]
 
   static var migrator: DatabaseMigrator {
     var migrator = DatabaseMigrator()
@@ -82,6 +84,29 @@ enum ChatStoreSchema {
     // How many members a channel has, which its list shows.
     migrator.registerMigration("chat-v6-member-count") { db in
       try db.execute(sql: "ALTER TABLE conversation ADD COLUMN memberCount INTEGER NOT NULL DEFAULT 0")
+    }
+    // What changes a message after it was sent, the number of its last change, and how far each conversation's
+    // changes were caught up (Documentation/Decisions/0022).
+    migrator.registerMigration("chat-v7-changes") { db in
+      try db.execute(
+        sql: """
+          ALTER TABLE message ADD COLUMN editedAt INTEGER;
+          ALTER TABLE message ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;
+          ALTER TABLE message ADD COLUMN replyTo TEXT;
+          ALTER TABLE message ADD COLUMN replyCount INTEGER NOT NULL DEFAULT 0;
+          ALTER TABLE message ADD COLUMN lastReplyID TEXT;
+          ALTER TABLE message ADD COLUMN reactions TEXT NOT NULL DEFAULT '[]';
+          ALTER TABLE message ADD COLUMN version INTEGER;
+          CREATE INDEX message_thread ON message(conversationID, replyTo, createdAt, sortKey) WHERE replyTo IS NOT NULL;
+          ALTER TABLE sync ADD COLUMN changeVersion INTEGER;
+          CREATE TABLE changeOutcome (
+            changeID TEXT PRIMARY KEY NOT NULL,
+            refusal TEXT,
+            serverCode TEXT,
+            statusCode INTEGER,
+            settledAt INTEGER NOT NULL
+          ) WITHOUT ROWID;
+          """)
     }
     return migrator
   }

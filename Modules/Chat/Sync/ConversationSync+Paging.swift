@@ -5,7 +5,62 @@ import Logging
 import Persistence
 
 extension ConversationSync {
+  /// One catch-up: what changed since the last one (edits, deletions, reactions, replies of stored messages), then the
+  /// messages after the sync point; then the change number it caught up to.
   func catchUpOnce() async throws {
+    pageVersion = nil
+    var version: Int?
+    if let fetchChanges, let since = try await store.changeVersion(in: id) {
+      version = try await catchUpChanges(since: since, fetchChanges)
+    }
+    try await catchUpMessages()
+    if let version = version ?? pageVersion { try await store.setChangeVersion(version, in: id) }
+  }
+
+  /// Stores what changed after `since` about the messages the store holds, page by page; returns the conversation's
+  /// change number as the first page was read (anything changed later is asked again next time, harmlessly). Past
+  /// the gap bound, the stored messages are dropped instead, and the message catch-up starts from the newest page.
+  private func catchUpChanges(since start: Int, _ fetchChanges: FetchChanges) async throws -> Int? {
+    var since = start
+    var first: Int?
+    var read = 0
+    while !stopped {
+      let page = try await changesFitting(since, fetchChanges)
+      first = first ?? page.version
+      if try await store.applyChanges(page.messages.map(\.record)) > 0 { await publish() }
+      read += page.messages.count
+      guard page.hasMore, let last = page.messages.last?.version, last > since else { break }
+      if read >= configuration.maxCatchUpMessages {
+        logger.info("\(id) has more than \(configuration.maxCatchUpMessages) changes to catch up on: starting again.")
+        try await store.resetMessages(in: id)
+        return nil
+      }
+      since = last
+    }
+    return first
+  }
+
+  /// A page of changes, asked again for half as many while the answer is too large to take, as ``fetchFitting(_:_:_:)``
+  /// does; a single change too large is asked for brief, and its stored copy stays as it is (a brief copy never
+  /// replaces a whole one), so that the catch-up pages past it.
+  private func changesFitting(_ since: Int, _ fetchChanges: FetchChanges) async throws -> ChatWire.Changes {
+    var limit = configuration.catchUpPageSize
+    while true {
+      do {
+        return try await fetchChanges(since, limit, false)
+      } catch let error as ChatError where error.requestFailure?.urlError?.code == .dataLengthExceedsMaximum {
+        guard limit > 1 else {
+          logger.info("A change of \(id) is too large to take; its message stays as stored.")
+          let page = try await fetchChanges(since, 1, true)
+          return ChatWire.Changes(
+            messages: page.messages.map { $0.unavailable }, version: page.version, hasMore: page.hasMore)
+        }
+        limit /= 2
+      }
+    }
+  }
+
+  private func catchUpMessages() async throws {
     guard var since = try await store.syncPoint(in: id) else { return try await startFromNewest() }
     guard !since.isEmpty else { return try await catchUpFromStart() }
     var read = 0
@@ -57,7 +112,9 @@ extension ConversationSync {
     var limit = limit
     while true {
       do {
-        return try await fetch(after, before, limit, false)
+        let page = try await fetch(after, before, limit, false)
+        pageVersion = pageVersion ?? page.version
+        return page
       } catch let error as ChatError where error.requestFailure?.urlError?.code == .dataLengthExceedsMaximum {
         guard limit > 1 else {
           logger.info("A message of \(id) is too large to take; it is shown as unavailable.")

@@ -11,11 +11,14 @@ actor ConversationSync {
   /// images.
   typealias FetchPage =
     @Sendable (_ after: String?, _ before: String?, _ limit: Int, _ brief: Bool) async throws -> ChatWire.Page
+  /// The messages changed after a change number, at most `limit` of them; `brief`, without their text and images.
+  typealias FetchChanges = @Sendable (_ since: Int, _ limit: Int, _ brief: Bool) async throws -> ChatWire.Changes
 
   nonisolated let id: String
   nonisolated let snapshots: Broadcast<ConversationSnapshot>
   let store: ChatStore
   let fetch: FetchPage
+  let fetchChanges: FetchChanges?
   let configuration: ChatConfiguration
   let logger: Logger
   private let sleep: @Sendable (Duration) async throws -> Void
@@ -40,6 +43,9 @@ actor ConversationSync {
   /// The number of the last ``publish()`` begun, and of the last one shown.
   private var publishing = 0
   private var published = 0
+  /// The conversation's change number the current catch-up's first page came with: where its changes are caught up
+  /// to when it had none to catch up from.
+  var pageVersion: Int?
 
   /// What checks a live conversation that hears nothing: how it waits ``ChatConfiguration/silenceCheckInterval``,
   /// and whether pushes should be coming now (the socket is connected).
@@ -49,12 +55,14 @@ actor ConversationSync {
   }
 
   init(
-    id: String, store: ChatStore, fetch: @escaping FetchPage, configuration: ChatConfiguration, logger: Logger,
-    sleep: @escaping @Sendable (Duration) async throws -> Void, silenceCheck: SilenceCheck? = nil
+    id: String, store: ChatStore, fetch: @escaping FetchPage, fetchChanges: FetchChanges? = nil,
+    configuration: ChatConfiguration, logger: Logger, sleep: @escaping @Sendable (Duration) async throws -> Void,
+    silenceCheck: SilenceCheck? = nil
   ) {
     self.id = id
     self.store = store
     self.fetch = fetch
+    self.fetchChanges = fetchChanges
     self.configuration = configuration
     self.logger = logger
     self.sleep = sleep
@@ -190,6 +198,22 @@ actor ConversationSync {
       heard = seq
     }
     return false
+  }
+
+  /// A pushed change of a message (edited, deleted, reacted to, replied to): stored when the store holds the message
+  /// and the copy is newer than its own, and shown. Not held during a catch-up: the change number decides which copy
+  /// is newer, whatever order they come in.
+  func receiveChange(_ message: Message) async {
+    guard !stopped else { return }
+    heardSinceCheck = true
+    do {
+      guard try await store.applyChanges([message]) > 0 else { return }
+    } catch {
+      // Not lost: the next catch-up asks for every change since the last it caught up to.
+      logger.warning("Cannot store a pushed change of \(id); the next catch-up brings it: \(error)")
+      return
+    }
+    await publish()
   }
 
   /// Asks the server for the conversation's newest message, brief (one small request), when it is live, the socket

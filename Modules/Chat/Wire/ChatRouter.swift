@@ -56,6 +56,19 @@ public struct ChatRouter: Endpoint, CustomStringConvertible {
     case send(conversationID: String, body: URL, contentType: String)
     /// `POST /v1/conversations/{id}/read` with `{"messageId"}`.
     case read(conversationID: String, messageID: String)
+    /// `GET /v1/conversations/{id}/messages?thread=`: the replies to a message, paged as the conversation's are.
+    case replies(conversationID: String, parentID: String, before: String?, limit: Int)
+    /// `PATCH /v1/conversations/{id}/messages/{messageId}` with `{"text","changeId"}`.
+    case edit(conversationID: String, messageID: String, text: String, changeID: String)
+    /// `DELETE /v1/conversations/{id}/messages/{messageId}`.
+    case delete(conversationID: String, messageID: String)
+    /// `POST /v1/conversations/{id}/messages/{messageId}/reactions` with `{"emoji","changeId"}`.
+    case addReaction(conversationID: String, messageID: String, emoji: String, changeID: String)
+    /// `DELETE /v1/conversations/{id}/messages/{messageId}/reactions?emoji=`.
+    case removeReaction(conversationID: String, messageID: String, emoji: String)
+    /// `GET /v1/conversations/{id}/changes?since=&limit=`: the messages changed after a change number; `brief`,
+    /// each without its text and images.
+    case changes(conversationID: String, since: Int, limit: Int, brief: Bool = false)
   }
 
   /// Which call this is.
@@ -85,15 +98,22 @@ public struct ChatRouter: Endpoint, CustomStringConvertible {
     case .directMessages(let id), .openDirectMessage(let id, _): ["v1", "workspaces", id, "dms"]
     case .messages(let id, _, _, _, _), .send(let id, _, _): ["v1", "conversations", id, "messages"]
     case .read(let id, _): ["v1", "conversations", id, "read"]
+    case .replies(let id, _, _, _): ["v1", "conversations", id, "messages"]
+    case .edit(let id, let message, _, _), .delete(let id, let message):
+      ["v1", "conversations", id, "messages", message]
+    case .addReaction(let id, let message, _, _), .removeReaction(let id, let message, _):
+      ["v1", "conversations", id, "messages", message, "reactions"]
+    case .changes(let id, _, _, _): ["v1", "conversations", id, "changes"]
     }
   }
 
   /// `GET` for the lists, `PATCH` for renames, `DELETE` for deletions, `POST` for the rest.
   public var method: HTTPMethod {
     switch route {
-    case .workspaces, .workspaceMembers, .channels, .channelMembers, .directMessages, .messages: .get
-    case .renameWorkspace, .renameChannel: .patch
-    case .deleteWorkspace, .deleteChannel: .delete
+    case .workspaces, .workspaceMembers, .channels, .channelMembers, .directMessages, .messages, .replies, .changes:
+      .get
+    case .renameWorkspace, .renameChannel, .edit: .patch
+    case .deleteWorkspace, .deleteChannel, .delete, .removeReaction: .delete
     default: .post
     }
   }
@@ -105,11 +125,18 @@ public struct ChatRouter: Endpoint, CustomStringConvertible {
     case .messages(_, let after, let before, let limit, let brief):
       (after.map { [QueryItem("after", $0)] } ?? []) + (before.map { [QueryItem("before", $0)] } ?? [])
         + [QueryItem("limit", String(limit))] + (brief ? [QueryItem("brief", "true")] : [])
+    case .replies(_, let parentID, let before, let limit):
+      [QueryItem("thread", parentID)] + (before.map { [QueryItem("before", $0)] } ?? [])
+        + [QueryItem("limit", String(limit))]
+    case .removeReaction(_, _, let emoji): [QueryItem("emoji", emoji)]
+    case .changes(_, let since, let limit, let brief):
+      [QueryItem("since", String(since)), QueryItem("limit", String(limit))]
+        + (brief ? [QueryItem("brief", "true")] : [])
     default: []
     }
   }
 
-  /// The JSON of a create, rename, invite, transfer, DM or read; the multipart file of a send.
+  /// The JSON of a create, rename, invite, transfer, DM, read, edit or reaction; the multipart file of a send.
   public var body: HTTPBody {
     switch route {
     case .createWorkspace(let name), .renameWorkspace(_, let name), .createChannel(_, let name),
@@ -119,6 +146,8 @@ public struct ChatRouter: Endpoint, CustomStringConvertible {
     case .transferWorkspace(_, let userID), .transferChannel(_, let userID), .openDirectMessage(_, let userID):
       .json(["userId": userID])
     case .read(_, let messageID): .json(["messageId": messageID])
+    case .edit(_, _, let text, let changeID): .json(["text": text, "changeId": changeID])
+    case .addReaction(_, _, let emoji, let changeID): .json(["emoji": emoji, "changeId": changeID])
     case .send(_, let file, let contentType): .file(file, contentType: contentType)
     default: .empty
     }

@@ -69,19 +69,38 @@ enum ChatWire {
     var seq: Int? = nil
     /// Whether the server left the text and images out (a brief page).
     var brief: Bool? = nil
+    /// Milliseconds since 1970 of the sender's last edit.
+    var editedAt: Double? = nil
+    var deleted: Bool? = nil
+    var replyTo: String? = nil
+    var replyCount: Int? = nil
+    var lastReplyId: String? = nil
+    var reactions: [Reaction]? = nil
+    /// The conversation's change number when it was created or last changed.
+    var version: Int? = nil
+
+    struct Reaction: Codable, Sendable {
+      let emoji: String
+      let userIds: [String]
+    }
 
     /// The message as one the client could not take: without its text and images, marked brief.
     var unavailable: Message {
       Message(
         id: id, conversationId: conversationId, clientMessageId: clientMessageId, senderId: senderId, text: "",
-        images: [], createdAt: createdAt, seq: seq, brief: true)
+        images: [], createdAt: createdAt, seq: seq, brief: true, deleted: deleted, version: version)
     }
 
     var record: Chat.Message {
       Chat.Message(
         id: id, clientMessageID: clientMessageId, conversationID: conversationId, senderID: senderId, text: text,
         images: images, createdAt: Date(timeIntervalSince1970: createdAt / 1_000), state: .sent,
-        isUnavailable: brief == true, seq: seq)
+        // A tombstone's brief copy is whole: a deleted message has no text or images to leave out.
+        isUnavailable: brief == true && deleted != true, seq: seq,
+        editedAt: editedAt.map { Date(timeIntervalSince1970: $0 / 1_000) },
+        isDeleted: deleted == true, replyTo: replyTo, replyCount: max(0, replyCount ?? 0), lastReplyID: lastReplyId,
+        reactions: (reactions ?? []).map { Chat.Message.Reaction(emoji: $0.emoji, userIDs: $0.userIds) },
+        version: version)
     }
   }
 
@@ -92,6 +111,22 @@ enum ChatWire {
   struct Page: Decodable, Sendable {
     let messages: [Message]
     let hasMore: Bool
+    /// The conversation's change number as the page was read; `nil` from a server that does not number changes.
+    var version: Int? = nil
+  }
+
+  /// The messages changed after a change number, as they are now, in change order.
+  struct Changes: Decodable, Sendable {
+    let messages: [Message]
+    /// The conversation's change number as the list was read.
+    let version: Int
+    let hasMore: Bool
+  }
+
+  /// A `messageChanged` push: why, and the message as it is now.
+  struct Changed: Decodable, Sendable {
+    let change: String
+    let message: Message
   }
   struct Unread: Decodable, Sendable { let unreadCount: Int }
 

@@ -84,13 +84,15 @@ extension ChatBackend {
     }
   }
 
-  /// `GET …/changes?since=N&limit=L`: the messages whose change number is over N, in change order, at most `limit`
-  /// (50 by default, 100 at most, and ``maxPageBytes`` of JSON); `version` is the conversation's change number now,
-  /// `hasMore` whether more changed after the last one listed.
+  /// `GET …/changes?since=N&limit=L`: the messages changed after they were created whose change number is over N, in
+  /// change order, at most `limit` (50 by default, 100 at most, and ``maxPageBytes`` of JSON; with `brief=true`,
+  /// each without its text and images, as a brief page of messages); `version` is the conversation's change number
+  /// now, `hasMore` whether more changed after the last one listed.
   func listChanges(_ request: SandboxRequest) throws -> SandboxResponse {
     let me = try auth.account(of: request).id
     let conversationID = request.parameter("conversation") ?? ""
     let limit = try Self.limit(request.query["limit"])
+    let brief = try Self.flag(request.query["brief"], "brief")
     guard let since = Int(request.query["since"] ?? "0"), since >= 0 else {
       throw BackendError.malformed("since is a change number, 0 or more")
     }
@@ -101,9 +103,9 @@ extension ChatBackend {
       }
       return (changed, state.versions[conversationID] ?? 0)
     }
-    let page = Self.weighed(Array(changed.prefix(limit)), keepingNewest: false)
+    let page = brief ? Array(changed.prefix(limit)) : Self.weighed(Array(changed.prefix(limit)), keepingNewest: false)
     return .json([
-      "messages": .array(page.map(messageJSON)), "version": .number(Double(version)),
+      "messages": .array(page.map { brief ? briefJSON($0) : messageJSON($0) }), "version": .number(Double(version)),
       "hasMore": .bool(changed.count > page.count),
     ])
   }

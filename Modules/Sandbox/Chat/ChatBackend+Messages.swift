@@ -110,11 +110,12 @@ extension ChatBackend {
           }
         }
         let last = state.messages[conversationID]?.last?.createdAt ?? 0
-        let message = ChatState.Message(
+        var message = ChatState.Message(
           id: state.newID("m"), conversationID: conversationID, clientMessageID: clientMessageID, senderID: me,
           text: text, imageIDs: imageIDs, createdAt: max(now, last + 1),
-          seq: (state.messages[conversationID]?.count ?? 0) + 1, replyTo: replyTo,
-          version: state.nextVersion(of: conversationID))
+          seq: (state.messages[conversationID]?.count ?? 0) + 1, replyTo: replyTo)
+        message.version = state.nextVersion(of: conversationID)
+        message.createdVersion = message.version
         state.messages[conversationID, default: []].append(message)
         state.messageCount += 1
         state.readPointers[conversationID, default: [:]][me] = message.id
@@ -237,7 +238,7 @@ extension ChatBackend {
   }
 
   /// `true` for `"true"`, `false` for `"false"` or none; anything else is malformed.
-  private static func flag(_ given: String?, _ name: String) throws -> Bool {
+  static func flag(_ given: String?, _ name: String) throws -> Bool {
     switch given {
     case nil, "false": return false
     case "true": return true

@@ -53,6 +53,9 @@ struct ChatState: Codable, Sendable {
     var reactions: [Reaction] = []
     /// The conversation's change number when it was created or last changed (``ChatState/versions``).
     var version = 0
+    /// The conversation's change number when it was created: a message whose ``version`` is still this one has not
+    /// changed since, and a list of changes leaves it out (whoever has it has it as it is).
+    var createdVersion = 0
     /// The ids of the last changes applied to it, so that a change sent again is applied once.
     var changeIDs: [String] = []
   }
@@ -156,7 +159,7 @@ extension ChatState {
 extension ChatState.Message {
   private enum CodingKeys: String, CodingKey {
     case id, conversationID, clientMessageID, senderID, text, imageIDs, createdAt, seq
-    case editedAt, deleted, replyTo, replyCount, lastReplyID, reactions, version, changeIDs
+    case editedAt, deleted, replyTo, replyCount, lastReplyID, reactions, version, createdVersion, changeIDs
   }
 
   /// A message as a state file keeps it; `seq` 0 when the file was written before messages had one, and what came
@@ -179,6 +182,7 @@ extension ChatState.Message {
     lastReplyID = try container.decodeIfPresent(String.self, forKey: .lastReplyID)
     reactions = try container.decodeIfPresent([ChatState.Reaction].self, forKey: .reactions) ?? []
     version = try container.decodeIfPresent(Int.self, forKey: .version) ?? 0
+    createdVersion = try container.decodeIfPresent(Int.self, forKey: .createdVersion) ?? 0
     changeIDs = try container.decodeIfPresent([String].self, forKey: .changeIDs) ?? []
   }
 }
