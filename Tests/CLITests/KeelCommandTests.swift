@@ -244,6 +244,7 @@ struct KeelCommandTests {
     #expect(
       run.lines.contains {
         $0.contains("✔ B's socket dropped; A sent 10, one with an image; B reconnected and has all 10")
+          && $0.contains("A's edit reached B live, and B's reaction and reply reached A")
       },
       "the chat step: \(run.lines)")
     #expect(run.lines.last?.hasPrefix("All 7 steps passed") == true)

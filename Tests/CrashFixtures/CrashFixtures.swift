@@ -41,4 +41,7 @@ public enum CrashFixtures {
   public static func chatText(_ number: Int) -> String {
     "crash " + (number < 10 ? "0" : "") + String(number)
   }
+
+  /// The text the chat crash test's edit gives its message.
+  public static let editedText = "crash, edited"
 }

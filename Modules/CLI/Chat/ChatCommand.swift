@@ -10,7 +10,7 @@ import UnixSignals
 struct ChatCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "chat",
-    abstract: "List workspaces, channels and DMs; read, send and follow messages.",
+    abstract: "List workspaces, channels and DMs; read, send, change and follow messages.",
     discussion: """
       Runs as the user `keel auth login` signed in. CONVERSATION is a channel's name (general or #general), a DM \
       partner's nickname or email (@ada), or an id from `channels` or `dms`, in the workspace --workspace names (by \
@@ -23,8 +23,8 @@ struct ChatCommand: AsyncParsableCommand {
       """,
     subcommands: [
       ChatWorkspacesCommand.self, ChatChannelsCommand.self, ChatDirectMessagesCommand.self, ChatHistoryCommand.self,
-      ChatSendCommand.self, ChatTailCommand.self, ChatWatchCommand.self, ChatChannelCommand.self,
-      ChatWorkspaceCommand.self,
+      ChatSendCommand.self, ChatEditCommand.self, ChatDeleteCommand.self, ChatReactCommand.self, ChatTailCommand.self,
+      ChatWatchCommand.self, ChatChannelCommand.self, ChatWorkspaceCommand.self,
     ]
   )
 }

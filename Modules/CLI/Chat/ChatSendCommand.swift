@@ -14,7 +14,7 @@ struct ChatSendCommand: AsyncParsableCommand {
       The message is kept in the outbox in --data-dir first. Exits 0 once the server has it; 65 for a message \
       that cannot be sent (more than 5 images, a file that is not a PNG, JPEG, GIF or WebP image, over 8 MiB, a \
       text over 10,000 characters) and 66 for a missing image file, before anything is sent; 69 when the server \
-      cannot be reached within --timeout, and then the message waits in the outbox for the next chat command.
+      cannot be reached within --timeout, and then the message waits in the outbox for the next chat command. With       --reply-to, a message the conversation does not have exits 67.
       """)
 
   @Argument(
@@ -26,6 +26,9 @@ struct ChatSendCommand: AsyncParsableCommand {
 
   @Option(name: .customLong("image"), help: "An image to attach (PNG, JPEG, GIF or WebP, 8 MiB at most); up to 5.")
   var images: [String] = []
+
+  @Option(name: .customLong("reply-to"), help: "The id of a message of the conversation this one replies to.")
+  var replyTo: String?
 
   @Option(help: "Seconds to wait for the server to take the message.")
   var timeout: Double = 30
@@ -46,7 +49,13 @@ struct ChatSendCommand: AsyncParsableCommand {
         throw CommandFailure(
           .invalidInput, "You have not joined #\(target.name), so you cannot send to it; nothing was sent.")
       }
-      let pending = try await context.chat.send(text, images: files, to: target.id)
+      let pending: Message
+      if let replyTo {
+        let parent = try await context.message(replyTo, in: target)
+        pending = try await context.chat.reply(text, images: files, to: parent)
+      } else {
+        pending = try await context.chat.send(text, images: files, to: target.id)
+      }
       let settled = await outcome(of: pending, in: context.chat)
       switch settled.state {
       case .sent:

@@ -12,7 +12,9 @@ struct ChatTailCommand: AsyncParsableCommand {
     abstract: "Follow a conversation live: its newest messages, then each new one, until Ctrl-C.",
     discussion: """
       Catches up first, then follows the socket; when the connection drops it reconnects by itself, catches up on \
-      what came meanwhile, and goes on. With --json, one JSON object per message. Ends with Ctrl-C (exit 130), or \
+      what came meanwhile, and goes on; a message edited, deleted or reacted to shows again, marked so. With --json, \
+      one JSON object per line, its "type" "message" for a new message, "edited", "deleted" or "reaction" for a \
+      change of one shown. Ends with Ctrl-C (exit 130), or \
       77 when the session ends. Other chat commands on the same --data-dir go on working meanwhile.
       """)
 
@@ -66,6 +68,8 @@ struct ChatTailCommand: AsyncParsableCommand {
   ) async {
     let output = context.command.output
     var shown: Message.Position?
+    /// Every message printed, by id, as it was printed last.
+    var printed: [String: Message] = [:]
     var started = false
     var problem: String?
     for await snapshot in open.snapshots() {
@@ -84,11 +88,44 @@ struct ChatTailCommand: AsyncParsableCommand {
       let sent = snapshot.messages.filter { $0.state == .sent }
       let fresh = started ? sent.filter { message in shown.map { message.position > $0 } ?? true } : sent.suffix(last)
       started = true
-      for message in fresh {
+      // What changed about a message printed already: an edit, a deletion, a reaction.
+      for message in sent {
+        guard let id = message.id, let before = printed[id], let type = TailLine.change(from: before, to: message)
+        else { continue }
+        printed[id] = message
         let row = MessageRow(message, names: names, baseURL: context.chat.baseURL)
-        try? output.result(row, human: row.line)
+        try? output.result(TailLine(type: type, row: row), human: "(\(type)) " + row.line)
+      }
+      for message in fresh {
+        if let id = message.id { printed[id] = message }
+        let row = MessageRow(message, names: names, baseURL: context.chat.baseURL)
+        try? output.result(TailLine(type: "message", row: row), human: row.line)
       }
       if let newest = sent.last?.position, shown.map({ newest > $0 }) ?? true { shown = newest }
     }
+  }
+}
+
+/// One line of `tail --json`: a message object with its `type`: `message` for a new one, `edited`, `deleted` or
+/// `reaction` for a change of one printed already.
+struct TailLine: Encodable {
+  let type: String
+  let row: MessageRow
+
+  private enum CodingKeys: String, CodingKey { case type }
+
+  func encode(to encoder: any Encoder) throws {
+    try row.encode(to: encoder)
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(type, forKey: .type)
+  }
+
+  /// What changed from `before` to `after` that a follower is told of, or `nil`.
+  static func change(from before: Message, to after: Message) -> String? {
+    if after.isDeleted, !before.isDeleted { return "deleted" }
+    if after.isDeleted { return nil }
+    if after.editedAt != before.editedAt || after.text != before.text { return "edited" }
+    if after.reactions != before.reactions { return "reaction" }
+    return nil
   }
 }

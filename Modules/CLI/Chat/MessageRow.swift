@@ -3,7 +3,7 @@ import Domain
 import Foundation
 
 /// A message as `keel chat` prints it: a line for people, an object for `--json` (snake_case like every `--json`
-/// output, the images as absolute URLs, the time in ISO 8601).
+/// output, the images as absolute URLs, the time in ISO 8601; `edited_at` and `reply_to` null when there is none).
 struct MessageRow: Encodable {
   let id: String?
   let clientMessageId: String?
@@ -22,6 +22,18 @@ struct MessageRow: Encodable {
   /// Its number in its conversation (1, 2, 3, … in the order the server stored them); absent until the server
   /// numbered it.
   let seq: Int?
+  /// When its sender last edited it.
+  let editedAt: Date?
+  /// Whether its sender deleted it: no text, images or reactions.
+  let deleted: Bool
+  /// The id of the message it replies to.
+  let replyTo: String?
+  /// How many replies it has.
+  let replyCount: Int
+  /// Each emoji with the nicknames (else the user ids) of the members who chose it.
+  let reactions: [String: [String]]
+  /// The same emoji in the order first chosen, for the line.
+  private let reactionOrder: [String]
 
   /// The row of `message`, its sender named from `names` and its images resolved against `baseURL`.
   init(_ message: Message, names: [String: String], baseURL: URL) {
@@ -37,19 +49,58 @@ struct MessageRow: Encodable {
     failureReason = message.failureReason
     unavailable = message.isUnavailable
     seq = message.seq
+    editedAt = message.editedAt
+    deleted = message.isDeleted
+    replyTo = message.replyTo
+    replyCount = message.replyCount
+    reactions = Dictionary(
+      message.reactions.map { ($0.emoji, $0.userIDs.map { names[$0] ?? $0 }) }, uniquingKeysWith: { first, _ in first })
+    reactionOrder = message.reactions.map(\.emoji)
   }
 
-  /// `[2026-11-26 09:41:07] ada: Hello [image: http://…]`, the text's line breaks and controls escaped.
+  private enum CodingKeys: String, CodingKey {
+    case id, clientMessageId, conversationId, senderId, sender, text, images, createdAt, state, failureReason
+    case unavailable, seq, editedAt, deleted, replyTo, replyCount, reactions
+  }
+
+  /// Every key; `edited_at` and `reply_to` as null when there is none, the others without a value left out.
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encodeIfPresent(id, forKey: .id)
+    try container.encodeIfPresent(clientMessageId, forKey: .clientMessageId)
+    try container.encode(conversationId, forKey: .conversationId)
+    try container.encode(senderId, forKey: .senderId)
+    try container.encodeIfPresent(sender, forKey: .sender)
+    try container.encode(text, forKey: .text)
+    try container.encode(images, forKey: .images)
+    try container.encode(createdAt, forKey: .createdAt)
+    try container.encode(state, forKey: .state)
+    try container.encodeIfPresent(failureReason, forKey: .failureReason)
+    try container.encode(unavailable, forKey: .unavailable)
+    try container.encodeIfPresent(seq, forKey: .seq)
+    try container.encode(editedAt, forKey: .editedAt)
+    try container.encode(deleted, forKey: .deleted)
+    try container.encode(replyTo, forKey: .replyTo)
+    try container.encode(replyCount, forKey: .replyCount)
+    try container.encode(reactions, forKey: .reactions)
+  }
+
+  /// `[2026-11-26 09:41:07] ada: Hello [image: http://…] (edited) 👍 2`, the text's line breaks and controls escaped.
   var line: String {
     "[\(Self.localTime(createdAt))] \(Output.printable(sender ?? senderId)): \(brief)"
   }
 
-  /// The text and images alone.
+  /// The text and images alone, with what happened to the message since.
   var brief: String {
     guard !unavailable else { return "(unavailable: too large to take)" }
+    guard !deleted else { return "(deleted)" }
+    let reply = replyTo.map { "(reply to \(Output.printable($0))) " } ?? ""
     let pictures = images.map { " [image: \(Output.printable($0))]" }.joined()
     let status = state == "sent" ? "" : " (\(state)\(failureReason.map { ": \($0)" } ?? ""))"
-    return Output.printable(text) + pictures + status
+    let edited = editedAt == nil ? "" : " (edited)"
+    let replies = replyCount == 0 ? "" : " [\(replyCount) \(replyCount == 1 ? "reply" : "replies")]"
+    let chosen = reactionOrder.map { " \(Output.printable($0)) \(reactions[$0]?.count ?? 0)" }.joined()
+    return reply + Output.printable(text) + pictures + status + edited + replies + chosen
   }
 
   /// `date` as `2026-11-26 09:41:07`, in this machine's time zone.

@@ -49,7 +49,10 @@ struct Demo {
       ("Sign in, expire the access token, and let 10 concurrent calls share one refresh", refreshOnce),
       ("Track \(size.events) events while the server fails 30% of uploads: each delivered once", trackThroughFailures),
       ("Load an image from the network, then memory, then disk", loadImage),
-      ("Chat between two users while one's socket is dropped: every message once, in order", chatThroughDrop),
+      (
+        "Chat between two users while one's socket is dropped: every message once, in order; then changes, live",
+        chatThroughDrop
+      ),
     ]
     var outcomes: [Outcome] = []
     for (number, (title, step)) in steps.enumerated() {

@@ -138,6 +138,7 @@ struct CommandFailure: Error, CustomStringConvertible {
     case .storage: return CommandFailure(.localStorage, error.description)
     case .notConfigured: return noBackend(for: "use the chat")
     case .notFound: return CommandFailure(.notFound, error.description)
+    case .notPermitted: return CommandFailure(.auth, error.description)
     case .ambiguous: return CommandFailure(.invalidInput, error.description)
     default:
       guard let failure = error.requestFailure else { return CommandFailure(.failure, error.description) }
