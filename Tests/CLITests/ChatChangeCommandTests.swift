@@ -74,4 +74,38 @@ struct ChatChangeCommandTests {
     }
     await sandbox.stop()
   }
+
+  @Test("Search finds Korean and English words and prefixes, not a deleted message, with the server unreachable")
+  func search() async throws {
+    let sandbox = try await ChatCommandTests.servedSandbox()
+    let demo = try Keel.dataDirectory("demo")
+    defer { try? FileManager.default.removeItem(at: demo) }
+    let options = Keel.options(sandbox, demo)
+    try await ChatCommandTests.login("demo@keel.dev", options)
+    var ids: [String] = []
+    for text in ["The deploy went fine", "안녕하세요, 서울에서 만나요", "deploy again tomorrow"] {
+      let sent = try await Keel.run(["chat", "send", "general", text, "--json"] + options)
+      #expect(sent.status == 0, "\(sent.errors)")
+      ids.append(try #require(try Keel.json(sent)["id"] as? String))
+    }
+    #expect(try await Keel.run(["chat", "delete", "general", ids[2]] + options).status == 0)
+    #expect(try await Keel.run(["chat", "history", "general"] + options).status == 0)
+    await sandbox.stop()
+
+    let english = try await Keel.run(["chat", "search", "depl", "--json"] + options)
+    #expect(english.status == 0, "the server is gone, the store is not: \(english.errors)")
+    let hits = try #require(try Keel.json(english)["hits"] as? [[String: Any]])
+    #expect(hits.map { $0["message_id"] as? String } == [ids[0]], "not the deleted one: \(hits)")
+    #expect(hits.first?["conversation"] as? String == "#general")
+    #expect(hits.first?["highlights"] as? [String] == ["deploy"])
+    #expect(hits.first?["sender"] as? String == "demo")
+    let korean = try await Keel.run(["chat", "search", "안녕", "--conversation", "general"] + options)
+    #expect(korean.status == 0, "\(korean.errors)")
+    #expect(korean.lines == ["#general \(ids[1]) demo: [안녕하세요], 서울에서 만나요"], "\(korean.lines)")
+
+    let nothing = try await Keel.run(["chat", "search", "!!!"] + options)
+    #expect(nothing.status == 65, "\(nothing.errors)")
+    let nowhere = try await Keel.run(["chat", "search", "deploy", "--conversation", "nowhere"] + options)
+    #expect(nowhere.status == 67, "\(nowhere.errors)")
+  }
 }

@@ -23,7 +23,8 @@ struct ChatCommand: AsyncParsableCommand {
       """,
     subcommands: [
       ChatWorkspacesCommand.self, ChatChannelsCommand.self, ChatDirectMessagesCommand.self, ChatHistoryCommand.self,
-      ChatSendCommand.self, ChatEditCommand.self, ChatDeleteCommand.self, ChatReactCommand.self, ChatTailCommand.self,
+      ChatSendCommand.self, ChatEditCommand.self, ChatDeleteCommand.self, ChatReactCommand.self, ChatSearchCommand.self,
+      ChatTailCommand.self,
       ChatWatchCommand.self, ChatChannelCommand.self, ChatWorkspaceCommand.self,
     ]
   )

@@ -10,7 +10,8 @@ import Persistence
 enum ChatStoreSchema {
   /// The tables a chat store file has; a file with other tables and none of these is someone else's.
   static let tables: Set<String> = [
-    "workspace", "conversation", "member", "message", "sync", "changeOutcome",
+    "workspace", "conversation", "member", "message", "sync", "changeOutcome", "message_search",
+    "message_search_data", "message_search_idx", "message_search_docsize", "message_search_config",
   ]
 
   static var migrator: DatabaseMigrator {
@@ -106,6 +107,27 @@ enum ChatStoreSchema {
             statusCode INTEGER,
             settledAt INTEGER NOT NULL
           ) WITHOUT ROWID;
+          """)
+    }
+    // Full-text search of every stored message's text (SQLite FTS5, its index kept by triggers): words and prefixes
+    // in any language's letters, without diacritics (Documentation/Decisions/0023).
+    migrator.registerMigration("chat-v8-search") { db in
+      try db.execute(
+        sql: """
+          CREATE VIRTUAL TABLE message_search USING fts5(
+            text, content='message', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2'
+          );
+          INSERT INTO message_search(rowid, text) SELECT rowid, text FROM message;
+          CREATE TRIGGER message_search_insert AFTER INSERT ON message BEGIN
+            INSERT INTO message_search(rowid, text) VALUES (new.rowid, new.text);
+          END;
+          CREATE TRIGGER message_search_delete AFTER DELETE ON message BEGIN
+            INSERT INTO message_search(message_search, rowid, text) VALUES ('delete', old.rowid, old.text);
+          END;
+          CREATE TRIGGER message_search_update AFTER UPDATE OF text ON message WHEN old.text IS NOT new.text BEGIN
+            INSERT INTO message_search(message_search, rowid, text) VALUES ('delete', old.rowid, old.text);
+            INSERT INTO message_search(rowid, text) VALUES (new.rowid, new.text);
+          END;
           """)
     }
     return migrator

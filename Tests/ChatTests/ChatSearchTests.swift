@@ -1,0 +1,98 @@
+import Foundation
+import Persistence
+import Testing
+
+@testable import Chat
+
+/// Full-text search of a real store: words and prefixes in English and Korean, whatever the case and diacritics;
+/// the best match first and the newest among equals; an edit found by its new text, a deletion never found; no query
+/// read as an operator.
+@Suite("Chat search")
+struct ChatSearchTests {
+  let store: ChatStore
+
+  init() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keel-search-\(UUID().uuidString)")
+    store = try ChatStore(url: directory.appendingPathComponent("chat.sqlite"))
+  }
+
+  static func message(_ number: Int, _ text: String, in conversation: String = "c1") -> Message {
+    Message(
+      id: "m\(number)", clientMessageID: nil, conversationID: conversation, senderID: "ann", text: text,
+      createdAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(number)), version: number)
+  }
+
+  func found(_ query: String, in conversation: String? = nil) async throws -> [String] {
+    try await store.search(query, in: conversation, limit: 20).compactMap(\.message.id)
+  }
+
+  @Test("Words and prefixes, in English and Korean, whatever the case and diacritics")
+  func wordsAndPrefixes() async throws {
+    try await store.upsert([
+      Self.message(1, "The deploy went fine"),
+      Self.message(2, "안녕하세요, 서울에서 만나요"),
+      Self.message(3, "Café at noon? DEPLOYMENT first"),
+      Self.message(4, "nothing to see"),
+    ])
+    let deploy = try await found("deploy")
+    #expect(Set(deploy) == ["m1", "m3"], "\(deploy)")
+    let shouted = try await found("DEPLOY")
+    #expect(shouted == deploy)
+    #expect(try await found("deployment") == ["m3"])
+    #expect(try await found("cafe") == ["m3"], "without diacritics")
+    #expect(try await found("안녕") == ["m2"], "a Korean prefix")
+    #expect(try await found("서울") == ["m2"], "a Korean word with its particle")
+    #expect(try await found("deploy noon") == ["m3"], "every word")
+    #expect(try await found("absent").isEmpty)
+  }
+
+  @Test("The best match first, the newest first among equals; one conversation or all")
+  func ranking() async throws {
+    try await store.upsert([
+      Self.message(1, "lunch"), Self.message(2, "lunch", in: "c2"), Self.message(3, "lunch"),
+      Self.message(4, "lunch lunch lunch, all about lunch"),
+    ])
+    let all = try await found("lunch")
+    #expect(all.first == "m4", "the best match first: \(all)")
+    #expect(Array(all.dropFirst()) == ["m3", "m2", "m1"], "equals newest first: \(all)")
+    #expect(try await found("lunch", in: "c2") == ["m2"])
+  }
+
+  @Test("An edited message is found by its text now; a deleted one never")
+  func editsAndDeletions() async throws {
+    try await store.upsert([Self.message(1, "old words"), Self.message(2, "secret plan")])
+    var edited = Self.message(1, "new words")
+    edited.version = 3
+    var deleted = Self.message(2, "")
+    deleted.isDeleted = true
+    deleted.version = 4
+    try await store.applyChanges([edited, deleted])
+    #expect(try await found("old").isEmpty)
+    #expect(try await found("new") == ["m1"])
+    #expect(try await found("secret").isEmpty)
+  }
+
+  @Test("The excerpt shows the words around the match, and where it is")
+  func excerpt() async throws {
+    let long = (1...40).map { "word\($0)" }.joined(separator: " ") + " target " + "tail words here"
+    try await store.upsert([Self.message(1, long)])
+    let hit = try #require(try await store.search("targ", limit: 1).first)
+    #expect(hit.excerpt.hasPrefix("…"), "\(hit.excerpt)")
+    #expect(hit.highlights.map { String(hit.excerpt[$0]) } == ["target"])
+  }
+
+  @Test("Quotes, stars and operators are words, never syntax; a query with no word is refused")
+  func noSyntax() async throws {
+    try await store.upsert([Self.message(1, #"he said "OR" and NEAR(x) * 5"#)])
+    for query in [#"""#, "OR", "NEAR(", "*", "\"OR\"", "-x", "a:b", "AND NOT"] {
+      _ = try await store.search(query + " said", limit: 5)
+    }
+    #expect(try await found("OR said") == ["m1"])
+    for empty in ["", "   ", "!!!", "*"] {
+      await #expect(throws: PersistenceError.self) { _ = try await store.search(empty, limit: 5) }
+    }
+    await #expect(throws: PersistenceError.self) {
+      _ = try await store.search(String(repeating: "a", count: 201), limit: 5)
+    }
+  }
+}
