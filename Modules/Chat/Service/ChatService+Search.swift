@@ -20,7 +20,10 @@ extension ChatService {
   /// }
   /// ```
   ///
-  /// - Parameter conversationID: Only this conversation's messages; every conversation's when `nil`.
+  /// - Parameters:
+  ///   - query: The words to find.
+  ///   - conversationID: Only this conversation's messages; every conversation's when `nil`.
+  ///   - limit: The most hits, 1 to 100.
   /// - Throws: `ChatError.Kind.invalidInput` for a query with no word or over 200 characters, or a limit out of
   ///   range; `ChatError.Kind.notSignedIn`; `ChatError.Kind.storage`.
   public func search(_ query: String, in conversationID: String? = nil, limit: Int = 20) async throws -> [SearchHit] {
