@@ -108,4 +108,50 @@ struct ChatChangeCommandTests {
     let nowhere = try await Keel.run(["chat", "search", "deploy", "--conversation", "nowhere"] + options)
     #expect(nowhere.status == 67, "\(nowhere.errors)")
   }
+
+  @Test("A tail says who begins and stops typing: JSON lines with --json, standard error without")
+  func typing() async throws {
+    let sandbox = try await ChatCommandTests.servedSandbox()
+    let ada = try Keel.dataDirectory("ada")
+    defer { try? FileManager.default.removeItem(at: ada) }
+    let options = Keel.options(sandbox, ada)
+    try await ChatCommandTests.login("ada@keel.dev", options)
+    let history = try await Keel.run(["chat", "history", "general", "--json"] + options)
+    let channel = try #require(
+      (try Keel.json(history)["messages"] as? [[String: Any]])?.first?["conversation_id"] as? String)
+    let json = try ChatCommandTests.tail(["#general", "--last", "0", "--json"] + options)
+    #expect(await json.waitForErrors(containing: "following #general"), "\(json.errors)")
+    // What the server relays of another member's typing (SandboxAPI §7), as a push to every socket here: again
+    // until the tail's socket, which connects once the tail has caught up, is there to take it.
+    func push(_ typing: Bool) async throws {
+      var delivered = 0
+      for _ in 0..<400 where delivered == 0 {
+        delivered = try await sandbox.control.pushSocketIOEvent(
+          "typing", args: [["conversationId": channel, "userId": "user-demo", "typing": typing]])
+        if delivered == 0 { try await Task.sleep(for: .milliseconds(100)) }
+      }
+      #expect(delivered > 0)
+    }
+    try await push(true)
+    #expect(await ChatCommandTests.printed(json, #""typing":true"#), "\(json.errors)")
+    try await push(false)
+    #expect(await ChatCommandTests.printed(json, #""typing":false"#), "\(json.errors)")
+    kill(json.process.processIdentifier, SIGINT)
+    #expect(await json.finish() == 130)
+    let lines = String(decoding: json.output, as: UTF8.self).split(separator: "\n").compactMap {
+      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+    }
+    let typed = lines.filter { $0["type"] as? String == "typing" }
+    #expect(typed.map { $0["typing"] as? Bool } == [true, false])
+    #expect(typed.allSatisfy { $0["user"] as? String == "demo" && $0["conversation_id"] as? String == channel })
+
+    let human = try ChatCommandTests.tail(["#general", "--last", "0"] + options)
+    #expect(await human.waitForErrors(containing: "following #general"), "\(human.errors)")
+    try await push(true)
+    #expect(await human.waitForErrors(containing: "keel: demo is typing…"), "\(human.errors)")
+    kill(human.process.processIdentifier, SIGINT)
+    #expect(await human.finish() == 130)
+    #expect(human.output.isEmpty, "typing goes to standard error, not among the messages")
+    await sandbox.stop()
+  }
 }

@@ -1,6 +1,7 @@
 import Chat
 import Domain
 import Foundation
+import KeelConcurrency
 import Logging
 import Sandbox
 import Testing
@@ -189,6 +190,60 @@ extension ChatAgainstSandbox {
       let error = await #expect(throws: ChatError.self) { _ = try await ann.chat.outcome(of: change) }
       #expect(error?.kind == .notFound)
       #expect(await shows(annSees) { $0.messages.map(\.text) == ["mine"] && $0.messages[0].editedAt == nil })
+      await annSees.close()
+      await bobSees.close()
+      await ann.chat.shutDown()
+      await bob.chat.shutDown()
+      await sandbox.stop()
+    }
+
+    /// Who `conversation` shows typing once it shows `expected`, within a minute.
+    func typing(_ conversation: ChatConversation, _ expected: [String]) async -> Bool {
+      await chatPoll { conversation.typingUserIDs == expected }
+    }
+
+    @Test("Typing shows on the other side at once, and ends by itself after the timeout")
+    func typingTimesOut() async throws {
+      let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+      var quick = ChatConfiguration.testing
+      quick.typingTimeout = .milliseconds(300)
+      let (ann, bob, channel) = try await sync.pair(sandbox, bobConfiguration: quick)
+      let annSees = try await ann.chat.open(channel)
+      let bobSees = try await bob.chat.open(channel)
+      #expect(await annSees.caughtUp() == .live)
+      #expect(await bobSees.caughtUp() == .live)
+      let updates = Following(bobSees.typingUpdates())
+      await annSees.userIsTyping()
+      #expect(await typing(bobSees, [ann.id]))
+      #expect(await typing(bobSees, []), "ended by itself")
+      #expect(await updates.until { $0.isEmpty } != nil)
+      #expect(updates.values.withLock { $0 }.contains([ann.id]))
+      #expect(annSees.typingUserIDs.isEmpty, "one's own typing is not shown back")
+      await annSees.close()
+      await bobSees.close()
+      await ann.chat.shutDown()
+      await bob.chat.shutDown()
+      await sandbox.stop()
+    }
+
+    @Test("Typing ends when the message is sent, or when the user stops, long before the timeout")
+    func typingEndsWithTheMessage() async throws {
+      let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+      var patient = ChatConfiguration.testing
+      patient.typingTimeout = .seconds(120)
+      let (ann, bob, channel) = try await sync.pair(sandbox, bobConfiguration: patient)
+      let annSees = try await ann.chat.open(channel)
+      let bobSees = try await bob.chat.open(channel)
+      #expect(await annSees.caughtUp() == .live)
+      #expect(await bobSees.caughtUp() == .live)
+      await annSees.userIsTyping()
+      #expect(await typing(bobSees, [ann.id]))
+      _ = try await ann.chat.send("typed", to: channel)
+      #expect(await typing(bobSees, []), "sending ends it")
+      await annSees.userIsTyping()
+      #expect(await typing(bobSees, [ann.id]))
+      await annSees.userStoppedTyping()
+      #expect(await typing(bobSees, []), "stopping ends it")
       await annSees.close()
       await bobSees.close()
       await ann.chat.shutDown()

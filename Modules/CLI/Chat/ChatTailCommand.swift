@@ -14,7 +14,8 @@ struct ChatTailCommand: AsyncParsableCommand {
       Catches up first, then follows the socket; when the connection drops it reconnects by itself, catches up on \
       what came meanwhile, and goes on; a message edited, deleted or reacted to shows again, marked so. With --json, \
       one JSON object per line, its "type" "message" for a new message, "edited", "deleted" or "reaction" for a \
-      change of one shown. Ends with Ctrl-C (exit 130), or \
+      change of one shown, "typing" when a member begins or stops typing (on standard error without --json). Ends \
+      with Ctrl-C (exit 130), or \
       77 when the session ends. Other chat commands on the same --data-dir go on working meanwhile.
       """)
 
@@ -43,7 +44,13 @@ struct ChatTailCommand: AsyncParsableCommand {
       let open = try await context.chat.open(target.id)
       let sessions = context.command.dependencies.sessions
       let stop = await context.untilStopped(interrupts: interrupts) { [last] in
-        await Self.follow(open, last: last, names: names, context: context)
+        await withTaskGroup(of: Void.self) { group in
+          group.addTask { await Self.follow(open, last: last, names: names, context: context) }
+          group.addTask { await Self.followTyping(open, names: names, output: context.command.output) }
+          // The messages end when the conversation closes; the typing then ends too.
+          await group.next()
+          group.cancelAll()
+        }
         // The chat closes the conversations of a session that ended, perhaps before the states tell it here.
         return sessions.currentUser?.id == context.me.id
       }
@@ -104,6 +111,38 @@ struct ChatTailCommand: AsyncParsableCommand {
       if let newest = sent.last?.position, shown.map({ newest > $0 }) ?? true { shown = newest }
     }
   }
+}
+
+extension ChatTailCommand {
+  /// Says who begins and stops typing: on standard error for people, as `{"type":"typing",…}` lines with --json.
+  fileprivate static func followTyping(_ open: ChatConversation, names: [String: String], output: Output) async {
+    var typing: [String] = []
+    for await now in open.typingUpdates() {
+      let changes =
+        now.filter { !typing.contains($0) }.map { ($0, true) }
+        + typing.filter { !now.contains($0) }.map {
+          ($0, false)
+        }
+      typing = now
+      for (user, isTyping) in changes {
+        let who = names[user] ?? user
+        if output.json {
+          try? output.result(TypingLine(conversationId: open.id, user: who, typing: isTyping), human: "")
+        } else {
+          output.note("keel: \(who) \(isTyping ? "is typing…" : "stopped typing.")")
+        }
+      }
+    }
+  }
+}
+
+/// A `tail --json` line saying that a member began or stopped typing.
+struct TypingLine: Encodable {
+  let type = "typing"
+  let conversationId: String
+  /// Their nickname, or their id when it is not known.
+  let user: String
+  let typing: Bool
 }
 
 /// One line of `tail --json`: a message object with its `type`: `message` for a new one, `edited`, `deleted` or

@@ -32,13 +32,17 @@ public struct ChatConfiguration: Sendable {
   /// one small request whether it missed a message (a push the server lost without dropping the connection): such a
   /// push is found within two intervals. At most 30 seconds, 15 by default.
   public var silenceCheckInterval: Duration
+  /// How long another member shows as typing after the last word that they were (``ChatConversation/typingUserIDs``),
+  /// unless they stop or send first; 5 seconds by default.
+  public var typingTimeout: Duration
 
   /// A configuration; every value has the default its property describes.
   public init(
     pageSize: Int = 50, catchUpPageSize: Int = 100, maxCatchUpMessages: Int = 2_000,
     storeMaxSize: Int64 = 256_000_000, outboxCapacity: Int = 10_000, retryDelay: Duration = .seconds(1),
     maxRetryDelay: Duration = .seconds(30), reconnection: ReconnectionPolicy = ReconnectionPolicy(),
-    silenceCheckInterval: Duration = .seconds(15), imageCacheLimits: ImageCacheLimits = ImageCacheLimits()
+    silenceCheckInterval: Duration = .seconds(15), imageCacheLimits: ImageCacheLimits = ImageCacheLimits(),
+    typingTimeout: Duration = .seconds(5)
   ) {
     self.pageSize = pageSize
     self.catchUpPageSize = catchUpPageSize
@@ -50,10 +54,11 @@ public struct ChatConfiguration: Sendable {
     self.reconnection = reconnection
     self.silenceCheckInterval = silenceCheckInterval
     self.imageCacheLimits = imageCacheLimits
+    self.typingTimeout = typingTimeout
   }
 
   /// The values clamped to what works: pages of 1 to 100, a gap bound of at least one page, delays of at least zero,
-  /// a silence check every 10 ms to 30 s.
+  /// a silence check every 10 ms to 30 s, a typing timeout of at least 10 ms (for tests; an app keeps seconds).
   var clamped: ChatConfiguration {
     var copy = self
     copy.pageSize = min(max(pageSize, 1), 1_000)
@@ -63,6 +68,7 @@ public struct ChatConfiguration: Sendable {
     copy.retryDelay = max(retryDelay, .zero)
     copy.maxRetryDelay = max(maxRetryDelay, copy.retryDelay)
     copy.silenceCheckInterval = min(max(silenceCheckInterval, .milliseconds(10)), .seconds(30))
+    copy.typingTimeout = max(typingTimeout, .milliseconds(10))
     return copy
   }
 }

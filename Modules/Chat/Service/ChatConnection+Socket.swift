@@ -81,6 +81,8 @@ extension ChatConnection {
         }
       case .state:
         connectedUser = nil
+        // No push ends an indicator while the socket is down.
+        forgetTyping()
       case .event(let event):
         // A push of an account that has ended (still on its way as the session changed hands) is not the next one's.
         guard let account = try? accounts.current(), account.userID == connectedUser else { continue }
@@ -103,6 +105,8 @@ extension ChatConnection {
           logger.warning("A pushed message could not be read; the next catch-up brings it.")
           return
         }
+        // Whoever sent it stopped typing it.
+        heardTyping(false, by: message.senderID, in: message.conversationID)
         guard let sync = sync(for: message.conversationID) else {
           try await store.receive(message, by: account.userID)
           return
@@ -124,6 +128,11 @@ extension ChatConnection {
         } else {
           try await store.applyChanges([message])
         }
+      case "typing":
+        guard let value = event.args.first, let conversationID = value["conversationId"]?.string,
+          let userID = value["userId"]?.string, case .bool(let typing)? = value["typing"]
+        else { return unreadable(event) }
+        if userID != account.userID { heardTyping(typing, by: userID, in: conversationID) }
       case "read":
         guard let read = ChatWire.pushed(ChatWire.Read.self, from: event.args) else { return unreadable(event) }
         try await store.applyRead(read.conversationId, upTo: read.lastReadMessageId, unreadCount: read.unreadCount)

@@ -14,9 +14,14 @@ final class ChatConnection: Sendable {
   let socket: SocketIOClient
   let accounts: ChatAccounts
   private let baseURL: URL
-  private let configuration: ChatConfiguration
+  let configuration: ChatConfiguration
   let logger: Logger
-  private let sleep: @Sendable (Duration) async throws -> Void
+  let sleep: @Sendable (Duration) async throws -> Void
+  let now: @Sendable () -> Date
+  /// Who is typing in each conversation, by conversation id: the user ids, in the order they began.
+  let typists = Broadcast<[String: [String]]>([:])
+  /// What the typing indicators need to remember (``ChatConnection+Typing``).
+  let typingBook = Locked(TypingBook())
   let state = Locked(State())
   /// The socket's last access token, which a refusal of the socket names to the session manager, and the user it
   /// was the token of: the user whose pushes the connection brings.
@@ -68,8 +73,10 @@ final class ChatConnection: Sendable {
   init(
     baseURL: URL, accounts: ChatAccounts, transport: any WebSocketTransport, networkMonitor: (any NetworkMonitor)?,
     configuration: ChatConfiguration, clock: any Clock<Duration>,
-    sleep: @escaping @Sendable (Duration) async throws -> Void, logger: Logger
+    sleep: @escaping @Sendable (Duration) async throws -> Void, now: @escaping @Sendable () -> Date = { Date() },
+    logger: Logger
   ) throws {
+    self.now = now
     self.baseURL = baseURL
     self.accounts = accounts
     self.configuration = configuration

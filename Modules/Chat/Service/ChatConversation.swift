@@ -74,6 +74,52 @@ public final class ChatConversation: Sendable {
     return .closed
   }
 
+  // MARK: - Typing
+
+  /// Call on each change the user makes to the message they are writing: the conversation's other members see them
+  /// typing, live (at most one event a second is sent, and only while the socket is connected; nothing is stored).
+  /// Their indicator ends by itself a few seconds after the last one (``ChatConfiguration/typingTimeout``), when the
+  /// user sends, or with ``userStoppedTyping()``.
+  public func userIsTyping() async {
+    await service.connection.userIsTyping(in: id)
+  }
+
+  /// Call when the user clears what they were writing: the others' indicator ends now, not after the timeout.
+  public func userStoppedTyping() async {
+    await service.connection.userStoppedTyping(in: id)
+  }
+
+  /// The user ids of the other members typing in this conversation now, in the order they began.
+  public var typingUserIDs: [String] { service.connection.typists.current[id] ?? [] }
+
+  /// A new stream of who is typing here: the user ids now, then after each change (someone begins, stops, sends, or
+  /// their indicator times out). It ends when the conversation is closed.
+  public func typingUpdates() -> AsyncStream<[String]> {
+    let (id, typists, snapshots) = (id, service.connection.typists.updates(), sync.snapshots.updates())
+    return AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
+      let following = Task {
+        var last: [String]?
+        for await all in typists {
+          let now = all[id] ?? []
+          if now != last {
+            last = now
+            continuation.yield(now)
+          }
+        }
+        continuation.finish()
+      }
+      // The snapshots end when the conversation closes: so does this.
+      let closing = Task {
+        for await _ in snapshots {}
+        continuation.finish()
+      }
+      continuation.onTermination = { _ in
+        following.cancel()
+        closing.cancel()
+      }
+    }
+  }
+
   /// Stops following the conversation; the account's socket stays connected for its lists and other conversations.
   /// Closing twice does nothing.
   public func close() async {

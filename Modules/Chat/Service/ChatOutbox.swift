@@ -57,7 +57,7 @@ struct OutgoingChange: Codable, Sendable {
 /// has it or refuses it (REQUIREMENTS C2, C6). A message it settles shows in its conversation through the connection.
 final class ChatOutbox: Sendable {
   let accounts: ChatAccounts
-  private let connection: ChatConnection
+  let connection: ChatConnection
   let baseURL: URL
   let configuration: ChatConfiguration
   let logger: Logger
@@ -168,6 +168,8 @@ final class ChatOutbox: Sendable {
       replyTo: replyTo)
     await show(pending, in: account, added: true)
     wakeup.signal()
+    // Sent: the others' indicator of this user typing ends with it.
+    await connection.userStoppedTyping(in: conversationID)
     return pending
   }
 

@@ -125,7 +125,7 @@ public final class ChatService: Sendable {
       sessions: sessions, root: directory, configuration: configuration, now: now, logger: logger)
     connection = try ChatConnection(
       baseURL: baseURL, accounts: accounts, transport: socketTransport, networkMonitor: networkMonitor,
-      configuration: configuration, clock: clock, sleep: sleep, logger: logger)
+      configuration: configuration, clock: clock, sleep: sleep, now: now, logger: logger)
     self.directory = ChatDirectory(accounts: accounts, connection: connection, baseURL: baseURL)
     outbox = ChatOutbox(
       accounts: accounts, connection: connection, baseURL: baseURL, configuration: configuration, now: now,

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import KeelConcurrency
 import KeelJSON
+import Realtime
 
 /// What changes a message after it was sent (SandboxAPI §7): its sender edits or deletes it, any member reacts to it,
 /// a reply counts on it. Each change gives the message the conversation's next change number and is pushed to every
@@ -180,5 +181,23 @@ extension ChatBackend {
       !first.isASCII, first.properties.isEmoji
     else { throw BackendError.malformed("a reaction is one emoji") }
     return given
+  }
+}
+
+// MARK: - What a socket tells the backend
+
+extension ChatBackend {
+  /// A socket's event for the chat: `typing {"conversationId","typing"}` from a member goes, with who, to the
+  /// conversation's other members' sockets; never stored. Anything else, or from someone who is not a member, is
+  /// ignored.
+  func heard(_ event: String, _ args: [SocketValue], from userID: String) {
+    guard event == "typing", let conversationID = args.first?["conversationId"]?.string,
+      case .bool(let typing)? = args.first?["typing"]
+    else { return }
+    guard let members = state.withLock({ $0.conversations[conversationID]?.memberIDs }), members.contains(userID)
+    else { return }
+    push(
+      "typing", members.filter { $0 != userID },
+      ["conversationId": .string(conversationID), "userId": .string(userID), "typing": .bool(typing)])
   }
 }

@@ -93,6 +93,11 @@ final class SandboxSocket: Sendable {
   }
 
   /// Whether the access token that joined `namespace` is `user`'s.
+  /// The user whose access token joined `namespace`, if any.
+  func user(in namespace: String) -> String? {
+    state.withLock { $0.namespaces[namespace] != nil ? $0.users[namespace] : nil }
+  }
+
   func isUser(_ user: String, in namespace: String) -> Bool {
     state.withLock { $0.namespaces[namespace] != nil && $0.users[namespace] == user }
   }

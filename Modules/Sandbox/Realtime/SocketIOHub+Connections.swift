@@ -148,6 +148,9 @@ extension SocketIOHub {
           push(namespace: namespace, room: room, event: "room_message", args: Array(args.dropFirst()))
         }
         answer = ["sent"]
+      case "typing" where namespace == "/":
+        if let user = socket.user(in: namespace) { chatEvents.withLock { $0 }?(user, name, args) }
+        answer = nil
       default:
         answer = nil
       }

@@ -16,7 +16,8 @@ import Realtime
 ///
 /// Events it answers, in every namespace: `echo ARGS…` (emits `echo` with ARGS back, acknowledges with ARGS),
 /// `join ROOM` and `leave ROOM` (acknowledged `joined`, `left`), `to_room ROOM ARGS…` (emits `room_message` with
-/// ARGS to ROOM). `POST /_sandbox/socketio/emit` pushes any event to a namespace or a room.
+/// ARGS to ROOM). In `/`, a socket that joined with an access token emits the chat's `typing` (SandboxAPI §7), which
+/// goes to the chat backend. `POST /_sandbox/socketio/emit` pushes any event to a namespace or a room.
 ///
 /// Rooms are the clients': the server's own pushes (the chat's) go to the sockets of a user (``push(toUser:event:args:)``),
 /// which no event of a client can join, leave or reach, whatever the name of the room it gives.
@@ -36,6 +37,8 @@ final class SocketIOHub: Sendable {
   let userID: @Sendable (String?) -> String?
   /// Whether the session of the access token with this digest goes on.
   let sessionGoesOn: @Sendable (String) -> Bool
+  /// What a user's socket emits to the chat backend (`typing`), with the user: set once the backend exists.
+  let chatEvents = Locked<(@Sendable (_ userID: String, _ event: String, _ args: [SocketValue]) -> Void)?>(nil)
   let state = Locked(State())
 
   struct State {

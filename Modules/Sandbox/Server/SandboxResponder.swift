@@ -51,6 +51,7 @@ struct SandboxResponder: HTTPResponder {
       guard let args = try? SocketValue.resolving(payload, attachments: nil) else { return }
       for user in users { realtime.push(toUser: user, event: event, args: [args]) }
     }
+    realtime.chatEvents.withLock { $0 = { user, event, args in chat.heard(event, args, from: user) } }
     let rateLimiter = ServerRateLimiter(limits: configuration.rateLimits, time: time)
     let journal = RequestJournal()
     let imageEdition = Locked(0)

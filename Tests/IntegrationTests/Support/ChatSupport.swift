@@ -71,6 +71,18 @@ final class Following<Value: Sendable>: Sendable {
     }
   }
 
+  /// Follows a stream that cannot fail.
+  convenience init(_ stream: AsyncStream<Value>) {
+    self.init(
+      AsyncThrowingStream<Value, any Error> { continuation in
+        let task = Task {
+          for await value in stream { continuation.yield(value) }
+          continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+      })
+  }
+
   deinit { task.cancel() }
 
   /// The newest value once `condition` holds for it, or `nil` after a minute.
