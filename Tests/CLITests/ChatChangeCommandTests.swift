@@ -47,6 +47,14 @@ struct ChatChangeCommandTests {
     let notAnEmoji = try await Keel.run(["chat", "react", "general", id, "a"] + adaOptions)
     #expect(notAnEmoji.status == 65, "\(notAnEmoji.errors)")
 
+    // Ada's own message moves how far she read, and mentions demo.
+    let mention = try await Keel.run(["chat", "send", "general", "Thanks @demo", "--json"] + adaOptions)
+    #expect(mention.status == 0, "\(mention.errors)")
+    #expect(try Keel.json(mention)["mentions"] as? [String] == ["demo"])
+    let seenByAda = try await Keel.run(["chat", "history", "general", "--json"] + demoOptions)
+    let demoSees = try #require(try Keel.json(seenByAda)["messages"] as? [[String: Any]])
+    #expect(demoSees.first { $0["id"] as? String == id }?["read_by"] as? [String] == ["ada"], "\(demoSees)")
+
     let history = try await Keel.run(["chat", "history", "general", "--json"] + adaOptions)
     let messages = try #require(try Keel.json(history)["messages"] as? [[String: Any]])
     let hello = try #require(messages.first { $0["id"] as? String == id })
@@ -72,6 +80,8 @@ struct ChatChangeCommandTests {
     for expected in ["message \(id)", "message \(replyID)", "edited \(id)", "reaction \(id)", "deleted \(replyID)"] {
       #expect(seen.contains(expected), "\(expected) in \(seen)")
     }
+    let reads = lines.filter { $0["type"] as? String == "read" }
+    #expect(reads.contains { $0["user"] as? String == "demo" && $0["message_id"] as? String != nil }, "\(reads)")
     await sandbox.stop()
   }
 

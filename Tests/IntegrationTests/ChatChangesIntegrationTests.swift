@@ -250,5 +250,44 @@ extension ChatAgainstSandbox {
       await bob.chat.shutDown()
       await sandbox.stop()
     }
+
+    @Test("Read receipts: how far the other member read shows live, with who read each message; mentions count unread")
+    func readsAndMentions() async throws {
+      let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+      let (ann, bob, channel) = try await sync.pair(sandbox)
+      try await sync.send(["one", "two", "three"], from: ann, to: channel)
+      let annSees = try await ann.chat.open(channel)
+      let bobSees = try await bob.chat.open(channel)
+      #expect(await annSees.caughtUp() == .live)
+      #expect(await bobSees.caughtUp() == .live)
+      let two = try await stored("two", of: bob, in: channel)
+      try await bob.chat.markRead(channel, upTo: try #require(two.id))
+      #expect(
+        await shows(annSees) { snapshot in
+          snapshot.messages.map { snapshot.readBy($0) } == [[bob.id], [bob.id], []]
+        }, "\(annSees.snapshot.readPositions)")
+      // Bob's own message moves his position to it: he has read everything before.
+      try await sync.send(["@ann look"], from: bob, to: channel)
+      #expect(
+        await shows(annSees) { snapshot in
+          snapshot.readPositions[bob.id]?.seq == 4 && snapshot.readBy(snapshot.messages[2]) == [bob.id]
+            && snapshot.messages.last?.mentions == [ann.id]
+        }, "\(annSees.snapshot.readPositions)")
+      await annSees.close()
+      // Each message that mentions Ann counts as an unread mention in her list, until she reads past it.
+      try await sync.send(["@ann again", "not for ann"], from: bob, to: channel)
+      let counted = await chatPoll {
+        try await ann.chat.store.conversation(channel)?.unreadMentionCount == 2
+      }
+      let annsChannel = try await ann.chat.store.conversation(channel)
+      #expect(counted, "\(String(describing: annsChannel))")
+      let last = try await stored("not for ann", of: bob, in: channel)
+      try await ann.chat.markRead(channel, upTo: try #require(last.id))
+      #expect(try await ann.chat.store.conversation(channel)?.unreadMentionCount == 0)
+      await bobSees.close()
+      await ann.chat.shutDown()
+      await bob.chat.shutDown()
+      await sandbox.stop()
+    }
   }
 }

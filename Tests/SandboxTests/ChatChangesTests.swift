@@ -195,3 +195,61 @@ struct ChatChangesTests {
     }
   }
 }
+
+/// SandboxAPI §7's mentions and read positions over real HTTP: `@nickname` as a word of its own, counted unread for
+/// the member mentioned until they read past it; how far each member has read.
+@Suite("Sandbox chat mentions and reads", .timeLimit(.minutes(3)))
+struct ChatMentionsAndReadsTests {
+  let messages = ChatMessagesTests()
+  let changes = ChatChangesTests()
+
+  @Test("@nickname mentions a member, whatever the case, not inside a word or an address; edits mention anew")
+  func mentions() async throws {
+    try await withSandbox { client in
+      let room = try await messages.room(client)
+      // Nicknames default to the email's local part: ann and bob.
+      let cases: [(String, [String])] = [
+        ("hi @bob", [room.bobID]), ("@BOB!", [room.bobID]), ("@bobby no", []), ("mail bob@bob.dev", []),
+        ("x@bob", []), ("@bob and @ann", [room.bobID]),
+      ]
+      for (text, expected) in cases {
+        let sent = try await changes.sent(room, as: room.ann, text)
+        let mentioned = sent["mentions"] as? [String] ?? []
+        #expect(mentioned.filter { $0 == room.bobID } == expected, "\(text): \(mentioned)")
+      }
+      let id = try #require(try await changes.sent(room, as: room.ann, "plain")["id"] as? String)
+      let edited = try await client.send(
+        "PATCH", changes.path(room, id), json: ["text": "now @bob"], headers: room.ann)
+      #expect(edited.json["mentions"] as? [String] == [room.bobID])
+    }
+  }
+
+  @Test("Unread mentions count for the member mentioned until they read past them; reads list each member's")
+  func unreadMentionsAndReads() async throws {
+    try await withSandbox { client in
+      let room = try await messages.room(client)
+      _ = try await changes.sent(room, as: room.ann, "@bob one")
+      let second = try #require(try await changes.sent(room, as: room.ann, "nothing for bob")["id"] as? String)
+      let third = try #require(try await changes.sent(room, as: room.ann, "@bob three")["id"] as? String)
+      func channel() async throws -> [String: Any]? {
+        let listed =
+          try await client.send(
+            "GET", "/v1/workspaces/\(room.workspace)/channels", headers: room.bob
+          ).json["channels"] as? [[String: Any]]
+        return listed?.first { $0["id"] as? String == room.channel }
+      }
+      #expect(try await channel()?["unreadMentionCount"] as? Int == 2)
+      let read = try await client.send(
+        "POST", "/v1/conversations/\(room.channel)/read", json: ["messageId": second], headers: room.bob)
+      #expect(read.json["unreadCount"] as? Int == 1 && read.json["unreadMentionCount"] as? Int == 1)
+      #expect(try await channel()?["unreadMentionCount"] as? Int == 1)
+
+      let reads = try await client.send("GET", "/v1/conversations/\(room.channel)/reads", headers: room.bob).json
+      let listed = try #require(reads["reads"] as? [[String: Any]])
+      let bobs = listed.first { $0["userId"] as? String == room.bobID }
+      #expect(bobs?["messageId"] as? String == second && bobs?["seq"] as? Int == 2)
+      // Ann's own message moved hers to the newest.
+      #expect(listed.contains { $0["userId"] as? String != room.bobID && $0["messageId"] as? String == third })
+    }
+  }
+}

@@ -158,10 +158,18 @@ struct ChatMessagesTests {
   func cursors() async throws {
     try await withSandbox { client in
       let room = try await room(client)
-      for index in 1...120 { _ = try await send(room, as: room.ann, text: "\(index)") }
+      var refused: [String] = []
+      for index in 1...120 {
+        let sent = try await send(room, as: room.ann, text: "\(index)")
+        if sent.status != 201 {
+          refused.append("\(index): \(sent.status) \(String(decoding: sent.body, as: UTF8.self))")
+        }
+      }
+      #expect(refused.isEmpty, "every send is stored: \(refused)")
       func page(_ query: String) async throws -> ([String], Bool) {
         let response = try await client.send(
           "GET", "/v1/conversations/\(room.channel)/messages\(query)", headers: room.bob)
+        #expect(response.status == 200, "\(query): \(String(decoding: response.body, as: UTF8.self))")
         let texts = (response.json["messages"] as? [[String: Any]])?.compactMap { $0["text"] as? String } ?? []
         return (texts, response.json["hasMore"] as? Bool ?? false)
       }
@@ -169,13 +177,13 @@ struct ChatMessagesTests {
         try await client.send("GET", "/v1/conversations/\(room.channel)/messages?limit=100", headers: room.bob)
         .json["messages"] as? [[String: Any]]
       let (newest, more) = try await page("")
-      #expect(newest == (71...120).map(String.init) && more)
+      #expect(newest == (71...120).map(String.init) && more, "\(newest)")
       let firstOfNewest = try #require(ids?.first { $0["text"] as? String == "71" }?["id"] as? String)
       let (older, moreOlder) = try await page("?before=\(firstOfNewest)&limit=60")
       #expect(older == (11...70).map(String.init) && moreOlder)
       let tenth = try #require(ids?.first { $0["text"] as? String == "30" }?["id"] as? String)
       let (after, moreAfter) = try await page("?after=\(tenth)&limit=100")
-      #expect(after == (31...120).map(String.init) && !moreAfter)
+      #expect(after == (31...120).map(String.init) && !moreAfter, "\(after)")
       #expect(
         try await client.send("GET", "/v1/conversations/\(room.channel)/messages?limit=101", headers: room.bob).status
           == 400)

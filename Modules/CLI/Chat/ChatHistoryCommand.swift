@@ -35,8 +35,9 @@ struct ChatHistoryCommand: AsyncParsableCommand {
       let open = try await context.chat.open(target.id)
       let status = await open.caughtUp()
       while open.snapshot.messages.count < limit, (try? await open.loadOlder()) == true {}
-      let messages = open.snapshot.messages.suffix(limit).map {
-        MessageRow($0, names: names, baseURL: context.chat.baseURL)
+      let snapshot = open.snapshot
+      let messages = snapshot.messages.suffix(limit).map {
+        MessageRow($0, names: names, baseURL: context.chat.baseURL, readBy: snapshot.readBy($0))
       }
       await open.close()
       try context.command.output.result(

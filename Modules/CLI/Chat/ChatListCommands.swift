@@ -51,7 +51,8 @@ struct ChatChannelsCommand: AsyncParsableCommand {
       let width = channels.map(\.name.count).max() ?? 0
       let lines = channels.map { channel in
         let name = Output.printable("#" + channel.name).padding(toLength: width + 1, withPad: " ", startingAt: 0)
-        let unread = channel.unreadCount > 0 ? "  \(channel.unreadCount) unread" : ""
+        let mentions = channel.unreadMentionCount > 0 ? ", \(channel.unreadMentionCount) mentioning you" : ""
+        let unread = channel.unreadCount > 0 ? "  \(channel.unreadCount) unread\(mentions)" : ""
         return "\(name)  \(channel.id)  \(channel.joined ? "joined" : "not joined")\(unread)"
       }
       try context.command.output.result(
@@ -82,13 +83,15 @@ struct ChatDirectMessagesCommand: AsyncParsableCommand {
       let rows = rooms.map { room in
         DirectMessageRow(
           id: room.conversation.id, name: room.conversation.name, unreadCount: room.conversation.unreadCount,
+          unreadMentionCount: room.conversation.unreadMentionCount,
           members: room.members.map { MemberRow(userId: $0.id, nickname: $0.nickname, email: $0.email) },
           lastMessage: room.lastMessage.map { MessageRow($0, names: names, baseURL: context.chat.baseURL) })
       }
       // A nickname is anyone's to take: rows of the same name show whom each is with, by email (or id).
       let repeated = Dictionary(grouping: rows, by: { $0.name.lowercased() }).filter { $0.value.count > 1 }.keys
       let lines = zip(rows, rooms).map { row, room in
-        let unread = row.unreadCount > 0 ? "  \(row.unreadCount) unread" : ""
+        let mentions = row.unreadMentionCount > 0 ? ", \(row.unreadMentionCount) mentioning you" : ""
+        let unread = row.unreadCount > 0 ? "  \(row.unreadCount) unread\(mentions)" : ""
         let partner = room.members.first { $0.id != context.me.id }
         let whom =
           repeated.contains(row.name.lowercased()) ? partner.map { " <\($0.email ?? $0.id)>" } ?? "" : ""
@@ -104,6 +107,7 @@ struct ChatDirectMessagesCommand: AsyncParsableCommand {
     let id: String
     let name: String
     let unreadCount: Int
+    let unreadMentionCount: Int
     let members: [MemberRow]
     let lastMessage: MessageRow?
   }

@@ -59,7 +59,9 @@ struct ChatSendCommand: AsyncParsableCommand {
       let settled = await outcome(of: pending, in: context.chat)
       switch settled.state {
       case .sent:
-        let row = MessageRow(settled, names: [context.me.id: context.me.nickname], baseURL: context.chat.baseURL)
+        var names = await context.nicknames(in: chosen)
+        names[context.me.id] = context.me.nickname
+        let row = MessageRow(settled, names: names, baseURL: context.chat.baseURL)
         let place = target.kind == .channel ? "#\(target.name)" : "@\(target.name)"
         try context.command.output.result(
           row,

@@ -77,6 +77,10 @@ struct ChatTailCommand: AsyncParsableCommand {
     var shown: Message.Position?
     /// Every message printed, by id, as it was printed last.
     var printed: [String: Message] = [:]
+    /// How far each member had read at the last snapshot, and whether a snapshot was seen (the first one's positions
+    /// are where the tail starts, not news).
+    var readTo: [String: String] = [:]
+    var readSeen = false
     var started = false
     var problem: String?
     for await snapshot in open.snapshots() {
@@ -100,13 +104,27 @@ struct ChatTailCommand: AsyncParsableCommand {
         guard let id = message.id, let before = printed[id], let type = TailLine.change(from: before, to: message)
         else { continue }
         printed[id] = message
-        let row = MessageRow(message, names: names, baseURL: context.chat.baseURL)
+        let row = MessageRow(message, names: names, baseURL: context.chat.baseURL, readBy: snapshot.readBy(message))
         try? output.result(TailLine(type: type, row: row), human: "(\(type)) " + row.line)
       }
       for message in fresh {
         if let id = message.id { printed[id] = message }
-        let row = MessageRow(message, names: names, baseURL: context.chat.baseURL)
+        let row = MessageRow(message, names: names, baseURL: context.chat.baseURL, readBy: snapshot.readBy(message))
         try? output.result(TailLine(type: "message", row: row), human: row.line)
+      }
+      // How far each member read, once it moves after the first snapshot shown (on standard error without --json).
+      let initial = !readSeen
+      readSeen = true
+      for (user, position) in snapshot.readPositions.sorted(by: { $0.key < $1.key })
+      where user != context.me.id && readTo[user] != position.messageID {
+        readTo[user] = position.messageID
+        guard !initial else { continue }
+        let who = names[user] ?? user
+        if output.json {
+          try? output.result(ReadLine(conversationId: open.id, user: who, messageId: position.messageID), human: "")
+        } else {
+          output.note("keel: \(who) read up to \(position.messageID).")
+        }
       }
       if let newest = sent.last?.position, shown.map({ newest > $0 }) ?? true { shown = newest }
     }
@@ -134,6 +152,15 @@ extension ChatTailCommand {
       }
     }
   }
+}
+
+/// A `tail --json` line saying how far a member has read.
+struct ReadLine: Encodable {
+  let type = "read"
+  let conversationId: String
+  /// Their nickname, or their id when it is not known.
+  let user: String
+  let messageId: String
 }
 
 /// A `tail --json` line saying that a member began or stopped typing.

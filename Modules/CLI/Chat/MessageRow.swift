@@ -32,11 +32,16 @@ struct MessageRow: Encodable {
   let replyCount: Int
   /// Each emoji with the nicknames (else the user ids) of the members who chose it.
   let reactions: [String: [String]]
+  /// The nicknames (else the user ids) of the members who have read it, its sender left out.
+  let readBy: [String]
+  /// The nicknames (else the user ids) of the members it mentions.
+  let mentions: [String]
   /// The same emoji in the order first chosen, for the line.
   private let reactionOrder: [String]
 
-  /// The row of `message`, its sender named from `names` and its images resolved against `baseURL`.
-  init(_ message: Message, names: [String: String], baseURL: URL) {
+  /// The row of `message`, its sender named from `names`, its images resolved against `baseURL`; `readBy`, the user
+  /// ids of who has read it (`ConversationSnapshot.readBy(_:)`).
+  init(_ message: Message, names: [String: String], baseURL: URL, readBy: [String] = []) {
     id = message.id
     clientMessageId = message.clientMessageID
     conversationId = message.conversationID
@@ -56,11 +61,13 @@ struct MessageRow: Encodable {
     reactions = Dictionary(
       message.reactions.map { ($0.emoji, $0.userIDs.map { names[$0] ?? $0 }) }, uniquingKeysWith: { first, _ in first })
     reactionOrder = message.reactions.map(\.emoji)
+    self.readBy = readBy.map { names[$0] ?? $0 }
+    mentions = message.mentions.map { names[$0] ?? $0 }
   }
 
   private enum CodingKeys: String, CodingKey {
     case id, clientMessageId, conversationId, senderId, sender, text, images, createdAt, state, failureReason
-    case unavailable, seq, editedAt, deleted, replyTo, replyCount, reactions
+    case unavailable, seq, editedAt, deleted, replyTo, replyCount, reactions, readBy, mentions
   }
 
   /// Every key; `edited_at` and `reply_to` as null when there is none, the others without a value left out.
@@ -83,6 +90,8 @@ struct MessageRow: Encodable {
     try container.encode(replyTo, forKey: .replyTo)
     try container.encode(replyCount, forKey: .replyCount)
     try container.encode(reactions, forKey: .reactions)
+    try container.encode(readBy, forKey: .readBy)
+    try container.encode(mentions, forKey: .mentions)
   }
 
   /// `[2026-11-26 09:41:07] ada: Hello [image: http://…] (edited) 👍 2`, the text's line breaks and controls escaped.

@@ -130,7 +130,8 @@ extension ChatDirectory {
       doing: "mark \(conversationID) read")
     // What the server counted, not 0: a read up to a message other than the newest leaves some unread.
     try await stored("keep the read pointer") {
-      try await store.applyRead(conversationID, upTo: messageID, unreadCount: answer.unreadCount)
+      try await store.applyRead(
+        conversationID, upTo: messageID, unreadCount: answer.unreadCount, unreadMentionCount: answer.unreadMentionCount)
     }
     return answer.unreadCount
   }

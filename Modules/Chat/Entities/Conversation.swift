@@ -26,11 +26,13 @@ public struct Conversation: Sendable, Hashable, Codable, Identifiable {
   public var unreadCount: Int
   /// How many members it has: a channel's as the server last told, a DM room's two.
   public var memberCount: Int
+  /// How many of the unread messages mention the user (`@nickname`): the server's count, moved on by the pushes since.
+  public var unreadMentionCount: Int
 
   /// A conversation.
   public init(
     id: String, workspaceID: String, kind: Kind, name: String, joined: Bool, ownerID: String? = nil,
-    unreadCount: Int = 0, memberCount: Int = 0
+    unreadCount: Int = 0, memberCount: Int = 0, unreadMentionCount: Int = 0
   ) {
     self.id = id
     self.workspaceID = workspaceID
@@ -40,5 +42,6 @@ public struct Conversation: Sendable, Hashable, Codable, Identifiable {
     self.ownerID = ownerID
     self.unreadCount = unreadCount
     self.memberCount = memberCount
+    self.unreadMentionCount = unreadMentionCount
   }
 }

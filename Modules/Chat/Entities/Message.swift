@@ -53,6 +53,8 @@ public struct Message: Sendable, Hashable, Codable {
   /// The conversation's change number when the server created or last changed it: of two copies, the one with the
   /// higher number is the newer. `nil` until the server has it, or from a server that does not number changes.
   public var version: Int?
+  /// The members its text mentions (`@nickname`), by user id, as the server found them.
+  public var mentions: [String]
 
   /// One emoji on a message and the members who chose it.
   public struct Reaction: Sendable, Hashable, Codable {
@@ -74,7 +76,7 @@ public struct Message: Sendable, Hashable, Codable {
     images: [String] = [], createdAt: Date, state: State = .sent, failureReason: String? = nil,
     isUnavailable: Bool = false, seq: Int? = nil, editedAt: Date? = nil, isDeleted: Bool = false,
     replyTo: String? = nil, replyCount: Int = 0, lastReplyID: String? = nil, reactions: [Reaction] = [],
-    version: Int? = nil
+    version: Int? = nil, mentions: [String] = []
   ) {
     self.id = id
     self.clientMessageID = clientMessageID
@@ -94,6 +96,7 @@ public struct Message: Sendable, Hashable, Codable {
     self.lastReplyID = lastReplyID
     self.reactions = reactions
     self.version = version
+    self.mentions = mentions
   }
 
   /// Where this message stands in its conversation's order.

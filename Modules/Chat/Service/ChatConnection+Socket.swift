@@ -114,6 +114,10 @@ extension ChatConnection {
         // The open conversation's sync stores it, in order with its catch-ups (which may hold it a while); the count
         // follows, once for each message however often it is pushed, and always for the user's own.
         let isNew = try await !store.contains(serverID: id) && counted.withLock { $0.insert(id) }
+        // Its sender has read up to it (the server moved their pointer): the open conversation shows it.
+        if let seq = message.seq {
+          try await store.moveReadPosition(of: message.senderID, in: message.conversationID, to: id, seq: seq)
+        }
         await sync.receive(message)
         if isNew || message.senderID == account.userID {
           try await store.countArrival(of: message, by: account.userID)
@@ -128,6 +132,12 @@ extension ChatConnection {
         } else {
           try await store.applyChanges([message])
         }
+      case "memberRead":
+        guard let read = ChatWire.pushed(ChatWire.MemberRead.self, from: event.args),
+          let conversationID = read.conversationId
+        else { return unreadable(event) }
+        try await store.moveReadPosition(of: read.userId, in: conversationID, to: read.messageId, seq: read.seq)
+        await sync(for: conversationID)?.changed()
       case "typing":
         guard let value = event.args.first, let conversationID = value["conversationId"]?.string,
           let userID = value["userId"]?.string, case .bool(let typing)? = value["typing"]
@@ -135,7 +145,9 @@ extension ChatConnection {
         if userID != account.userID { heardTyping(typing, by: userID, in: conversationID) }
       case "read":
         guard let read = ChatWire.pushed(ChatWire.Read.self, from: event.args) else { return unreadable(event) }
-        try await store.applyRead(read.conversationId, upTo: read.lastReadMessageId, unreadCount: read.unreadCount)
+        try await store.applyRead(
+          read.conversationId, upTo: read.lastReadMessageId, unreadCount: read.unreadCount,
+          unreadMentionCount: read.unreadMentionCount)
       case "channel":
         guard let channel = ChatWire.pushed(ChatWire.Channel.self, from: event.args) else { return unreadable(event) }
         try await store.upsert([channel.record])

@@ -231,6 +231,17 @@ final class ChatConnection: Sendable {
           throw ChatError.request(RequestFailure(error), doing: "read the messages of \(conversationID)")
         }
       },
+      fetchReads: {
+        guard sessions.currentUser != nil else {
+          throw ChatError(.notSignedIn, "Nobody is signed in: the conversation cannot catch up.")
+        }
+        do {
+          return try await sessions.client.send(
+            .json(ChatRouter(.reads(conversationID: conversationID), baseURL: baseURL)))
+        } catch let error as NetworkError {
+          throw ChatError.request(RequestFailure(error), doing: "read how far \(conversationID) was read")
+        }
+      },
       fetchChanges: { since, limit, brief in
         guard sessions.currentUser != nil else {
           throw ChatError(.notSignedIn, "Nobody is signed in: the conversation cannot catch up.")
@@ -285,11 +296,13 @@ extension ChatWire.Message {
     }
     var deleted: Bool?
     if case .bool(let flag)? = value["deleted"] { deleted = flag }
+    var mentions: [String] = []
+    if case .array(let values)? = value["mentions"] { mentions = values.compactMap(\.string) }
     self.init(
       id: id, conversationId: conversationId, clientMessageId: value["clientMessageId"]?.string, senderId: senderId,
       text: value["text"]?.string ?? "", images: images, createdAt: createdAt,
       seq: count("seq").flatMap { $0 >= 1 ? $0 : nil }, editedAt: value["editedAt"]?.number, deleted: deleted,
       replyTo: value["replyTo"]?.string, replyCount: count("replyCount"), lastReplyId: value["lastReplyId"]?.string,
-      reactions: reactions, version: count("version"))
+      reactions: reactions, version: count("version"), mentions: mentions)
   }
 }

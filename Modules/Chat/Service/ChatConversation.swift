@@ -24,11 +24,37 @@ public struct ConversationSnapshot: Sendable, Hashable {
   public var messages: [Message]
   /// How current they are.
   public var status: Status
+  /// How far each member has read, by user id, as far as this device knows (a member who never read nor sent here is
+  /// not in it).
+  public var readPositions: [String: ReadPosition]
 
   /// A snapshot.
-  public init(messages: [Message], status: Status) {
+  public init(messages: [Message], status: Status, readPositions: [String: ReadPosition] = [:]) {
     self.messages = messages
     self.status = status
+    self.readPositions = readPositions
+  }
+
+  /// The user ids of the members who have read `message`, its sender left out, in a stable order: a DM's "seen" when
+  /// the other member is in it, a channel's "read by N". Empty for a message the server has not numbered yet.
+  public func readBy(_ message: Message) -> [String] {
+    guard let seq = message.seq else { return [] }
+    return readPositions.filter { $0.key != message.senderID && $0.value.seq >= seq }.keys.sorted()
+  }
+}
+
+/// How far a member has read a conversation: up to the message `messageID`, numbered `seq` (``Message/seq``), and
+/// every message before it.
+public struct ReadPosition: Sendable, Hashable {
+  /// The server id of the last message read.
+  public var messageID: String
+  /// Its number in the conversation.
+  public var seq: Int
+
+  /// A position.
+  public init(messageID: String, seq: Int) {
+    self.messageID = messageID
+    self.seq = seq
   }
 }
 

@@ -98,15 +98,16 @@ extension ChatStore {
   static func upsert(_ conversation: Conversation, _ db: Database) throws {
     try db.execute(
       sql: """
-        INSERT INTO conversation (id, workspaceID, kind, name, joined, ownerID, unreadCount, memberCount)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO conversation (id, workspaceID, kind, name, joined, ownerID, unreadCount, memberCount,
+          unreadMentionCount) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT(id) DO UPDATE SET workspaceID = excluded.workspaceID, kind = excluded.kind,
           name = excluded.name, joined = excluded.joined, ownerID = excluded.ownerID,
-          unreadCount = excluded.unreadCount, memberCount = excluded.memberCount
+          unreadCount = excluded.unreadCount, memberCount = excluded.memberCount,
+          unreadMentionCount = excluded.unreadMentionCount
         """,
       arguments: [
         conversation.id, conversation.workspaceID, conversation.kind.rawValue, conversation.name, conversation.joined,
-        conversation.ownerID, conversation.unreadCount, conversation.memberCount,
+        conversation.ownerID, conversation.unreadCount, conversation.memberCount, conversation.unreadMentionCount,
       ])
   }
 
@@ -138,38 +139,48 @@ extension ChatStore {
     try db.execute(sql: "DELETE FROM message WHERE conversationID = ? AND state = 'sent'", arguments: [id])
     try db.execute(sql: "DELETE FROM member WHERE scope = ?", arguments: [MemberScope.conversation(id).key])
     try db.execute(sql: "DELETE FROM sync WHERE conversationID = ?", arguments: [id])
+    try db.execute(sql: "DELETE FROM readPosition WHERE conversationID = ?", arguments: [id])
   }
 
   private static func conversation(_ row: Row) -> Conversation {
     Conversation(
       id: row["id"], workspaceID: row["workspaceID"],
       kind: Conversation.Kind(rawValue: row["kind"]) ?? .channel, name: row["name"], joined: row["joined"],
-      ownerID: row["ownerID"], unreadCount: row["unreadCount"], memberCount: row["memberCount"])
+      ownerID: row["ownerID"], unreadCount: row["unreadCount"], memberCount: row["memberCount"],
+      unreadMentionCount: row["unreadMentionCount"])
   }
 
   // MARK: - Read pointers
 
-  /// Records that the user read `conversationID` up to the message `messageID`: its unread count becomes 0.
+  /// Records that the user read `conversationID` up to the message `messageID`: its unread counts become 0.
   public func markRead(_ conversationID: String, upTo messageID: String) async throws {
     try await writeLists("mark a conversation read") { db in
       try db.execute(
-        sql: "UPDATE conversation SET lastReadMessageID = ?, unreadCount = 0 WHERE id = ?",
+        sql: "UPDATE conversation SET lastReadMessageID = ?, unreadCount = 0, unreadMentionCount = 0 WHERE id = ?",
         arguments: [messageID, conversationID])
     }
   }
 
   /// Records a read the server reported (from another of the user's devices, or this one): the read pointer, and the
-  /// unread count the server counted.
-  public func applyRead(_ conversationID: String, upTo messageID: String, unreadCount: Int) async throws {
+  /// unread counts the server counted; from a server that does not count mentions, none is left when nothing is
+  /// unread, and the count stays otherwise.
+  public func applyRead(
+    _ conversationID: String, upTo messageID: String, unreadCount: Int, unreadMentionCount: Int? = nil
+  ) async throws {
+    let mentions = unreadMentionCount ?? (unreadCount <= 0 ? 0 : nil)
     try await writeLists("apply a read") { db in
       try db.execute(
-        sql: "UPDATE conversation SET lastReadMessageID = ?, unreadCount = ? WHERE id = ?",
-        arguments: [messageID, max(0, unreadCount), conversationID])
+        sql: """
+          UPDATE conversation SET lastReadMessageID = ?, unreadCount = ?,
+            unreadMentionCount = COALESCE(?, unreadMentionCount) WHERE id = ?
+          """,
+        arguments: [messageID, max(0, unreadCount), mentions.map { max(0, $0) }, conversationID])
     }
   }
 
-  /// Counts a message new to the store in its conversation's unread count: one more when someone else sent it; none
-  /// left when the user did (the server moves a sender's read pointer to their message).
+  /// Counts a message new to the store in its conversation's unread count (and its unread mention count when it
+  /// mentions the user): one more when someone else sent it; none left when the user did (the server moves a
+  /// sender's read pointer to their message).
   public func countArrival(of message: Message, by userID: String) async throws {
     try await writeLists("count a new message") { db in try Self.countArrival(of: message, by: userID, db) }
   }
@@ -178,11 +189,14 @@ extension ChatStore {
     guard let id = message.id else { return }
     if message.senderID == userID {
       try db.execute(
-        sql: "UPDATE conversation SET lastReadMessageID = ?, unreadCount = 0 WHERE id = ?",
+        sql: "UPDATE conversation SET lastReadMessageID = ?, unreadCount = 0, unreadMentionCount = 0 WHERE id = ?",
         arguments: [id, message.conversationID])
     } else {
       try db.execute(
-        sql: "UPDATE conversation SET unreadCount = unreadCount + 1 WHERE id = ?", arguments: [message.conversationID])
+        sql: """
+          UPDATE conversation SET unreadCount = unreadCount + 1, unreadMentionCount = unreadMentionCount + ?
+          WHERE id = ?
+          """, arguments: [message.mentions.contains(userID) && !message.isDeleted ? 1 : 0, message.conversationID])
     }
   }
 

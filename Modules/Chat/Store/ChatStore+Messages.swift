@@ -83,14 +83,14 @@ extension ChatStore {
       try encoded(message.images), milliseconds(position.createdAt), position.key, message.state.rawValue,
       message.failureReason, message.isUnavailable, message.seq, message.editedAt.map(milliseconds),
       message.isDeleted, message.replyTo, message.replyCount, message.lastReplyID, try encoded(message.reactions),
-      message.version,
+      message.version, try encoded(message.mentions),
     ]
     guard let rowID else {
       try db.execute(
         sql: """
           INSERT INTO message (serverID, clientMessageID, conversationID, senderID, text, images, createdAt, sortKey,
             state, failureReason, unavailable, seq, editedAt, deleted, replyTo, replyCount, lastReplyID, reactions,
-            version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            version, mentions) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           """, arguments: arguments)
       return true
     }
@@ -101,7 +101,8 @@ extension ChatStore {
         UPDATE message SET serverID = COALESCE(?, serverID), clientMessageID = COALESCE(?, clientMessageID),
           conversationID = ?, senderID = ?, text = ?, images = ?, createdAt = ?, sortKey = ?, state = ?,
           failureReason = ?, unavailable = ?, seq = COALESCE(?, seq), editedAt = ?, deleted = ?, replyTo = ?,
-          replyCount = ?, lastReplyID = ?, reactions = ?, version = COALESCE(?, version) WHERE rowid = ?
+          replyCount = ?, lastReplyID = ?, reactions = ?, version = COALESCE(?, version), mentions = ?
+          WHERE rowid = ?
         """, arguments: arguments)
     return false
   }
@@ -338,6 +339,9 @@ extension ChatStore {
       reactionsColumn == "[]"
       ? [] : try JSONDecoder().decode([Message.Reaction].self, from: Data(reactionsColumn.utf8))
     let editedAt: Int64? = row["editedAt"]
+    let mentionsColumn: String = row["mentions"]
+    let mentions =
+      mentionsColumn == "[]" ? [] : try JSONDecoder().decode([String].self, from: Data(mentionsColumn.utf8))
     return Message(
       id: row["serverID"], clientMessageID: row["clientMessageID"], conversationID: row["conversationID"],
       senderID: row["senderID"], text: row["text"], images: images,
@@ -345,6 +349,6 @@ extension ChatStore {
       state: Message.State(rawValue: row["state"]) ?? .failed, failureReason: row["failureReason"],
       isUnavailable: row["unavailable"], seq: row["seq"], editedAt: editedAt.map(date(milliseconds:)),
       isDeleted: row["deleted"], replyTo: row["replyTo"], replyCount: row["replyCount"],
-      lastReplyID: row["lastReplyID"], reactions: reactions, version: row["version"])
+      lastReplyID: row["lastReplyID"], reactions: reactions, version: row["version"], mentions: mentions)
   }
 }

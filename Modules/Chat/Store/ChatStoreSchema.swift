@@ -11,7 +11,7 @@ enum ChatStoreSchema {
   /// The tables a chat store file has; a file with other tables and none of these is someone else's.
   static let tables: Set<String> = [
     "workspace", "conversation", "member", "message", "sync", "changeOutcome", "message_search",
-    "message_search_data", "message_search_idx", "message_search_docsize", "message_search_config",
+    "message_search_data", "message_search_idx", "message_search_docsize", "message_search_config", "readPosition",
   ]
 
   static var migrator: DatabaseMigrator {
@@ -128,6 +128,22 @@ enum ChatStoreSchema {
             INSERT INTO message_search(message_search, rowid, text) VALUES ('delete', old.rowid, old.text);
             INSERT INTO message_search(rowid, text) VALUES (new.rowid, new.text);
           END;
+          """)
+    }
+    // How far each member of a conversation has read, which a message's "read by" is counted from; whom a message
+    // mentions, and how many unread messages mention the user.
+    migrator.registerMigration("chat-v9-reads-and-mentions") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE readPosition (
+            conversationID TEXT NOT NULL,
+            userID TEXT NOT NULL,
+            messageID TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            PRIMARY KEY (conversationID, userID)
+          ) WITHOUT ROWID;
+          ALTER TABLE message ADD COLUMN mentions TEXT NOT NULL DEFAULT '[]';
+          ALTER TABLE conversation ADD COLUMN unreadMentionCount INTEGER NOT NULL DEFAULT 0;
           """)
     }
     return migrator

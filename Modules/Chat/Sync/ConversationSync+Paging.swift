@@ -15,6 +15,20 @@ extension ConversationSync {
     }
     try await catchUpMessages()
     if let version = version ?? pageVersion { try await store.setChangeVersion(version, in: id) }
+    await catchUpReads()
+  }
+
+  /// How far each member has read, as the server has it now; a failure leaves the positions known (pushes move them).
+  private func catchUpReads() async {
+    guard let fetchReads, !stopped else { return }
+    do {
+      let reads = try await fetchReads().reads
+      let positions = Dictionary(
+        reads.map { ($0.userId, ReadPosition(messageID: $0.messageId, seq: $0.seq)) }, uniquingKeysWith: { $1 })
+      try await store.moveReadPositions(positions, in: id)
+    } catch {
+      logger.info("The read positions of \(id) cannot be fetched; pushes bring them: \(error)")
+    }
   }
 
   /// Stores what changed after `since` about the messages the store holds, page by page; returns the conversation's

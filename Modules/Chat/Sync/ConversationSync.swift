@@ -11,6 +11,8 @@ actor ConversationSync {
   /// images.
   typealias FetchPage =
     @Sendable (_ after: String?, _ before: String?, _ limit: Int, _ brief: Bool) async throws -> ChatWire.Page
+  /// How far each member has read.
+  typealias FetchReads = @Sendable () async throws -> ChatWire.Reads
   /// The messages changed after a change number, at most `limit` of them; `brief`, without their text and images.
   typealias FetchChanges = @Sendable (_ since: Int, _ limit: Int, _ brief: Bool) async throws -> ChatWire.Changes
 
@@ -19,6 +21,7 @@ actor ConversationSync {
   let store: ChatStore
   let fetch: FetchPage
   let fetchChanges: FetchChanges?
+  let fetchReads: FetchReads?
   let configuration: ChatConfiguration
   let logger: Logger
   private let sleep: @Sendable (Duration) async throws -> Void
@@ -55,14 +58,16 @@ actor ConversationSync {
   }
 
   init(
-    id: String, store: ChatStore, fetch: @escaping FetchPage, fetchChanges: FetchChanges? = nil,
-    configuration: ChatConfiguration, logger: Logger, sleep: @escaping @Sendable (Duration) async throws -> Void,
+    id: String, store: ChatStore, fetch: @escaping FetchPage, fetchReads: FetchReads? = nil,
+    fetchChanges: FetchChanges? = nil, configuration: ChatConfiguration, logger: Logger,
+    sleep: @escaping @Sendable (Duration) async throws -> Void,
     silenceCheck: SilenceCheck? = nil
   ) {
     self.id = id
     self.store = store
     self.fetch = fetch
     self.fetchChanges = fetchChanges
+    self.fetchReads = fetchReads
     self.configuration = configuration
     self.logger = logger
     self.sleep = sleep
@@ -268,11 +273,12 @@ actor ConversationSync {
     let number = publishing
     do {
       let messages = try await window()
+      let positions = try await store.readPositions(in: id)
       // Publishes overlap at the read: one begun later read the store later (a later snapshot of it) and may have
       // shown what it read already; this older read would take its place, a message stored since missing from it.
       guard number > published, !stopped else { return }
       published = number
-      snapshots.publish(ConversationSnapshot(messages: messages, status: status))
+      snapshots.publish(ConversationSnapshot(messages: messages, status: status, readPositions: positions))
     } catch {
       // A read that failed because the conversation closed meanwhile must not put back a status over `.closed`.
       guard !stopped else { return }

@@ -56,6 +56,8 @@ public struct ChatRouter: Endpoint, CustomStringConvertible {
     case send(conversationID: String, body: URL, contentType: String)
     /// `POST /v1/conversations/{id}/read` with `{"messageId"}`.
     case read(conversationID: String, messageID: String)
+    /// `GET /v1/conversations/{id}/reads`: how far each member has read.
+    case reads(conversationID: String)
     /// `GET /v1/conversations/{id}/messages?thread=`: the replies to a message, paged as the conversation's are.
     case replies(conversationID: String, parentID: String, before: String?, limit: Int)
     /// `PATCH /v1/conversations/{id}/messages/{messageId}` with `{"text","changeId"}`.
@@ -99,6 +101,7 @@ public struct ChatRouter: Endpoint, CustomStringConvertible {
     case .messages(let id, _, _, _, _), .send(let id, _, _): ["v1", "conversations", id, "messages"]
     case .read(let id, _): ["v1", "conversations", id, "read"]
     case .replies(let id, _, _, _): ["v1", "conversations", id, "messages"]
+    case .reads(let id): ["v1", "conversations", id, "reads"]
     case .edit(let id, let message, _, _), .delete(let id, let message):
       ["v1", "conversations", id, "messages", message]
     case .addReaction(let id, let message, _, _), .removeReaction(let id, let message, _):
@@ -110,7 +113,8 @@ public struct ChatRouter: Endpoint, CustomStringConvertible {
   /// `GET` for the lists, `PATCH` for renames, `DELETE` for deletions, `POST` for the rest.
   public var method: HTTPMethod {
     switch route {
-    case .workspaces, .workspaceMembers, .channels, .channelMembers, .directMessages, .messages, .replies, .changes:
+    case .workspaces, .workspaceMembers, .channels, .channelMembers, .directMessages, .messages, .replies, .changes,
+      .reads:
       .get
     case .renameWorkspace, .renameChannel, .edit: .patch
     case .deleteWorkspace, .deleteChannel, .delete, .removeReaction: .delete

@@ -32,11 +32,12 @@ enum ChatWire {
     let joined: Bool
     let unreadCount: Int
     let memberCount: Int?
+    var unreadMentionCount: Int? = nil
 
     var record: Chat.Conversation {
       Chat.Conversation(
         id: id, workspaceID: workspaceId, kind: .channel, name: name, joined: joined, ownerID: ownerId,
-        unreadCount: unreadCount, memberCount: memberCount ?? 0)
+        unreadCount: unreadCount, memberCount: memberCount ?? 0, unreadMentionCount: unreadMentionCount ?? 0)
     }
   }
 
@@ -46,13 +47,14 @@ enum ChatWire {
     let members: [User]
     let unreadCount: Int
     let lastMessage: Message?
+    var unreadMentionCount: Int? = nil
 
     /// The room, named after its other member (or after the caller, for a room with themselves only).
     func record(for me: String) -> Chat.Conversation {
       let other = members.first { $0.id != me } ?? members.first
       return Chat.Conversation(
         id: id, workspaceID: workspaceId, kind: .directMessage, name: other?.nickname ?? id, joined: true,
-        unreadCount: unreadCount, memberCount: members.count)
+        unreadCount: unreadCount, memberCount: members.count, unreadMentionCount: unreadMentionCount ?? 0)
     }
   }
 
@@ -78,6 +80,8 @@ enum ChatWire {
     var reactions: [Reaction]? = nil
     /// The conversation's change number when it was created or last changed.
     var version: Int? = nil
+    /// The user ids its text mentions.
+    var mentions: [String]? = nil
 
     struct Reaction: Codable, Sendable {
       let emoji: String
@@ -100,7 +104,7 @@ enum ChatWire {
         editedAt: editedAt.map { Date(timeIntervalSince1970: $0 / 1_000) },
         isDeleted: deleted == true, replyTo: replyTo, replyCount: max(0, replyCount ?? 0), lastReplyID: lastReplyId,
         reactions: (reactions ?? []).map { Chat.Message.Reaction(emoji: $0.emoji, userIDs: $0.userIds) },
-        version: version)
+        version: version, mentions: mentions ?? [])
     }
   }
 
@@ -128,14 +132,28 @@ enum ChatWire {
     let change: String
     let message: Message
   }
-  struct Unread: Decodable, Sendable { let unreadCount: Int }
+  struct Unread: Decodable, Sendable {
+    let unreadCount: Int
+    var unreadMentionCount: Int? = nil
+  }
 
   /// A `read` push: the user read a conversation up to a message, here or on another device.
   struct Read: Decodable, Sendable {
     let conversationId: String
     let lastReadMessageId: String
     let unreadCount: Int
+    var unreadMentionCount: Int? = nil
   }
+
+  /// How far a member has read: a `memberRead` push, or one of `GET …/reads`.
+  struct MemberRead: Decodable, Sendable {
+    let conversationId: String?
+    let userId: String
+    let messageId: String
+    let seq: Int
+  }
+
+  struct Reads: Decodable, Sendable { let reads: [MemberRead] }
 
   /// A `channelDeleted` or `workspaceDeleted` push.
   struct Deleted: Decodable, Sendable { let id: String }

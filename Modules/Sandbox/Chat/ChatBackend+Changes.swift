@@ -29,12 +29,15 @@ extension ChatBackend {
         "a text has at most \(Self.maxTextLength) characters and \(Self.maxTextBytes) bytes of UTF-8")
     }
     let now = Int64((Date().timeIntervalSince1970 * 1_000).rounded(.down))
+    // Found before the change takes the state's lock, which finding them takes too.
+    let mentions = mentioned(in: text, of: request.parameter("conversation") ?? "")
     return try change(.edited, request, changeID: try Self.changeID(body), senderOnly: "edit") { message in
       guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || !message.imageIDs.isEmpty else {
         throw BackendError.malformed("a message has text or images")
       }
       message.text = text
       message.editedAt = max(now, message.createdAt)
+      message.mentions = mentions
       return []
     }
   }
@@ -49,6 +52,7 @@ extension ChatBackend {
       message.text = ""
       message.imageIDs = []
       message.reactions = []
+      message.mentions = []
       return gone
     }
   }
@@ -181,6 +185,39 @@ extension ChatBackend {
       !first.isASCII, first.properties.isEmoji
     else { throw BackendError.malformed("a reaction is one emoji") }
     return given
+  }
+}
+
+// MARK: - Mentions
+
+extension ChatBackend {
+  /// The members of `conversationID` that `text` mentions: `@` and their nickname, whatever the case, neither preceded
+  /// nor followed by a letter or a digit (`@ada` is not `@adam`, nor in `x@ada`); a longer nickname is tried first, so
+  /// `@ada lovelace` is that one.
+  func mentioned(in text: String, of conversationID: String) -> [String] {
+    guard text.contains("@") else { return [] }
+    let members = state.withLock { $0.conversations[conversationID]?.memberIDs ?? [] }
+    let named = members.compactMap { id in auth.directory.account(id: id).map { (id, $0.nickname) } }
+      .filter { !$0.1.isEmpty }.sorted { $0.1.count > $1.1.count }
+    var mentions: [String] = []
+    var rest = text.lowercased()[...]
+    for (id, nickname) in named {
+      let needle = "@" + nickname.lowercased()
+      var searched = rest
+      while let range = searched.range(of: needle) {
+        let after = searched[range.upperBound...].first
+        let before = range.lowerBound > rest.startIndex ? rest[rest.index(before: range.lowerBound)] : nil
+        // A word of its own: not `ada@keel.dev` (an address), not `@adam` for `@ada`.
+        if after.map({ !$0.isLetter && !$0.isNumber }) ?? true, before.map({ !$0.isLetter && !$0.isNumber }) ?? true {
+          mentions.append(id)
+          // Taken: a shorter nickname inside it is not mentioned by it.
+          rest.replaceSubrange(range, with: String(repeating: " ", count: needle.count))
+          break
+        }
+        searched = searched[range.upperBound...]
+      }
+    }
+    return members.filter(mentions.contains)
   }
 }
 

@@ -29,6 +29,7 @@ extension ChatBackend {
         maxBodySize: Self.maxImages * Self.maxImageSize + (1 << 20), handler: sendMessage),
       Route(.get, "/v1/conversations/:conversation/messages", handler: listMessages),
       Route(.post, "/v1/conversations/:conversation/read", handler: markRead),
+      Route(.get, "/v1/conversations/:conversation/reads", handler: listReads),
       Route(.patch, "/v1/conversations/:conversation/messages/:message", handler: editMessage),
       Route(.delete, "/v1/conversations/:conversation/messages/:message", handler: deleteMessage),
       Route(.post, "/v1/conversations/:conversation/messages/:message/reactions", handler: addReaction),
@@ -96,6 +97,7 @@ extension ChatBackend {
         throw error
       }
     }
+    let mentions = mentioned(in: text, of: conversationID)
     let message: ChatState.Message
     let parent: ChatState.Message?
     let created: Bool
@@ -116,6 +118,7 @@ extension ChatBackend {
           seq: (state.messages[conversationID]?.count ?? 0) + 1, replyTo: replyTo)
         message.version = state.nextVersion(of: conversationID)
         message.createdVersion = message.version
+        message.mentions = mentions
         state.messages[conversationID, default: []].append(message)
         state.messageCount += 1
         state.readPointers[conversationID, default: [:]][me] = message.id
@@ -202,22 +205,49 @@ extension ChatBackend {
     guard case .string(let messageID)? = try Self.object(request)["messageId"] else {
       throw BackendError.malformed(#"expected {"messageId"}"#)
     }
-    let unread = try state.withLock { state in
-      _ = try Self.conversation(conversationID, of: me, in: state)
-      guard state.messages[conversationID]?.contains(where: { $0.id == messageID }) == true else {
+    let (unread, mentionCount, seq, members) = try state.withLock { state in
+      let members = try Self.conversation(conversationID, of: me, in: state).memberIDs
+      guard let read = state.messages[conversationID]?.first(where: { $0.id == messageID }) else {
         throw BackendError.notFound("The message")
       }
       state.readPointers[conversationID, default: [:]][me] = messageID
-      return state.unreadCount(in: conversationID, for: me)
+      return (
+        state.unreadCount(in: conversationID, for: me), state.unreadMentionCount(in: conversationID, for: me), read.seq,
+        members
+      )
     }
+    // The other members see how far this one read (a DM's "seen", a channel's "read by").
+    push(
+      "memberRead", members.filter { $0 != me },
+      [
+        "conversationId": .string(conversationID), "userId": .string(me), "messageId": .string(messageID),
+        "seq": .number(Double(seq)),
+      ])
     // The reader's other devices (and this one's socket) hear of it: their lists' unread counts follow.
     push(
       "read", [me],
       [
         "conversationId": .string(conversationID), "lastReadMessageId": .string(messageID),
-        "unreadCount": .number(Double(unread)),
+        "unreadCount": .number(Double(unread)), "unreadMentionCount": .number(Double(mentionCount)),
       ])
-    return .json(["unreadCount": .number(Double(unread))])
+    return .json(["unreadCount": .number(Double(unread)), "unreadMentionCount": .number(Double(mentionCount))])
+  }
+
+  /// `GET …/reads`: how far each member has read: `{"reads":[{"userId","messageId","seq"}]}`, a member who never read
+  /// (nor sent) left out.
+  private func listReads(_ request: SandboxRequest) throws -> SandboxResponse {
+    let me = try auth.account(of: request).id
+    let conversationID = request.parameter("conversation") ?? ""
+    let reads = try state.withLock { state -> [JSONValue] in
+      let members = try Self.conversation(conversationID, of: me, in: state).memberIDs
+      let messages = state.messages[conversationID] ?? []
+      let pointers = state.readPointers[conversationID] ?? [:]
+      return members.compactMap { member in
+        guard let id = pointers[member], let read = messages.first(where: { $0.id == id }) else { return nil }
+        return ["userId": .string(member), "messageId": .string(id), "seq": .number(Double(read.seq))]
+      }
+    }
+    return .json(["reads": .array(reads)])
   }
 
   /// `GET /v1/chat-images/:image`, for members of the image's conversation: the bytes with their type and `ETag`;
@@ -275,7 +305,7 @@ extension ChatBackend {
       "lastReplyId": message.lastReplyID.map(JSONValue.string) ?? .null,
       "reactions": .array(
         message.reactions.map { ["emoji": .string($0.emoji), "userIds": .array($0.userIDs.map(JSONValue.string))] }),
-      "version": .number(Double(message.version)),
+      "version": .number(Double(message.version)), "mentions": .array(message.mentions.map(JSONValue.string)),
     ]
   }
 }

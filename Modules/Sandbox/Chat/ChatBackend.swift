@@ -271,6 +271,7 @@ struct ChatBackend: Sendable {
       "ownerId": channel.ownerID.map(JSONValue.string) ?? .null, "joined": .bool(channel.memberIDs.contains(userID)),
       "memberCount": .number(Double(channel.memberIDs.count)),
       "unreadCount": .number(Double(state.withLock { $0.unreadCount(in: channel.id, for: userID) })),
+      "unreadMentionCount": .number(Double(state.withLock { $0.unreadMentionCount(in: channel.id, for: userID) })),
     ]
   }
 
@@ -279,6 +280,7 @@ struct ChatBackend: Sendable {
       "id": .string(room.id), "workspaceId": .string(room.workspaceID),
       "members": .array(members(room.memberIDs)),
       "unreadCount": .number(Double(state.withLock { $0.unreadCount(in: room.id, for: userID) })),
+      "unreadMentionCount": .number(Double(state.withLock { $0.unreadMentionCount(in: room.id, for: userID) })),
       "lastMessage": state.withLock { $0.messages[room.id]?.last }.map(messageJSON) ?? .null,
     ]
   }

@@ -58,6 +58,8 @@ struct ChatState: Codable, Sendable {
     var createdVersion = 0
     /// The ids of the last changes applied to it, so that a change sent again is applied once.
     var changeIDs: [String] = []
+    /// The members its text mentions (`@nickname`), by user id.
+    var mentions: [String] = []
   }
 
   /// One emoji on a message and who chose it.
@@ -126,6 +128,15 @@ struct ChatState: Codable, Sendable {
     return all[start...].count { $0.senderID != userID }
   }
 
+  /// The messages of `conversationID` after the one `userID` read last that others sent mentioning them, not deleted.
+  func unreadMentionCount(in conversationID: String, for userID: String) -> Int {
+    let all = messages[conversationID] ?? []
+    let start =
+      readPointers[conversationID]?[userID].flatMap { read in all.firstIndex { $0.id == read } }
+      .map { $0 + 1 } ?? 0
+    return all[start...].count { $0.senderID != userID && !$0.deleted && $0.mentions.contains(userID) }
+  }
+
   mutating func newID(_ prefix: String) -> String {
     lastID += 1
     return "\(prefix)\(lastID)"
@@ -160,6 +171,7 @@ extension ChatState.Message {
   private enum CodingKeys: String, CodingKey {
     case id, conversationID, clientMessageID, senderID, text, imageIDs, createdAt, seq
     case editedAt, deleted, replyTo, replyCount, lastReplyID, reactions, version, createdVersion, changeIDs
+    case mentions
   }
 
   /// A message as a state file keeps it; `seq` 0 when the file was written before messages had one, and what came
@@ -184,5 +196,6 @@ extension ChatState.Message {
     version = try container.decodeIfPresent(Int.self, forKey: .version) ?? 0
     createdVersion = try container.decodeIfPresent(Int.self, forKey: .createdVersion) ?? 0
     changeIDs = try container.decodeIfPresent([String].self, forKey: .changeIDs) ?? []
+    mentions = try container.decodeIfPresent([String].self, forKey: .mentions) ?? []
   }
 }
