@@ -215,45 +215,31 @@ final class ChatConnection: Sendable {
 
   private func makeSync(_ conversationID: String, store: ChatStore) -> ConversationSync {
     let (baseURL, sessions) = (baseURL, accounts.sessions)
+    /// One request of the conversation's catch-up, as the signed-in user; its failure as the chat's, doing `what`.
+    @Sendable func call<T: Decodable & Sendable>(_ route: ChatRouter.Route, doing what: String) async throws -> T {
+      guard sessions.currentUser != nil else {
+        throw ChatError(.notSignedIn, "Nobody is signed in: the conversation cannot catch up.")
+      }
+      do {
+        return try await sessions.client.send(.json(ChatRouter(route, baseURL: baseURL)))
+      } catch let error as NetworkError {
+        throw ChatError.request(RequestFailure(error), doing: what)
+      }
+    }
     return ConversationSync(
       id: conversationID, store: store,
       fetch: { after, before, limit, brief in
-        guard sessions.currentUser != nil else {
-          throw ChatError(.notSignedIn, "Nobody is signed in: the conversation cannot catch up.")
-        }
-        do {
-          return try await sessions.client.send(
-            .json(
-              ChatRouter(
-                .messages(conversationID: conversationID, after: after, before: before, limit: limit, brief: brief),
-                baseURL: baseURL)))
-        } catch let error as NetworkError {
-          throw ChatError.request(RequestFailure(error), doing: "read the messages of \(conversationID)")
-        }
+        try await call(
+          .messages(conversationID: conversationID, after: after, before: before, limit: limit, brief: brief),
+          doing: "read the messages of \(conversationID)")
       },
       fetchReads: {
-        guard sessions.currentUser != nil else {
-          throw ChatError(.notSignedIn, "Nobody is signed in: the conversation cannot catch up.")
-        }
-        do {
-          return try await sessions.client.send(
-            .json(ChatRouter(.reads(conversationID: conversationID), baseURL: baseURL)))
-        } catch let error as NetworkError {
-          throw ChatError.request(RequestFailure(error), doing: "read how far \(conversationID) was read")
-        }
+        try await call(.reads(conversationID: conversationID), doing: "read how far \(conversationID) was read")
       },
       fetchChanges: { since, limit, brief in
-        guard sessions.currentUser != nil else {
-          throw ChatError(.notSignedIn, "Nobody is signed in: the conversation cannot catch up.")
-        }
-        do {
-          return try await sessions.client.send(
-            .json(
-              ChatRouter(
-                .changes(conversationID: conversationID, since: since, limit: limit, brief: brief), baseURL: baseURL)))
-        } catch let error as NetworkError {
-          throw ChatError.request(RequestFailure(error), doing: "read the changes of \(conversationID)")
-        }
+        try await call(
+          .changes(conversationID: conversationID, since: since, limit: limit, brief: brief),
+          doing: "read the changes of \(conversationID)")
       }, configuration: configuration, logger: logger, sleep: sleep,
       silenceCheck: ConversationSync.SilenceCheck(sleep: sleep, following: { [socket] in socket.state.isConnected }))
   }
