@@ -176,21 +176,11 @@ extension ChatOutbox {
     }
     var outcome = await read()
     if outcome == nil, !isShutDown.withLock({ $0 }) {
-      outcome = await withTaskGroup(of: ChatStore.ChangeOutcome?.self) { group in
-        group.addTask {
-          for await case let id? in updates where id == change.id { return await read() }
-          return nil
-        }
-        group.addTask { [sleep] in
-          while true {
-            do { try await sleep(Self.pollInterval) } catch { return nil }
-            if let settled = await read() { return settled }
-          }
-        }
-        let first = await group.next() ?? nil
-        group.cancelAll()
-        return first
+      let announced: @Sendable () async -> ChatStore.ChangeOutcome? = {
+        for await case let id? in updates where id == change.id { return await read() }
+        return nil
       }
+      outcome = await firstSettled(announced: announced, stored: read)
     }
     guard let outcome else { return false }
     guard let refusal = outcome.refusal else { return true }

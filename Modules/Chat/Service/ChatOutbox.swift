@@ -214,20 +214,30 @@ final class ChatOutbox: Sendable {
       return stored
     }
     if let stored = await settledInStore() { return stored }
-    return await withTaskGroup(of: Message?.self) { group in
-      group.addTask {
-        for await case let settled? in updates where settled.clientMessageID == clientMessageID { return settled }
-        return nil
-      }
+    let announced: @Sendable () async -> Message? = {
+      for await case let settled? in updates where settled.clientMessageID == clientMessageID { return settled }
+      return nil
+    }
+    return await firstSettled(announced: announced, stored: settledInStore) ?? message
+  }
+
+  /// What settled first: what `announced` returns (this process's sender settled it), or what `stored` reads from the
+  /// store every ``pollInterval`` (another process on the same directory settled it); `nil` when the wait ended first
+  /// (the updates ended, or the task was cancelled).
+  func firstSettled<Value: Sendable>(
+    announced: @escaping @Sendable () async -> Value?, stored: @escaping @Sendable () async -> Value?
+  ) async -> Value? {
+    await withTaskGroup(of: Value?.self) { group in
+      group.addTask { await announced() }
       group.addTask { [sleep] in
         while true {
           do { try await sleep(Self.pollInterval) } catch { return nil }
-          if let stored = await settledInStore() { return stored }
+          if let value = await stored() { return value }
         }
       }
       let first = await group.next() ?? nil
       group.cancelAll()
-      return first ?? message
+      return first
     }
   }
 

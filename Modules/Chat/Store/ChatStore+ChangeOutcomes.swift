@@ -42,11 +42,4 @@ extension ChatStore {
       }
     }
   }
-
-  /// The message whose server id is `serverID`, if the store holds it.
-  public func message(serverID: String) async throws -> Message? {
-    try await read("read a message") { db in
-      try Row.fetchOne(db, sql: "SELECT * FROM message WHERE serverID = ?", arguments: [serverID]).map(Self.message)
-    }
-  }
 }

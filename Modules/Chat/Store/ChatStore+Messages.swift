@@ -226,6 +226,13 @@ extension ChatStore {
     }
   }
 
+  /// The message whose server id is `serverID`, if the store holds it.
+  public func message(serverID: String) async throws -> Message? {
+    try await read("read a message") { db in
+      try Row.fetchOne(db, sql: "SELECT * FROM message WHERE serverID = ?", arguments: [serverID]).map(Self.message)
+    }
+  }
+
   /// The message `senderID` sent to `conversationID` with the client message id `clientMessageID`, sent or not.
   public func message(clientMessageID: String, in conversationID: String, from senderID: String) async throws
     -> Message?
