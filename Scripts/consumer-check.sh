@@ -56,7 +56,8 @@ echo "consumer-check: Domain, Chat and ReducerRuntime build with traits: []; res
 # The same package with the default traits (the Server trait on) resolves them: the check above can fail.
 consumer defaults ""
 env -u KEEL_STRICT "$swift" package resolve --package-path "$work/defaults" >/dev/null
-pins "$work/defaults/Package.resolved" | grep -q -x hummingbird || {
+# (`grep -q` would stop reading at the first match and break the pipe under pipefail; the whole list is read.)
+pins "$work/defaults/Package.resolved" | grep -x hummingbird >/dev/null || {
   echo "consumer-check: with Keel's default traits the package should resolve Hummingbird, and does not" >&2
   exit 1
 }
