@@ -6,24 +6,32 @@ import Foundation
 /// On a `ContinuousClock` (every real client) a timer is a Dispatch timer source, which a cancel releases at once. A
 /// `Task.sleep` would do on any clock, but a cancelled sleep keeps its task until the deadline would have come: a
 /// client that connects and disconnects often would hold each connection's heartbeat watchdog (45 s by default) and
-/// connect timeout (20 s) long after the connection ended. Other clocks (a `TestClock`) get a sleeping task.
+/// connect timeout (20 s) long after the connection ended. Other clocks (a `TestClock`) get a task sleeping until the
+/// deadline, which is fixed when the timer is made (not when its task first runs).
 struct DeadlineTimers: Sendable {
-  private let sleep: @Sendable (Duration) async throws -> Void
+  private let now: @Sendable () -> Duration
+  private let sleepUntil: @Sendable (Duration) async throws -> Void
   private let usesDispatch: Bool
 
-  /// Timers on `clock`, sleeping with `sleep` unless the clock is a `ContinuousClock`.
-  init(clock: any Clock<Duration>, sleep: @escaping @Sendable (Duration) async throws -> Void) {
-    self.sleep = sleep
+  /// Timers on `clock`, reading the time with `now` and sleeping until a time `now` gives with `sleepUntil` unless the
+  /// clock is a `ContinuousClock`.
+  init(
+    clock: any Clock<Duration>, now: @escaping @Sendable () -> Duration,
+    sleepUntil: @escaping @Sendable (Duration) async throws -> Void
+  ) {
+    self.now = now
+    self.sleepUntil = sleepUntil
     usesDispatch = clock is ContinuousClock
   }
 
   /// Runs `action` once `delay` has passed, unless the returned timer is cancelled first.
   func after(_ delay: Duration, _ action: @escaping @Sendable () async -> Void) -> DeadlineTimer {
     guard usesDispatch else {
-      let sleep = self.sleep
+      let sleepUntil = self.sleepUntil
+      let deadline = now() + delay
       return DeadlineTimer(
         task: Task {
-          do { try await sleep(delay) } catch { return }
+          do { try await sleepUntil(deadline) } catch { return }
           await action()
         })
     }

@@ -87,8 +87,9 @@ public actor SocketIOClient {
     self.transport = transport
     self.networkMonitor = networkMonitor
     self.logger = logger
-    (now, sleep) = Self.timekeeping(clock)
-    timers = DeadlineTimers(clock: clock, sleep: sleep)
+    let sleepUntil: @Sendable (Duration) async throws -> Void
+    (now, sleep, sleepUntil) = Self.timekeeping(clock)
+    timers = DeadlineTimers(clock: clock, now: now, sleepUntil: sleepUntil)
   }
 
   deinit {
@@ -96,11 +97,17 @@ public actor SocketIOClient {
     fanOut.finish()
   }
 
+  /// The time since the client was made, a sleep for a duration, and a sleep until a time since the client was made.
   private static func timekeeping<C: Clock<Duration>>(
     _ clock: C
-  ) -> (@Sendable () -> Duration, @Sendable (Duration) async throws -> Void) {
+  ) -> (
+    @Sendable () -> Duration, @Sendable (Duration) async throws -> Void, @Sendable (Duration) async throws -> Void
+  ) {
     let origin = clock.now
-    return ({ origin.duration(to: clock.now) }, { try await clock.sleep(for: $0) })
+    return (
+      { origin.duration(to: clock.now) }, { try await clock.sleep(for: $0) },
+      { try await clock.sleep(until: origin.advanced(by: $0), tolerance: nil) }
+    )
   }
 
   // MARK: - Streams
