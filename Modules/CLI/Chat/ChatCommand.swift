@@ -24,7 +24,7 @@ struct ChatCommand: AsyncParsableCommand {
     subcommands: [
       ChatWorkspacesCommand.self, ChatChannelsCommand.self, ChatDirectMessagesCommand.self, ChatHistoryCommand.self,
       ChatSendCommand.self, ChatEditCommand.self, ChatDeleteCommand.self, ChatReactCommand.self, ChatSearchCommand.self,
-      ChatTailCommand.self,
+      ChatTailCommand.self, ChatDownloadCommand.self,
       ChatWatchCommand.self, ChatChannelCommand.self, ChatWorkspaceCommand.self,
     ]
   )

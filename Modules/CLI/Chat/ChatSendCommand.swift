@@ -5,27 +5,33 @@ import Foundation
 import KeelErrors
 import Networking
 
-/// `keel chat send general "Hello" --image cat.png`: one message, through the durable outbox.
+/// `keel chat send general "Hello" --image cat.png --file notes.pdf`: one message, through the durable outbox.
 struct ChatSendCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "send",
-    abstract: "Send a message with up to 5 images, and wait until the server has it.",
+    abstract: "Send a message with up to 5 images and 5 files, and wait until the server has it.",
     discussion: """
       The message is kept in the outbox in --data-dir first. Exits 0 once the server has it; 65 for a message \
-      that cannot be sent (more than 5 images, a file that is not a PNG, JPEG, GIF or WebP image, over 8 MiB, a \
-      text over 10,000 characters) and 66 for a missing image file, before anything is sent; 69 when the server \
-      cannot be reached within --timeout, and then the message waits in the outbox for the next chat command. With       --reply-to, a message the conversation does not have exits 67.
+      that cannot be sent (more than 5 images, an image that is not a PNG, JPEG, GIF or WebP image or is over \
+      8 MiB, more than 5 files, a file over 25 MiB, files over 50 MiB together, a text over 10,000 characters) and \
+      66 for a missing image or file, before anything is sent; 69 when the server cannot be reached within \
+      --timeout, and then the message waits in the outbox for the next chat command. With --reply-to, a message \
+      the conversation does not have exits 67. With a file, a progress bar shows on standard error when it is a \
+      terminal.
       """)
 
   @Argument(
     help: "The conversation: a channel (general), a DM partner (@ada; a DM room is opened with a member if none yet).")
   var conversation: String
 
-  @Argument(help: "The message's text; may be empty with an image.")
+  @Argument(help: "The message's text; may be empty with an image or a file.")
   var text: String
 
   @Option(name: .customLong("image"), help: "An image to attach (PNG, JPEG, GIF or WebP, 8 MiB at most); up to 5.")
   var images: [String] = []
+
+  @Option(name: .customLong("file"), help: "A file of any type to attach (25 MiB at most, 50 MiB together); up to 5.")
+  var files: [String] = []
 
   @Option(name: .customLong("reply-to"), help: "The id of a message of the conversation this one replies to.")
   var replyTo: String?
@@ -42,7 +48,8 @@ struct ChatSendCommand: AsyncParsableCommand {
 
   func run() async throws {
     try await global.runChat(check: checkImages) { context in
-      let files = try checkedImages()
+      let images = try checkedImages()
+      let files = try checked(self.files, what: "file")
       let chosen = try await context.workspace(workspace.workspace)
       let target = try await context.conversation(conversation, in: chosen, openingDirectMessage: true)
       guard target.joined else {
@@ -52,11 +59,14 @@ struct ChatSendCommand: AsyncParsableCommand {
       let pending: Message
       if let replyTo {
         let parent = try await context.message(replyTo, in: target)
-        pending = try await context.chat.reply(text, images: files, to: parent)
+        pending = try await context.chat.reply(text, images: images, files: files, to: parent)
       } else {
-        pending = try await context.chat.send(text, images: files, to: target.id)
+        pending = try await context.chat.send(text, images: images, files: files, to: target.id)
       }
+      let bar = files.isEmpty ? nil : Self.showProgress(of: pending, in: context.chat)
       let settled = await outcome(of: pending, in: context.chat)
+      bar?.cancel()
+      await bar?.value
       switch settled.state {
       case .sent:
         var names = await context.nicknames(in: chosen)
@@ -66,10 +76,7 @@ struct ChatSendCommand: AsyncParsableCommand {
         try context.command.output.result(
           row,
           human: "Sent to \(Output.printable(place)) (\(settled.id ?? "?"))"
-            + (files.isEmpty
-              ? "."
-              : " with "
-                + (files.count == 1 ? "1 image." : "\(files.count) images.")))
+            + Self.attachments(images: images.count, files: files.count))
       case .failed:
         throw CommandFailure(
           .server, "The server refused the message: \((settled.failureReason ?? "no reason given").clause).")
@@ -84,7 +91,9 @@ struct ChatSendCommand: AsyncParsableCommand {
   }
 
   /// Fails as ``checkedImages()`` does, or as the chat would refuse the message, before anything else happens.
-  private func checkImages() throws { try ChatService.validate(text, images: try checkedImages()) }
+  private func checkImages() throws {
+    try ChatService.validate(text, images: try checkedImages(), files: try checked(files, what: "file"))
+  }
 
   /// The image files, each present and a regular file, at most five; checked before anything is sent.
   private func checkedImages() throws -> [URL] {
@@ -93,15 +102,40 @@ struct ChatSendCommand: AsyncParsableCommand {
       throw CommandFailure(
         .invalidInput, "A message carries at most \(most) images, not \(images.count); nothing was sent.")
     }
-    return try images.map { path in
+    return try checked(images, what: "image")
+  }
+
+  /// `paths`, each present, a regular file and readable (66 otherwise); checked before anything is sent.
+  private func checked(_ paths: [String], what: String) throws -> [URL] {
+    try paths.map { path in
       var isDirectory: ObjCBool = false
       guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-        throw CommandFailure(.noInput, "No image file at \(path); nothing was sent.")
+        throw CommandFailure(.noInput, "No \(what) file at \(path); nothing was sent.")
       }
       guard FileManager.default.isReadableFile(atPath: path) else {
-        throw CommandFailure(.noInput, "The image \(path) cannot be read; nothing was sent.")
+        throw CommandFailure(.noInput, "The \(what) \(path) cannot be read; nothing was sent.")
       }
       return URL(fileURLWithPath: path)
+    }
+  }
+
+  /// ` with 2 images and 1 file.`, or `.` with neither.
+  private static func attachments(images: Int, files: Int) -> String {
+    let parts = [(images, "image"), (files, "file")].filter { $0.0 > 0 }.map {
+      "\($0.0) \($0.1)\($0.0 == 1 ? "" : "s")"
+    }
+    return parts.isEmpty ? "." : " with " + parts.joined(separator: " and ") + "."
+  }
+
+  /// Draws the upload of `pending` on standard error (when it is a terminal) until it settles or is cancelled.
+  private static func showProgress(of pending: Message, in chat: ChatService) -> Task<Void, Never> {
+    Task {
+      var bar = TransferBar("Uploading")
+      for await step in chat.uploadProgress(of: pending) {
+        if Task.isCancelled { break }
+        bar.show(step)
+      }
+      bar.finish()
     }
   }
 

@@ -3,7 +3,7 @@ import Domain
 import Foundation
 
 /// A message as `keel chat` prints it: a line for people, an object for `--json` (snake_case like every `--json`
-/// output, the images as absolute URLs, the time in ISO 8601; `edited_at` and `reply_to` null when there is none).
+/// output, the images and files as absolute URLs, the time in ISO 8601; `edited_at` and `reply_to` null when there is none).
 struct MessageRow: Encodable {
   let id: String?
   let clientMessageId: String?
@@ -36,6 +36,8 @@ struct MessageRow: Encodable {
   let readBy: [String]
   /// The nicknames (else the user ids) of the members it mentions.
   let mentions: [String]
+  /// Its files, each with its name, size, content type and absolute URL.
+  let files: [FileRow]
   /// The same emoji in the order first chosen, for the line.
   private let reactionOrder: [String]
 
@@ -63,11 +65,24 @@ struct MessageRow: Encodable {
     reactionOrder = message.reactions.map(\.emoji)
     self.readBy = readBy.map { names[$0] ?? $0 }
     mentions = message.mentions.map { names[$0] ?? $0 }
+    files = message.files.map { file in
+      FileRow(
+        name: file.name, size: file.size, contentType: file.contentType,
+        url: URL(string: file.url, relativeTo: baseURL)?.absoluteString ?? file.url)
+    }
+  }
+
+  /// A file of a message as `--json` shows it.
+  struct FileRow: Encodable {
+    let name: String
+    let size: Int64
+    let contentType: String
+    let url: String
   }
 
   private enum CodingKeys: String, CodingKey {
     case id, clientMessageId, conversationId, senderId, sender, text, images, createdAt, state, failureReason
-    case unavailable, seq, editedAt, deleted, replyTo, replyCount, reactions, readBy, mentions
+    case unavailable, seq, editedAt, deleted, replyTo, replyCount, reactions, readBy, mentions, files
   }
 
   /// Every key; `edited_at` and `reply_to` as null when there is none, the others without a value left out.
@@ -92,6 +107,7 @@ struct MessageRow: Encodable {
     try container.encode(reactions, forKey: .reactions)
     try container.encode(readBy, forKey: .readBy)
     try container.encode(mentions, forKey: .mentions)
+    try container.encode(files, forKey: .files)
   }
 
   /// `[2026-11-26 09:41:07] ada: Hello [image: http://…] (edited) 👍 2`, the text's line breaks and controls escaped.
@@ -104,7 +120,9 @@ struct MessageRow: Encodable {
     guard !unavailable else { return "(unavailable: too large to take)" }
     guard !deleted else { return "(deleted)" }
     let reply = replyTo.map { "(reply to \(Output.printable($0))) " } ?? ""
-    let pictures = images.map { " [image: \(Output.printable($0))]" }.joined()
+    let pictures =
+      images.map { " [image: \(Output.printable($0))]" }.joined()
+      + files.map { " [file: \(Output.printable($0.name)), \($0.size) bytes: \(Output.printable($0.url))]" }.joined()
     let status = state == "sent" ? "" : " (\(state)\(failureReason.map { ": \($0)" } ?? ""))"
     let edited = editedAt == nil ? "" : " (edited)"
     let replies = replyCount == 0 ? "" : " [\(replyCount) \(replyCount == 1 ? "reply" : "replies")]"

@@ -55,6 +55,29 @@ public struct Message: Sendable, Hashable, Codable {
   public var version: Int?
   /// The members its text mentions (`@nickname`), by user id, as the server found them.
   public var mentions: [String]
+  /// Its files, beside its images: server URLs once sent, local file paths while pending.
+  public var files: [File]
+
+  /// A file a message carries, of any type, with the name it was sent with.
+  public struct File: Sendable, Hashable, Codable {
+    /// Its name, made safe to show and to save under: no path separator, no control character, never empty.
+    public var name: String
+    /// Its size in bytes.
+    public var size: Int64
+    /// Its content type (`application/pdf`); `application/octet-stream` when nobody said.
+    public var contentType: String
+    /// Where it is: a path on the chat backend (`/v1/chat-files/…`) once sent, for ``ChatService/download(_:to:)``;
+    /// the outbox's copy while pending.
+    public var url: String
+
+    /// A file.
+    public init(name: String, size: Int64, contentType: String, url: String) {
+      self.name = name
+      self.size = size
+      self.contentType = contentType
+      self.url = url
+    }
+  }
 
   /// One emoji on a message and the members who chose it.
   public struct Reaction: Sendable, Hashable, Codable {
@@ -76,7 +99,7 @@ public struct Message: Sendable, Hashable, Codable {
     images: [String] = [], createdAt: Date, state: State = .sent, failureReason: String? = nil,
     isUnavailable: Bool = false, seq: Int? = nil, editedAt: Date? = nil, isDeleted: Bool = false,
     replyTo: String? = nil, replyCount: Int = 0, lastReplyID: String? = nil, reactions: [Reaction] = [],
-    version: Int? = nil, mentions: [String] = []
+    version: Int? = nil, mentions: [String] = [], files: [File] = []
   ) {
     self.id = id
     self.clientMessageID = clientMessageID
@@ -97,6 +120,7 @@ public struct Message: Sendable, Hashable, Codable {
     self.reactions = reactions
     self.version = version
     self.mentions = mentions
+    self.files = files
   }
 
   /// Where this message stands in its conversation's order.

@@ -102,6 +102,10 @@ final class ChatAccount: Sendable {
   /// The disk level of the account's image loader: server-given, so forgotten when the account is retired.
   var imageCache: URL { directory.appendingPathComponent("image-cache", isDirectory: true) }
 
+  /// The downloaded files of messages, kept for the next download of the same file: server-given, so forgotten when
+  /// the account is retired.
+  var fileCache: URL { directory.appendingPathComponent("file-cache", isDirectory: true) }
+
   /// The directory of `userID`'s chat in `root`.
   static func directory(of userID: String, in root: URL) -> URL {
     accounts(in: root).appendingPathComponent(digest(of: userID), isDirectory: true)
@@ -133,6 +137,7 @@ final class ChatAccount: Sendable {
   func retire(settings: (any KeyValueStore)? = nil) async throws -> Bool {
     try? settings?.removeValue(forKey: lastWorkspaceKey)
     try? FileManager.default.removeItem(at: imageCache)
+    try? FileManager.default.removeItem(at: fileCache)
     let unsent = try await store.forgetAllButUnsent()
     guard unsent == 0, try await outbox.count() == 0 else { return false }
     try FileManager.default.removeItem(at: directory)

@@ -28,6 +28,9 @@ public struct ChatConfiguration: Sendable {
   /// The limits of the account's image cache (``ChatService/imageLoader``): memory, disk, and how long an image with
   /// no `max-age` stays fresh.
   public var imageCacheLimits: ImageCacheLimits
+  /// The most bytes of downloaded files each account keeps for the next download of the same file
+  /// (``ChatService/download(_:to:progress:)``); 256 MB by default, 0 to keep none.
+  public var fileCacheSize: Int
   /// How often a live conversation that heard no push in the last interval, its socket connected, asks the server with
   /// one small request whether it missed a message (a push the server lost without dropping the connection): such a
   /// push is found within two intervals. At most 30 seconds, 15 by default.
@@ -42,7 +45,7 @@ public struct ChatConfiguration: Sendable {
     storeMaxSize: Int64 = 256_000_000, outboxCapacity: Int = 10_000, retryDelay: Duration = .seconds(1),
     maxRetryDelay: Duration = .seconds(30), reconnection: ReconnectionPolicy = ReconnectionPolicy(),
     silenceCheckInterval: Duration = .seconds(15), imageCacheLimits: ImageCacheLimits = ImageCacheLimits(),
-    typingTimeout: Duration = .seconds(5)
+    typingTimeout: Duration = .seconds(5), fileCacheSize: Int = 256_000_000
   ) {
     self.pageSize = pageSize
     self.catchUpPageSize = catchUpPageSize
@@ -55,6 +58,7 @@ public struct ChatConfiguration: Sendable {
     self.silenceCheckInterval = silenceCheckInterval
     self.imageCacheLimits = imageCacheLimits
     self.typingTimeout = typingTimeout
+    self.fileCacheSize = fileCacheSize
   }
 
   /// The values clamped to what works: pages of 1 to 100, a gap bound of at least one page, delays of at least zero,

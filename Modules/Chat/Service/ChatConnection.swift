@@ -284,11 +284,22 @@ extension ChatWire.Message {
     if case .bool(let flag)? = value["deleted"] { deleted = flag }
     var mentions: [String] = []
     if case .array(let values)? = value["mentions"] { mentions = values.compactMap(\.string) }
+    var files: [File] = []
+    if case .array(let values)? = value["files"] {
+      files = values.compactMap { file in
+        guard let name = file["name"]?.string, let size = file["size"]?.number, size >= 0, size <= 1e15,
+          let url = file["url"]?.string
+        else { return nil }
+        return File(
+          name: name, size: Int64(size), contentType: file["contentType"]?.string ?? "application/octet-stream",
+          url: url)
+      }
+    }
     self.init(
       id: id, conversationId: conversationId, clientMessageId: value["clientMessageId"]?.string, senderId: senderId,
       text: value["text"]?.string ?? "", images: images, createdAt: createdAt,
       seq: count("seq").flatMap { $0 >= 1 ? $0 : nil }, editedAt: value["editedAt"]?.number, deleted: deleted,
       replyTo: value["replyTo"]?.string, replyCount: count("replyCount"), lastReplyId: value["lastReplyId"]?.string,
-      reactions: reactions, version: count("version"), mentions: mentions)
+      reactions: reactions, version: count("version"), mentions: mentions, files: files)
   }
 }

@@ -15,6 +15,8 @@ extension ChatOutbox {
     case refused(String)
     /// For now: the network, the server's health or the session; sent again after a wait.
     case retry(String)
+    /// The app cancelled it (``ChatService/cancel(_:)``): failed, and resendable.
+    case cancelled
   }
 
   /// What the sender does after one turn.
@@ -84,7 +86,7 @@ extension ChatOutbox {
     }
     guard let item else { return .wait(nil) }
     if let change = item.element.change { return await send(change, of: item, from: account, failures: &failures) }
-    let outcome = await deliver(item.element, from: account)
+    let outcome = await deliverCancellably(item.element, from: account)
     guard !Task.isCancelled else { return .stop }
     switch outcome {
     case .sent(let message):
@@ -102,7 +104,38 @@ extension ChatOutbox {
       return .next
     case .retry(let reason):
       return retry(item.element, because: reason, failures: &failures)
+    case .cancelled:
+      logger.info("Message \(item.element.clientMessageID) was cancelled before the server had it.")
+      var failed = pendingRecord(of: item.element, in: account)
+      failed.state = .failed
+      failed.failureReason = ChatOutbox.cancelledReason
+      await settle(item, as: failed, in: account)
+      return .next
     }
+  }
+
+  /// ``deliver(_:from:)`` in a task of its own, which ``cancel(_:)`` cancels when the app cancels this message; a
+  /// message cancelled before its turn is not sent at all.
+  func deliverCancellably(_ outgoing: OutgoingMessage, from account: ChatAccount) async -> Delivery {
+    let id = outgoing.clientMessageID
+    let attempt = Task { await deliver(outgoing, from: account) }
+    let cancelledAlready = cancellations.withLock { state in
+      if state.cancelled.remove(id) != nil { return true }
+      state.current = (id, attempt)
+      return false
+    }
+    if cancelledAlready { attempt.cancel() }
+    let delivery = await withTaskCancellationHandler {
+      await attempt.value
+    } onCancel: {
+      attempt.cancel()
+    }
+    let cancelled = cancellations.withLock { state in
+      state.current = nil
+      return state.cancelled.remove(id) != nil || cancelledAlready
+    }
+    if case .sent = delivery { return delivery }
+    return cancelled && !Task.isCancelled ? .cancelled : delivery
   }
 
   /// Waits a growing delay before `outgoing` goes again, after a failure that may pass.
@@ -128,8 +161,10 @@ extension ChatOutbox {
       return
     }
     _ = settled.publish(message)
-    // A failed message keeps its image copies for `resend(_:)`.
-    if message.state == .sent { removeImages(item.element.images, of: account) }
+    // A failed message keeps its image and file copies for `resend(_:)`.
+    if message.state == .sent {
+      removeImages(item.element.images + (item.element.files ?? []).map(\.copy), of: account)
+    }
   }
 
   func pendingRecord(of outgoing: OutgoingMessage, in account: ChatAccount) -> Message {
@@ -137,7 +172,12 @@ extension ChatOutbox {
       id: nil, clientMessageID: outgoing.clientMessageID, conversationID: outgoing.conversationID,
       senderID: outgoing.senderID, text: outgoing.text,
       images: outgoing.images.map { account.images.appendingPathComponent($0).path }, createdAt: now(),
-      state: .pending, replyTo: outgoing.replyTo)
+      state: .pending, replyTo: outgoing.replyTo,
+      files: (outgoing.files ?? []).map { file in
+        Message.File(
+          name: file.name, size: file.size, contentType: file.contentType,
+          url: account.images.appendingPathComponent(file.copy).path)
+      })
   }
 
   /// One attempt: the multipart body written to a file beside the images, streamed to the server. A message whose
@@ -156,14 +196,24 @@ extension ChatOutbox {
       for name in outgoing.images {
         try form.append(fileAt: account.images.appendingPathComponent(name), name: "images")
       }
-      _ = try form.write(to: body, limits: Self.limits)
+      for file in outgoing.files ?? [] {
+        try form.append(
+          fileAt: account.images.appendingPathComponent(file.copy), name: "files", filename: file.name,
+          contentType: file.contentType)
+      }
+      _ = try form.write(to: body, limits: Self.bodyLimits)
     } catch {
       return error.kind == .writeFailed ? .retry(error.description) : .refused(error.description)
     }
     let route = ChatRouter.Route.send(
       conversationID: outgoing.conversationID, body: body, contentType: form.contentType)
+    var request = APIRequest<ChatWire.Message>.json(ChatRouter(route, baseURL: baseURL))
+    let clientMessageID = outgoing.clientMessageID
+    request.progress = { [uploads] progress in
+      _ = uploads.publish(UploadProgress(clientMessageID: clientMessageID, progress: progress))
+    }
     do {
-      let sent: ChatWire.Message = try await accounts.sessions.client.send(.json(ChatRouter(route, baseURL: baseURL)))
+      let sent = try await accounts.sessions.client.send(request)
       var message = sent.record
       message.clientMessageID = outgoing.clientMessageID
       return .sent(message)
@@ -172,6 +222,12 @@ extension ChatOutbox {
     } catch {
       return .retry("\(error)")
     }
+  }
+
+  /// How far the upload of one message has come, for ``ChatService/uploadProgress(of:)``.
+  struct UploadProgress: Sendable, Equatable {
+    let clientMessageID: String
+    let progress: TransferProgress
   }
 
   /// Whether a send that failed with `error` may succeed later as it is: no answer, a busy or failing server, an

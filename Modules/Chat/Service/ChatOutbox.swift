@@ -17,13 +17,16 @@ struct OutgoingMessage: Codable, Sendable {
   var images: [String]
   /// The server id of the message it replies to.
   var replyTo: String?
+  /// Its files, beside its images, each copied into `outbox-images/`; `nil` in an outbox written before messages
+  /// had files.
+  var files: [OutgoingFile]?
   /// A change of a sent message instead of a new message; its client message id is the change's id, which makes
   /// sending it again harmless.
   var change: OutgoingChange?
 
   init(
     conversationID: String, clientMessageID: String, senderID: String, text: String, images: [String],
-    replyTo: String? = nil, change: OutgoingChange? = nil
+    replyTo: String? = nil, files: [OutgoingFile] = [], change: OutgoingChange? = nil
   ) {
     self.conversationID = conversationID
     self.clientMessageID = clientMessageID
@@ -31,8 +34,19 @@ struct OutgoingMessage: Codable, Sendable {
     self.text = text
     self.images = images
     self.replyTo = replyTo
+    self.files = files.isEmpty ? nil : files
     self.change = change
   }
+}
+
+/// A file waiting in the outbox with its message: the outbox's copy, and what the server is told of it.
+struct OutgoingFile: Codable, Sendable {
+  /// The copy's file name in `outbox-images/`.
+  var copy: String
+  /// The name it is sent with, made safe.
+  var name: String
+  var contentType: String
+  var size: Int64
 }
 
 /// A change of a sent message, waiting in the outbox in its turn with the messages.
@@ -72,6 +86,10 @@ final class ChatOutbox: Sendable {
   /// Why the sender's last attempt failed for now; `nil` once one succeeds.
   let retryReason = Locked<String?>(nil)
   let isShutDown = Locked(false)
+  /// How far the message being sent has come, for ``ChatService/uploadProgress(of:)``.
+  let uploads = Broadcast<UploadProgress?>(nil)
+  /// The messages the app cancelled (``ChatService/cancel(_:)``), and the attempt under way.
+  let cancellations = Locked(Cancellations())
 
   init(
     accounts: ChatAccounts, connection: ChatConnection, baseURL: URL, configuration: ChatConfiguration,
@@ -86,47 +104,23 @@ final class ChatOutbox: Sendable {
     self.logger = logger
   }
 
-  /// What a message may hold (``ChatService/messageLimits``).
+  /// What a message's images may be (``ChatService/messageLimits``).
   static let limits = MultipartLimits(
     maxFiles: 5, maxFileSize: 8 << 20, maxBodySize: 41 << 20, maxFieldSize: 40_000,
     allowedFileTypes: MultipartLimits.chatBackendImageTypes)
+  /// What a message's files may be (``ChatService/fileLimits``): five of any type, 25 MiB each, 50 MiB together.
+  static let fileLimits = MultipartLimits(
+    maxFiles: 5, maxFileSize: 25 << 20, maxBodySize: 50 << 20, maxFieldSize: 40_000)
+  /// What a whole message's body may be: its images, its files and its fields.
+  static let bodyLimits = MultipartLimits(
+    maxFiles: limits.maxFiles + fileLimits.maxFiles, maxFileSize: fileLimits.maxFileSize,
+    maxBodySize: limits.maxBodySize + fileLimits.maxBodySize, maxFieldSize: 40_000)
   /// The most characters of a message's text (``ChatService/maxTextLength``).
   static let maxTextLength = 10_000
   /// The most bytes of UTF-8 of a message's text (``ChatService/maxTextBytes``).
   static let maxTextBytes = 40_000
   /// How often ``outcome(of:)`` reads the store (``ChatService/outcomePollInterval``).
   static let pollInterval: Duration = .milliseconds(250)
-
-  /// Checks a message before anything is written or sent (``ChatService/validate(_:images:)``).
-  static func validate(_ text: String, images: [URL]) throws {
-    guard text.count <= maxTextLength, text.utf8.count <= maxTextBytes else {
-      throw ChatError(
-        .invalidInput,
-        "A message's text has at most \(maxTextLength) characters and \(maxTextBytes) bytes of UTF-8, not "
-          + "\(text.count) and \(text.utf8.count); nothing was sent.")
-    }
-    guard !images.isEmpty || !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-      throw ChatError(.invalidInput, "A message needs a text or an image; nothing was sent.")
-    }
-    do throws(MultipartError) {
-      var form = MultipartFormData()
-      for image in images { try form.append(fileAt: image, name: "images") }
-      try form.validate(limits)
-    } catch {
-      throw ChatError(.invalidInput, "Cannot send these images: \(error.description.clause); nothing was sent.")
-    }
-    for image in images {
-      let head = (try? FileHandle(forReadingFrom: image)).flatMap { handle in
-        defer { try? handle.close() }
-        return try? handle.read(upToCount: 16)
-      }
-      guard MultipartLimits.isChatBackendImage(head: head ?? Data()) else {
-        throw ChatError(
-          .invalidInput,
-          "\(image.path) is not a PNG, JPEG, GIF or WebP image, whatever its name; nothing was sent.")
-      }
-    }
-  }
 
   /// The service is shutting down: ``outcome(of:)`` answers at once from now on, and the sender, whose task is
   /// cancelled, is woken to see it.
@@ -140,32 +134,38 @@ final class ChatOutbox: Sendable {
   func finish() {
     settled.finish()
     settledChanges.finish()
+    uploads.finish()
   }
 
-  /// Checks, keeps and shows a new message (``ChatService/send(_:images:to:)``), a reply to `replyTo` when given.
-  func send(_ text: String, images: [URL] = [], to conversationID: String, replyTo: String? = nil) async throws
-    -> Message
-  {
+  /// Checks, keeps and shows a new message (``ChatService/send(_:images:files:to:)``), a reply to `replyTo` when
+  /// given.
+  func send(
+    _ text: String, images: [URL] = [], files: [URL] = [], to conversationID: String, replyTo: String? = nil
+  ) async throws -> Message {
     _ = try accounts.me()
-    try Self.validate(text, images: images)
+    try Self.validate(text, images: images, files: files)
     // One read of the session: the message goes to its writer's outbox, whoever signs in meanwhile.
     let account = try accounts.current()
     let me = account.userID
     let clientMessageID = UUID().uuidString.lowercased()
     let names = try copyImages(images, for: clientMessageID, into: account)
+    let copies: [OutgoingFile]
+    do {
+      copies = try copyFiles(files, for: clientMessageID, into: account)
+    } catch {
+      removeImages(names, of: account)
+      throw error
+    }
     let outgoing = OutgoingMessage(
       conversationID: conversationID, clientMessageID: clientMessageID, senderID: me, text: text, images: names,
-      replyTo: replyTo)
+      replyTo: replyTo, files: copies)
     do {
       try await account.outbox.enqueue(outgoing)
     } catch {
-      removeImages(names, of: account)
+      removeImages(names + copies.map(\.copy), of: account)
       throw ChatError.storage(error, doing: "keep the message in the outbox")
     }
-    let pending = Message(
-      id: nil, clientMessageID: clientMessageID, conversationID: conversationID, senderID: me, text: text,
-      images: names.map { account.images.appendingPathComponent($0).path }, createdAt: now(), state: .pending,
-      replyTo: replyTo)
+    let pending = pendingRecord(of: outgoing, in: account)
     await show(pending, in: account, added: true)
     wakeup.signal()
     // Sent: the others' indicator of this user typing ends with it.
@@ -181,13 +181,21 @@ final class ChatOutbox: Sendable {
       throw ChatError(.invalidInput, "Only a failed message of the signed-in user's can be sent again.")
     }
     let names = message.images.map { URL(fileURLWithPath: $0).lastPathComponent }
-    guard names.allSatisfy({ FileManager.default.fileExists(atPath: account.images.appendingPathComponent($0).path) })
+    let files = message.files.map { file in
+      OutgoingFile(
+        copy: URL(fileURLWithPath: file.url).lastPathComponent, name: file.name, contentType: file.contentType,
+        size: file.size)
+    }
+    guard
+      (names + files.map(\.copy)).allSatisfy({
+        FileManager.default.fileExists(atPath: account.images.appendingPathComponent($0).path)
+      })
     else {
-      throw ChatError(.invalidInput, "The images of message \(clientMessageID) are gone from the outbox.")
+      throw ChatError(.invalidInput, "The images or files of message \(clientMessageID) are gone from the outbox.")
     }
     let outgoing = OutgoingMessage(
       conversationID: message.conversationID, clientMessageID: clientMessageID, senderID: me, text: message.text,
-      images: names, replyTo: message.replyTo)
+      images: names, replyTo: message.replyTo, files: files)
     do {
       try await account.outbox.enqueue(outgoing)
     } catch {
@@ -215,7 +223,11 @@ final class ChatOutbox: Sendable {
     }
     if let stored = await settledInStore() { return stored }
     let announced: @Sendable () async -> Message? = {
-      for await case let settled? in updates where settled.clientMessageID == clientMessageID { return settled }
+      // Past the value the broadcast replays on subscribing: an earlier failure of the same message, resent since,
+      // is not this attempt's outcome (what settled before the subscription is in the store).
+      for await case let settled? in updates.dropFirst() where settled.clientMessageID == clientMessageID {
+        return settled
+      }
       return nil
     }
     return await firstSettled(announced: announced, stored: settledInStore) ?? message
@@ -248,26 +260,6 @@ final class ChatOutbox: Sendable {
   func count() async throws -> Int {
     let account = try accounts.current()
     return try await stored("count the outbox") { try await account.outbox.count() }
-  }
-
-  private func copyImages(_ images: [URL], for clientMessageID: String, into account: ChatAccount) throws -> [String] {
-    var names: [String] = []
-    do {
-      for (index, image) in images.enumerated() {
-        let name = "\(clientMessageID)-\(index)" + (image.pathExtension.isEmpty ? "" : ".\(image.pathExtension)")
-        let copy = account.images.appendingPathComponent(name)
-        try OwnerOnlyFiles.write(try Data(contentsOf: image), to: copy)
-        names.append(name)
-      }
-    } catch {
-      removeImages(names, of: account)
-      throw ChatError.storage(error, doing: "copy the images into the outbox")
-    }
-    return names
-  }
-
-  func removeImages(_ names: [String], of account: ChatAccount) {
-    for name in names { try? FileManager.default.removeItem(at: account.images.appendingPathComponent(name)) }
   }
 
   /// Stores `message` in `account`'s store and shows it in its conversation if that is open.

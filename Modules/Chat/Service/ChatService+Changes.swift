@@ -5,15 +5,18 @@ import Networking
 // MARK: - Replies, edits, deletions and reactions, through the outbox (`ChatOutbox`)
 
 extension ChatService {
-  /// Sends `text` (and up to five images) as a reply to `parent`, in its conversation, as ``send(_:images:to:)``
-  /// sends a message: the parent's reply count and latest reply follow once the server has it.
+  /// Sends `text` (and up to five images and five files) as a reply to `parent`, in its conversation, as
+  /// ``send(_:images:files:to:)`` sends a message: the parent's reply count and latest reply follow once the server
+  /// has it.
   ///
-  /// - Throws: As ``send(_:images:to:)``; `ChatError.Kind.invalidInput` when `parent` is not a sent message.
-  public func reply(_ text: String, images: [URL] = [], to parent: Message) async throws -> Message {
+  /// - Throws: As ``send(_:images:files:to:)``; `ChatError.Kind.invalidInput` when `parent` is not a sent message.
+  public func reply(_ text: String, images: [URL] = [], files: [URL] = [], to parent: Message) async throws
+    -> Message
+  {
     guard let parentID = parent.id, parent.state == .sent, !parent.isDeleted else {
       throw ChatError(.invalidInput, "Only a sent message that is not deleted can be replied to; nothing was sent.")
     }
-    return try await outbox.send(text, images: images, to: parent.conversationID, replyTo: parentID)
+    return try await outbox.send(text, images: images, files: files, to: parent.conversationID, replyTo: parentID)
   }
 
   /// Changes the text of the user's own sent message to `text`, checked as a message's text is. The conversation shows

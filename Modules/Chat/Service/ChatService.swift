@@ -39,7 +39,7 @@ import Realtime
 ///   last catch-up ended, then follows the socket. Pushes that arrive during a catch-up are held and applied after it;
 ///   every reconnection catches up again; a gap past ``ChatConfiguration/maxCatchUpMessages`` starts again from the
 ///   newest page. A message that arrives twice is stored once.
-/// - **Sending** (``send(_:images:to:)``) writes the message to a durable outbox and shows it pending at once; the
+/// - **Sending** (``send(_:images:files:to:)``) writes the message to a durable outbox and shows it pending at once; the
 ///   outbox sends one message at a time, in order, and when the network fails it waits and sends again with the same
 ///   client message id, so the server keeps each message once even across a crash. A refusal marks it failed with the
 ///   server's reason; ``resend(_:)`` tries again.

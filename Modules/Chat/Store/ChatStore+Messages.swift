@@ -83,14 +83,14 @@ extension ChatStore {
       try encoded(message.images), milliseconds(position.createdAt), position.key, message.state.rawValue,
       message.failureReason, message.isUnavailable, message.seq, message.editedAt.map(milliseconds),
       message.isDeleted, message.replyTo, message.replyCount, message.lastReplyID, try encoded(message.reactions),
-      message.version, try encoded(message.mentions),
+      message.version, try encoded(message.mentions), try encoded(message.files),
     ]
     guard let rowID else {
       try db.execute(
         sql: """
           INSERT INTO message (serverID, clientMessageID, conversationID, senderID, text, images, createdAt, sortKey,
             state, failureReason, unavailable, seq, editedAt, deleted, replyTo, replyCount, lastReplyID, reactions,
-            version, mentions) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            version, mentions, files) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           """, arguments: arguments)
       return true
     }
@@ -101,7 +101,7 @@ extension ChatStore {
         UPDATE message SET serverID = COALESCE(?, serverID), clientMessageID = COALESCE(?, clientMessageID),
           conversationID = ?, senderID = ?, text = ?, images = ?, createdAt = ?, sortKey = ?, state = ?,
           failureReason = ?, unavailable = ?, seq = COALESCE(?, seq), editedAt = ?, deleted = ?, replyTo = ?,
-          replyCount = ?, lastReplyID = ?, reactions = ?, version = COALESCE(?, version), mentions = ?
+          replyCount = ?, lastReplyID = ?, reactions = ?, version = COALESCE(?, version), mentions = ?, files = ?
           WHERE rowid = ?
         """, arguments: arguments)
     return false
@@ -337,25 +337,23 @@ extension ChatStore {
 
   static func date(milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1_000) }
 
+  /// The array a JSON column of `row` keeps. Most messages have no image, reaction, mention or file: their `[]`
+  /// costs no decoder (a screen's window is read again on every change).
+  private static func array<Element: Decodable>(_ column: String, of row: Row) throws -> [Element] {
+    let value: String = row[column]
+    return value == "[]" ? [] : try JSONDecoder().decode([Element].self, from: Data(value.utf8))
+  }
+
   static func message(_ row: Row) throws -> Message {
-    // Most messages have no image: their `[]` costs no decoder (a screen's window is read again on every change).
-    let column: String = row["images"]
-    let images = column == "[]" ? [] : try JSONDecoder().decode([String].self, from: Data(column.utf8))
-    let reactionsColumn: String = row["reactions"]
-    let reactions =
-      reactionsColumn == "[]"
-      ? [] : try JSONDecoder().decode([Message.Reaction].self, from: Data(reactionsColumn.utf8))
     let editedAt: Int64? = row["editedAt"]
-    let mentionsColumn: String = row["mentions"]
-    let mentions =
-      mentionsColumn == "[]" ? [] : try JSONDecoder().decode([String].self, from: Data(mentionsColumn.utf8))
     return Message(
       id: row["serverID"], clientMessageID: row["clientMessageID"], conversationID: row["conversationID"],
-      senderID: row["senderID"], text: row["text"], images: images,
+      senderID: row["senderID"], text: row["text"], images: try array("images", of: row),
       createdAt: date(milliseconds: row["createdAt"]),
       state: Message.State(rawValue: row["state"]) ?? .failed, failureReason: row["failureReason"],
       isUnavailable: row["unavailable"], seq: row["seq"], editedAt: editedAt.map(date(milliseconds:)),
       isDeleted: row["deleted"], replyTo: row["replyTo"], replyCount: row["replyCount"],
-      lastReplyID: row["lastReplyID"], reactions: reactions, version: row["version"], mentions: mentions)
+      lastReplyID: row["lastReplyID"], reactions: try array("reactions", of: row), version: row["version"],
+      mentions: try array("mentions", of: row), files: try array("files", of: row))
   }
 }

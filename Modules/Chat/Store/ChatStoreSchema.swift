@@ -146,6 +146,10 @@ enum ChatStoreSchema {
           ALTER TABLE conversation ADD COLUMN unreadMentionCount INTEGER NOT NULL DEFAULT 0;
           """)
     }
+    // The files a message carries beside its images.
+    migrator.registerMigration("chat-v10-files") { db in
+      try db.execute(sql: "ALTER TABLE message ADD COLUMN files TEXT NOT NULL DEFAULT '[]'")
+    }
     return migrator
   }
 }

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import KeelFiles
 import Persistence
 import Realtime
 
@@ -82,10 +83,24 @@ enum ChatWire {
     var version: Int? = nil
     /// The user ids its text mentions.
     var mentions: [String]? = nil
+    var files: [File]? = nil
 
     struct Reaction: Codable, Sendable {
       let emoji: String
       let userIds: [String]
+    }
+
+    struct File: Codable, Sendable {
+      let name: String
+      let size: Int64
+      let contentType: String
+      let url: String
+
+      /// The file as the client keeps it, its name made safe whatever the server sent.
+      var record: Chat.Message.File {
+        Chat.Message.File(
+          name: SafeFileName.sanitized(name), size: max(0, size), contentType: contentType, url: url)
+      }
     }
 
     /// The message as one the client could not take: without its text and images, marked brief.
@@ -104,7 +119,7 @@ enum ChatWire {
         editedAt: editedAt.map { Date(timeIntervalSince1970: $0 / 1_000) },
         isDeleted: deleted == true, replyTo: replyTo, replyCount: max(0, replyCount ?? 0), lastReplyID: lastReplyId,
         reactions: (reactions ?? []).map { Chat.Message.Reaction(emoji: $0.emoji, userIDs: $0.userIds) },
-        version: version, mentions: mentions ?? [])
+        version: version, mentions: mentions ?? [], files: (files ?? []).map(\.record))
     }
   }
 

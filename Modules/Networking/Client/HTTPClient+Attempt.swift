@@ -8,28 +8,45 @@ import Logging
 
 extension HTTPClient {
 
-  /// The file a request's body is streamed from, and the transport that streams it; `nil` for a body in memory.
-  func fileUpload(of endpoint: any Endpoint) throws -> (URL, any FileTransferTransport)? {
-    guard let file = endpoint.body.file else { return nil }
+  /// The transport that streams `request`'s body file or its download; `nil` when it has neither.
+  func fileTransport<Response>(for request: APIRequest<Response>) throws -> (any FileTransferTransport)? {
+    guard request.endpoint.body.file != nil || request.destination != nil else { return nil }
     guard let files = transport.fileTransfers else {
+      let what = request.destination == nil ? "its body is a file" : "it downloads to a file"
       throw NetworkError.invalidRequest(
-        "cannot send \(endpoint.method) \(endpoint.path): its body is a file, and \(type(of: transport)) cannot "
+        "cannot send \(request.endpoint.method) \(request.endpoint.path): \(what), and \(type(of: transport)) cannot "
           + "stream one (it is not a FileTransferTransport); nothing was sent")
     }
-    return (file, files)
+    return files
   }
 
-  /// One attempt: send (streaming `bodyFile` when there is one), validate the status, decode.
+  /// The response at the end of `events`, reporting each step to `progress`.
+  private static func response(of events: TransferEvents, progress: (@Sendable (TransferProgress) -> Void)?)
+    async throws -> RawResponse
+  {
+    for try await event in events {
+      switch event {
+      case .progress(let step): progress?(step)
+      case .completed(let response): return response
+      }
+    }
+    throw CancellationError()  // unreachable: the events end with a response or throw
+  }
+
+  /// One attempt: send (streaming the body file or the download through `files` when there is one), validate the
+  /// status, decode.
   func send<Response>(
-    _ urlRequest: URLRequest, for request: APIRequest<Response>, bodyFile: (URL, any FileTransferTransport)?
+    _ urlRequest: URLRequest, for request: APIRequest<Response>, files: (any FileTransferTransport)?
   ) async throws -> APIResponse<Response> {
     logger.debug("\(self.describe(urlRequest))")
     let start = now()
     let raw: RawResponse
     do {
       try Task.checkCancellation()
-      if let (file, files) = bodyFile {
-        raw = try await files.upload(urlRequest, fromFile: file).response()
+      if let files, let destination = request.destination {
+        raw = try await Self.response(of: files.download(urlRequest, to: destination), progress: request.progress)
+      } else if let files, let file = request.endpoint.body.file {
+        raw = try await Self.response(of: files.upload(urlRequest, fromFile: file), progress: request.progress)
       } else {
         raw = try await transport.send(urlRequest)
       }

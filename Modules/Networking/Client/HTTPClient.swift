@@ -108,7 +108,7 @@ public final class HTTPClient: Sendable {
     // The first attempt adapts the request as it was built, held by nothing else, so that setting a header does not
     // copy it (FoundationNetworking copies a shared request on every change); a retry builds it again.
     var first: URLRequest? = try request.endpoint.urlRequest()
-    let bodyFile = try fileUpload(of: request.endpoint)
+    let files = try fileTransport(for: request)
     let start = now()
     var attempt = 1
     var retriesByInterceptor = [Int](repeating: 0, count: interceptors.count)
@@ -121,7 +121,7 @@ public final class HTTPClient: Sendable {
           try await adapt(&urlRequest, by: interceptor, context: context)
         }
         context.request = urlRequest
-        var response = try await send(urlRequest, for: request, bodyFile: bodyFile)
+        var response = try await send(urlRequest, for: request, files: files)
         response.attempts = attempt
         return response
       } catch let failure as NetworkError {

@@ -36,6 +36,12 @@ public struct APIRequest<Response: Sendable>: Sendable {
   public var deadline: Duration?
   /// Reads a successful response.
   public let decode: @Sendable (RawResponse) throws -> Response
+  /// Called as the bytes of a body file (``HTTPBody/file(_:contentType:)``) or of a download
+  /// (``download(_:to:)``) move, with how far the transfer has come; each attempt starts again from zero. Never
+  /// called for a body in memory.
+  public var progress: (@Sendable (TransferProgress) -> Void)?
+  /// Where a download's body goes (``download(_:to:)``); `nil` for a body read into memory.
+  public private(set) var destination: URL?
 
   /// A request whose successful response `decode` reads.
   public init(_ endpoint: any Endpoint, decode: @escaping @Sendable (RawResponse) throws -> Response) {
@@ -56,6 +62,19 @@ extension APIRequest where Response: Decodable {
 extension APIRequest where Response == Data {
   /// A request whose response body is returned as it is.
   public static func data(_ endpoint: any Endpoint) -> APIRequest { APIRequest(endpoint) { $0.body } }
+}
+
+extension APIRequest where Response == URL {
+  /// A download: a 2xx answer's body streams to `destination`, which appears whole or not at all (the body is written
+  /// beside it and moved over it once complete), and the response is `destination`. The client's transport must
+  /// stream files (a ``FileTransferTransport``); with another, the client throws `NetworkError.Kind.invalidRequest`
+  /// before anything is sent. A status in ``acceptableStatus`` that is not 2xx (a 304 the caller allowed) leaves
+  /// `destination` as it was.
+  public static func download(_ endpoint: any Endpoint, to destination: URL) -> APIRequest {
+    var request = APIRequest(endpoint) { _ in destination }
+    request.destination = destination
+    return request
+  }
 }
 
 extension APIRequest where Response == EmptyResponse {

@@ -32,8 +32,8 @@ extension ChatBackend {
     // Found before the change takes the state's lock, which finding them takes too.
     let mentions = mentioned(in: text, of: request.parameter("conversation") ?? "")
     return try change(.edited, request, changeID: try Self.changeID(body), senderOnly: "edit") { message in
-      guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || !message.imageIDs.isEmpty else {
-        throw BackendError.malformed("a message has text or images")
+      guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || !message.blobIDs.isEmpty else {
+        throw BackendError.malformed("a message has text, images or files")
       }
       message.text = text
       message.editedAt = max(now, message.createdAt)
@@ -42,15 +42,16 @@ extension ChatBackend {
     }
   }
 
-  /// `DELETE …/messages/:message`: the sender's message becomes a tombstone: its text, images and reactions gone, its
-  /// place and number kept. Deleting it again answers the tombstone.
+  /// `DELETE …/messages/:message`: the sender's message becomes a tombstone: its text, images, files and reactions
+  /// gone, its place and number kept. Deleting it again answers the tombstone.
   func deleteMessage(_ request: SandboxRequest) throws -> SandboxResponse {
     try change(.deleted, request, changeID: nil, senderOnly: "delete", allowDeleted: true) { message in
       guard !message.deleted else { return [] }
-      let gone = message.imageIDs
+      let gone = message.blobIDs
       message.deleted = true
       message.text = ""
       message.imageIDs = []
+      message.files = []
       message.reactions = []
       message.mentions = []
       return gone
@@ -160,7 +161,7 @@ extension ChatBackend {
       }
       return (message ?? changed, members, true, parent)
     }
-    if !released.isEmpty { images.remove(released) }
+    if !released.isEmpty { blobs.remove(released) }
     if changed { pushChange(kind, message, to: members) }
     if let parent { pushChange(.reply, parent, to: members) }
     return .json(messageJSON(message))

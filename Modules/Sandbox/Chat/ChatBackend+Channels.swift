@@ -51,7 +51,7 @@ extension ChatBackend {
         state.removeConversations([id]), channel, state.workspaces[channel.workspaceID]?.memberIDs ?? []
       )
     }
-    images.remove(imageIDs)
+    blobs.remove(imageIDs)
     push("channelDeleted", memberIDs, ["id": .string(id), "workspaceId": .string(channel.workspaceID)])
     return .json([:])
   }

@@ -4,7 +4,8 @@ import KeelConcurrency
 import KeelJSON
 
 /// The chat backend's messages (SandboxAPI §7): sent as `multipart/form-data` (text, a client message id that makes
-/// a re-send the same message, up to five images), listed with cursors, marked read; images served with an `ETag`.
+/// a re-send the same message, up to five images and five files), listed with cursors, marked read; images and files
+/// served with an `ETag`.
 extension ChatBackend {
   /// The most images a message carries.
   static let maxImages = 5
@@ -26,7 +27,7 @@ extension ChatBackend {
     [
       Route(
         .post, "/v1/conversations/:conversation/messages",
-        maxBodySize: Self.maxImages * Self.maxImageSize + (1 << 20), handler: sendMessage),
+        maxBodySize: Self.maxImages * Self.maxImageSize + Self.maxFilesSize + (1 << 20), handler: sendMessage),
       Route(.get, "/v1/conversations/:conversation/messages", handler: listMessages),
       Route(.post, "/v1/conversations/:conversation/read", handler: markRead),
       Route(.get, "/v1/conversations/:conversation/reads", handler: listReads),
@@ -36,11 +37,13 @@ extension ChatBackend {
       Route(.delete, "/v1/conversations/:conversation/messages/:message/reactions", handler: removeReaction),
       Route(.get, "/v1/conversations/:conversation/changes", handler: listChanges),
       Route(.get, "/v1/chat-images/:image", handler: image),
+      Route(.get, "/v1/chat-files/:file", handler: file),
     ]
   }
 
-  /// `POST /v1/conversations/:conversation/messages`, multipart: `text`, `clientMessageId` and `images` files. 201
-  /// with the new message; 200 with the stored one when the sender already sent this client message id here.
+  /// `POST /v1/conversations/:conversation/messages`, multipart: `text`, `clientMessageId`, `replyTo`, `images` and
+  /// `files` parts. 201 with the new message; 200 with the stored one when the sender already sent this client message
+  /// id here.
   private func sendMessage(_ request: SandboxRequest) throws -> SandboxResponse {
     let me = try auth.account(of: request).id
     let conversationID = request.parameter("conversation") ?? ""
@@ -50,11 +53,14 @@ extension ChatBackend {
     let clientMessageID = form.text("clientMessageId").flatMap { $0.isEmpty ? nil : $0 }
     let replyTo = form.text("replyTo").flatMap { $0.isEmpty ? nil : $0 }
     let files = form.files("images")
+    let attached = try Self.attachments(form.files("files"))
     guard text.count <= Self.maxTextLength, text.utf8.count <= Self.maxTextBytes else {
       throw BackendError.malformed(
         "a text has at most \(Self.maxTextLength) characters and \(Self.maxTextBytes) bytes of UTF-8")
     }
-    guard !text.isEmpty || !files.isEmpty else { throw BackendError.malformed("a message has text or images") }
+    guard !text.isEmpty || !files.isEmpty || !attached.isEmpty else {
+      throw BackendError.malformed("a message has text, images or files")
+    }
     guard (clientMessageID?.utf8.count ?? 0) <= 128 else {
       throw BackendError.malformed("a client message id is 128 bytes at most")
     }
@@ -64,7 +70,7 @@ extension ChatBackend {
     }
     var typed: [(Data, String)] = []
     for file in files {
-      guard let type = ChatImages.imageType(of: file.data) else {
+      guard let type = ChatBlobs.imageType(of: file.data) else {
         throw BackendError(
           status: .badRequest, code: "E11",
           message: "\(file.filename ?? "A file") is not a PNG, JPEG, GIF or WebP image.")
@@ -81,19 +87,21 @@ extension ChatBackend {
       guard let clientMessageID else { return nil }
       return state.messages[conversationID]?.first { $0.senderID == me && $0.clientMessageID == clientMessageID }
     }
-    // First the images, under ids of their own, so that a refusal (E507) stores nothing; then, in one lock with a
-    // second look at membership and at the client message id (the body took a while to read, and a twin of this
-    // request may have been faster), the message, or the images go again.
-    let imageIDs = try state.withLock { state in
-      if stored(state) != nil { return [String]() }
+    // First the images and files, under ids of their own, so that a refusal (E507) stores nothing; then, in one lock
+    // with a second look at membership and at the client message id (the body took a while to read, and a twin of
+    // this request may have been faster), the message, or the images and files go again.
+    let (imageIDs, fileIDs) = try state.withLock { state in
+      if stored(state) != nil { return ([String](), [String]()) }
       guard state.messageCount < ChatState.maxMessages else { throw BackendError.full("messages") }
-      return typed.map { _ in state.newID("i") }
+      return (typed.map { _ in state.newID("i") }, attached.map { _ in state.newID("f") })
     }
-    for ((data, type), id) in zip(typed, imageIDs) {
+    let blobIDs = imageIDs + fileIDs
+    let blobs = zip(typed, imageIDs).map { ($0.0, $0.1, $1) } + zip(attached, fileIDs).map { ($0.data, $0.type, $1) }
+    for (data, type, id) in blobs {
       do {
-        try images.store(data, contentType: type, conversationID: conversationID, as: id)
+        try self.blobs.store(data, contentType: type, conversationID: conversationID, as: id)
       } catch {
-        images.remove(imageIDs)
+        self.blobs.remove(blobIDs)
         throw error
       }
     }
@@ -116,6 +124,9 @@ extension ChatBackend {
           id: state.newID("m"), conversationID: conversationID, clientMessageID: clientMessageID, senderID: me,
           text: text, imageIDs: imageIDs, createdAt: max(now, last + 1),
           seq: (state.messages[conversationID]?.count ?? 0) + 1, replyTo: replyTo)
+        message.files = zip(attached, fileIDs).map { file, id in
+          ChatState.File(id: id, name: file.name, size: file.data.count, contentType: file.type)
+        }
         message.version = state.nextVersion(of: conversationID)
         message.createdVersion = message.version
         message.mentions = mentions
@@ -131,10 +142,10 @@ extension ChatBackend {
         return (message, parent, true, members)
       }
     } catch {
-      images.remove(imageIDs)
+      self.blobs.remove(blobIDs)
       throw error
     }
-    if !created { images.remove(imageIDs) }
+    if !created { self.blobs.remove(blobIDs) }
     // Every member's sockets hear of a new message, the sender's other devices too; a re-send is not news.
     if created { push("message", members, messageJSON(message)) }
     if let parent { pushChange(.reply, parent, to: members) }
@@ -190,6 +201,7 @@ extension ChatBackend {
       // The text's JSON: each byte once, a control character as a six-byte escape; the rest is under 1 KB.
       let weight =
         message.text.utf8.reduce(0) { $0 + ($1 < 0x20 ? 6 : 1) } + 1_024 + message.imageIDs.count * 128
+        + message.files.count * 1_024
       guard kept.isEmpty || bytes + weight <= maxPageBytes else { break }
       bytes += weight
       kept.append(message)
@@ -254,10 +266,10 @@ extension ChatBackend {
   /// 304 for a matching `If-None-Match`. Anyone else gets the 404 of an image that does not exist.
   private func image(_ request: SandboxRequest) throws -> SandboxResponse {
     let me = try auth.account(of: request).id
-    guard let image = images.image(request.parameter("image") ?? ""),
+    guard let image = blobs.blob(request.parameter("image") ?? ""),
       state.withLock({ $0.conversations[image.conversationID]?.memberIDs.contains(me) }) == true
     else { throw BackendError.notFound("The image") }
-    return ChatImages.response(image, ifNoneMatch: request.header("If-None-Match"))
+    return ChatBlobs.response(image, ifNoneMatch: request.header("If-None-Match"))
   }
 
   /// The conversation `id` (a channel or a DM room) that `userID` is a member of: E404, or E403 for a non-member.
@@ -290,7 +302,7 @@ extension ChatBackend {
       "id": .string(message.id), "conversationId": .string(message.conversationID),
       "clientMessageId": message.clientMessageID.map(JSONValue.string) ?? .null, "senderId": .string(message.senderID),
       "text": "", "images": [], "createdAt": .number(Double(message.createdAt)), "seq": .number(Double(message.seq)),
-      "brief": true, "deleted": .bool(message.deleted), "version": .number(Double(message.version)),
+      "files": [], "brief": true, "deleted": .bool(message.deleted), "version": .number(Double(message.version)),
     ]
   }
 
@@ -306,6 +318,13 @@ extension ChatBackend {
       "reactions": .array(
         message.reactions.map { ["emoji": .string($0.emoji), "userIds": .array($0.userIDs.map(JSONValue.string))] }),
       "version": .number(Double(message.version)), "mentions": .array(message.mentions.map(JSONValue.string)),
+      "files": .array(
+        message.files.map { file in
+          [
+            "name": .string(file.name), "size": .number(Double(file.size)), "contentType": .string(file.contentType),
+            "url": .string("/v1/chat-files/\(file.id)"),
+          ]
+        }),
     ]
   }
 }

@@ -20,7 +20,7 @@ extension ChatBackend {
     guard files.count == 1, let file = files.first else {
       throw BackendError.malformed("a profile image is one file in the field image")
     }
-    guard let type = ChatImages.imageType(of: file.data) else {
+    guard let type = ChatBlobs.imageType(of: file.data) else {
       throw BackendError(
         status: .badRequest, code: "E11",
         message: "\(file.filename ?? "The file") is not a PNG, JPEG, GIF or WebP image.")
@@ -29,18 +29,18 @@ extension ChatBackend {
       throw BackendError(status: .badRequest, code: "E12", message: "The image is over \(Self.maxImageSize >> 20) MiB.")
     }
     let id = state.withLock { $0.newID("p") }
-    try images.store(file.data, contentType: type, conversationID: Self.profileScope, as: id)
+    try blobs.store(file.data, contentType: type, conversationID: Self.profileScope, as: id)
     let (account, replaced) = try auth.directory.setProfileImage(email: session.email, to: id)
-    if let replaced { images.remove([replaced]) }
+    if let replaced { blobs.remove([replaced]) }
     return .json(account.json)
   }
 
   /// `GET /v1/profile-images/{id}`: any signed-in user's profile image, to any signed-in user; ETag and 304.
   private func profileImage(_ request: SandboxRequest) throws -> SandboxResponse {
     _ = try auth.account(of: request)
-    guard let image = images.image(request.parameter("image") ?? ""), image.conversationID == Self.profileScope
+    guard let image = blobs.blob(request.parameter("image") ?? ""), image.conversationID == Self.profileScope
     else { throw BackendError.notFound("The image") }
-    return ChatImages.response(image, ifNoneMatch: request.header("If-None-Match"))
+    return ChatBlobs.response(image, ifNoneMatch: request.header("If-None-Match"))
   }
 
   /// The scope profile images are kept under among the chat's images: no conversation has it.

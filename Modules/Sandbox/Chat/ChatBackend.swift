@@ -8,8 +8,8 @@ import KeelJSON
 struct ChatBackend: Sendable {
   let auth: AuthBackend
   let state = Locked(ChatState())
-  /// The images of messages and profiles, by id.
-  let images: ChatImages
+  /// The images and files of messages and the profile images, by id.
+  let blobs: ChatBlobs
   /// The users a workspace to try is made for when the backend has none (``ChatState/seed(userIDs:now:)``); empty
   /// for none.
   let seedUserIDs: [String]
@@ -17,7 +17,7 @@ struct ChatBackend: Sendable {
   /// Emits an event (`message`, `read`, `channel`, …: SandboxAPI §7) with a payload to every socket of the users given.
   let push: @Sendable (_ event: String, _ userIDs: [String], _ payload: JSONValue) -> Void
 
-  /// A backend of `auth`'s users, its images in `imagesDirectory` (in memory when `nil`), that pushes through `push`;
+  /// A backend of `auth`'s users, its images and files in `imagesDirectory` (in memory when `nil`), that pushes through `push`;
   /// with `seedUserIDs`, it starts with a workspace for them to try.
   init(
     auth: AuthBackend, imagesDirectory: URL? = nil, seedUserIDs: [String] = [],
@@ -26,7 +26,7 @@ struct ChatBackend: Sendable {
     self.auth = auth
     self.push = push
     self.seedUserIDs = seedUserIDs
-    images = ChatImages(directory: imagesDirectory)
+    blobs = ChatBlobs(directory: imagesDirectory)
     seed()
   }
 
@@ -38,7 +38,7 @@ struct ChatBackend: Sendable {
   }
 
   /// Every route, each answering a request without a live access token (E02, E05) before reading its body: a
-  /// message may announce 41 MiB.
+  /// message may announce 91 MiB.
   var routes: [Route] {
     let auth = auth
     return
@@ -66,7 +66,7 @@ struct ChatBackend: Sendable {
   /// Forgets every workspace and conversation.
   func reset() {
     state.withLock { $0 = ChatState() }
-    images.reset()
+    blobs.reset()
     seed()
   }
 
@@ -129,7 +129,7 @@ struct ChatBackend: Sendable {
         state.conversations.values.filter { $0.workspaceID == id }.map(\.id))
       return (imageIDs, workspace.memberIDs)
     }
-    images.remove(imageIDs)
+    blobs.remove(imageIDs)
     push("workspaceDeleted", memberIDs, ["id": .string(id)])
     return .json([:])
   }

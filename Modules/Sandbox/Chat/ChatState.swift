@@ -60,6 +60,19 @@ struct ChatState: Codable, Sendable {
     var changeIDs: [String] = []
     /// The members its text mentions (`@nickname`), by user id.
     var mentions: [String] = []
+    /// Its files, beside its images.
+    var files: [File] = []
+
+    /// The ids of its images and files, which go when it does.
+    var blobIDs: [String] { imageIDs + files.map(\.id) }
+  }
+
+  /// A file a message carries: its blob's id, the name it was sent with (made safe), its size and content type.
+  struct File: Codable, Sendable, Equatable {
+    let id: String
+    let name: String
+    let size: Int
+    let contentType: String
   }
 
   /// One emoji on a message and who chose it.
@@ -87,14 +100,15 @@ struct ChatState: Codable, Sendable {
   /// The most messages it keeps.
   static let maxMessages = 200_000
 
-  /// Removes the conversations `ids` with their messages and read pointers; returns their messages' image ids.
+  /// Removes the conversations `ids` with their messages and read pointers; returns their messages' image and file
+  /// ids.
   mutating func removeConversations(_ ids: some Sequence<String>) -> [String] {
     var imageIDs: [String] = []
     for id in ids {
       conversations[id] = nil
       let removed = messages.removeValue(forKey: id) ?? []
       messageCount -= removed.count
-      imageIDs += removed.flatMap(\.imageIDs)
+      imageIDs += removed.flatMap(\.blobIDs)
       readPointers[id] = nil
       versions[id] = nil
     }
@@ -171,7 +185,7 @@ extension ChatState.Message {
   private enum CodingKeys: String, CodingKey {
     case id, conversationID, clientMessageID, senderID, text, imageIDs, createdAt, seq
     case editedAt, deleted, replyTo, replyCount, lastReplyID, reactions, version, createdVersion, changeIDs
-    case mentions
+    case mentions, files
   }
 
   /// A message as a state file keeps it; `seq` 0 when the file was written before messages had one, and what came
@@ -197,5 +211,6 @@ extension ChatState.Message {
     createdVersion = try container.decodeIfPresent(Int.self, forKey: .createdVersion) ?? 0
     changeIDs = try container.decodeIfPresent([String].self, forKey: .changeIDs) ?? []
     mentions = try container.decodeIfPresent([String].self, forKey: .mentions) ?? []
+    files = try container.decodeIfPresent([ChatState.File].self, forKey: .files) ?? []
   }
 }

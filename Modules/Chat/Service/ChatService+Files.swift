@@ -1,0 +1,124 @@
+import Domain
+import Foundation
+import KeelErrors
+import KeelFiles
+import Logging
+import Networking
+
+extension ChatService {
+  /// Downloads a message's file (``Message/File/url``) or image to `destination`, streamed to disk through the
+  /// session's access token, reporting `progress` as bytes arrive; `destination` appears whole or not at all
+  /// (owner-only, replacing a file there).
+  ///
+  /// Each account keeps the files it downloaded (at most ``ChatConfiguration/fileCacheSize`` bytes, the least
+  /// recently downloaded going first), as images are kept: the next download of the same file asks the server only
+  /// whether it changed (`If-None-Match`), gets a 304 without the bytes, and copies the kept file; with the server
+  /// unreachable, the kept file is used as it is. A file the server no longer has (its message deleted) is forgotten.
+  ///
+  /// - Throws: `ChatError.Kind.invalidInput` for a path or URL not on the backend, before anything is sent;
+  ///   `ChatError.Kind.notFound` for a file the server does not have or does not show the user (not a member of its
+  ///   conversation); `ChatError.Kind.requestFailed` when it cannot be fetched; `ChatError.Kind.storage` when
+  ///   `destination` cannot be written; `ChatError.Kind.notSignedIn`.
+  public func download(
+    _ path: String, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)? = nil
+  ) async throws {
+    guard let url = URL(string: path, relativeTo: baseURL)?.absoluteURL,
+      url.scheme == baseURL.scheme, url.host == baseURL.host, url.port == baseURL.port
+    else {
+      throw ChatError(.invalidInput, "\(path) is not a file of the chat backend \(baseURL); nothing was sent.")
+    }
+    let account = try accounts.current()
+    do {
+      try OwnerOnlyFiles.makeDirectory(account.fileCache)
+    } catch {
+      throw ChatError.storage(error, doing: "open the file cache of the chat")
+    }
+    let key = ChatAccount.digest(of: url.absoluteString)
+    let kept = account.fileCache.appendingPathComponent(key)
+    let tag = account.fileCache.appendingPathComponent(key + ".etag")
+    let keptTag =
+      FileManager.default.fileExists(atPath: kept.path) ? try? String(contentsOf: tag, encoding: .utf8) : nil
+    var request = APIRequest<URL>.download(FileEndpoint(url: url, ifNoneMatch: keptTag), to: kept)
+    request.acceptableStatus = 200...304
+    request.progress = progress
+    do {
+      let response = try await sessions.client.response(for: request)
+      if response.status == 304, let size = try? Self.size(of: kept) {
+        progress?(TransferProgress(completedBytes: size, expectedBytes: size))
+      } else if let etag = response.headers.first(where: { $0.key.lowercased() == "etag" })?.value {
+        try? OwnerOnlyFiles.write(Data(etag.utf8), to: tag, synchronously: false)
+      } else {
+        try? FileManager.default.removeItem(at: tag)
+      }
+    } catch let failure as NetworkError {
+      if failure.statusCode == 404 || failure.statusCode == 403 {
+        for file in [kept, tag] { try? FileManager.default.removeItem(at: file) }
+        throw ChatError(.notFound, "Cannot download \(path): the server has no such file for you (\(failure)).")
+      }
+      // Offline, or a failing server: the kept copy is the file as it was.
+      guard failure.kind == .transport || (failure.statusCode ?? 0) >= 500, keptTag != nil else {
+        throw ChatError.request(RequestFailure(failure), doing: "download \(path)")
+      }
+      logger.info("Cannot reach the server for \(path); using the kept copy: \(failure)")
+    }
+    do {
+      try Self.copy(kept, to: destination)
+    } catch {
+      throw ChatError.storage(error, doing: "write \(destination.path)")
+    }
+    trimFileCache(account.fileCache)
+  }
+
+  /// A GET of a file on the backend, conditional on `ifNoneMatch` when given.
+  private struct FileEndpoint: Endpoint {
+    let url: URL
+    let ifNoneMatch: String?
+    var baseURL: URL {
+      var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+      components?.path = ""
+      components?.query = nil
+      return components?.url ?? url
+    }
+    var path: EndpointPath { EndpointPath(url.path.split(separator: "/").map(String.init)) }
+    var method: HTTPMethod { .get }
+    var headers: [String: String] { ifNoneMatch.map { ["If-None-Match": $0] } ?? [:] }
+  }
+
+  private static func size(of file: URL) throws -> Int64 {
+    ((try FileManager.default.attributesOfItem(atPath: file.path))[.size] as? NSNumber)?.int64Value ?? 0
+  }
+
+  /// Copies `source` to `destination` through an owner-only file beside it, renamed over it once whole.
+  private static func copy(_ source: URL, to destination: URL) throws {
+    let partial = destination.deletingLastPathComponent()
+      .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).part")
+    defer { try? FileManager.default.removeItem(at: partial) }
+    try FileManager.default.copyItem(at: source, to: partial)
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: partial.path)
+    if FileManager.default.fileExists(atPath: destination.path) {
+      _ = try FileManager.default.replaceItemAt(destination, withItemAt: partial)
+    } else {
+      try FileManager.default.moveItem(at: partial, to: destination)
+    }
+  }
+
+  /// Forgets the least recently downloaded files of `cache` until it holds at most
+  /// ``ChatConfiguration/fileCacheSize`` bytes.
+  private func trimFileCache(_ cache: URL) {
+    let keys: [URLResourceKey] = [.contentModificationDateKey, .fileSizeKey]
+    guard
+      let files = try? FileManager.default.contentsOfDirectory(
+        at: cache, includingPropertiesForKeys: keys)
+    else { return }
+    var entries = files.filter { $0.pathExtension.isEmpty }.compactMap { file -> (URL, Date, Int)? in
+      guard let values = try? file.resourceValues(forKeys: Set(keys)) else { return nil }
+      return (file, values.contentModificationDate ?? .distantPast, values.fileSize ?? 0)
+    }
+    var total = entries.reduce(0) { $0 + $1.2 }
+    entries.sort { $0.1 < $1.1 }
+    for (file, _, size) in entries where total > configuration.fileCacheSize {
+      for gone in [file, file.appendingPathExtension("etag")] { try? FileManager.default.removeItem(at: gone) }
+      total -= size
+    }
+  }
+}
