@@ -35,12 +35,21 @@ final class SandboxSocket: Sendable {
 
   /// Writes `messages` back to back, nothing of another packet between them.
   func write(_ messages: [Networking.WebSocketMessage]) async throws {
-    try await turns.run {
-      for message in messages {
-        switch message {
-        case .text(let text): try await outbound.write(.text(text))
-        case .binary(let data): try await outbound.write(.binary(ByteBuffer(bytes: data)))
-        }
+    try await write(messages, in: turns.take())
+  }
+
+  /// Takes the socket's next place in line now, for a write whose order is decided before the task that makes it
+  /// starts (two pushes made one after the other go out in that order).
+  func reserve() -> AsyncTurns.Turn { turns.take() }
+
+  /// Writes `messages` back to back in `turn` (from ``reserve()``), once every earlier turn has ended; then ends it.
+  func write(_ messages: [Networking.WebSocketMessage], in turn: AsyncTurns.Turn) async throws {
+    await turn.wait()
+    defer { turn.end() }
+    for message in messages {
+      switch message {
+      case .text(let text): try await outbound.write(.text(text))
+      case .binary(let data): try await outbound.write(.binary(ByteBuffer(bytes: data)))
       }
     }
   }

@@ -163,10 +163,24 @@ extension SocketIOHub {
   }
 
   func send(_ packet: SocketPacket, to socket: SandboxSocket) async throws {
-    guard !silenced else { return }
-    let (text, attachments) = try packet.encoded()
-    try await socket.write(
-      [EnginePacket.message(text).message] + attachments.map { EnginePacket.binary($0).message })
+    try await send(packet, copies: 1, to: socket, in: socket.reserve())
+  }
+
+  /// Sends `copies` of `packet` to `socket` back to back in `turn`, which it ends (a silenced hub sends nothing).
+  func send(_ packet: SocketPacket, copies: Int, to socket: SandboxSocket, in turn: AsyncTurns.Turn) async throws {
+    let messages: [Networking.WebSocketMessage]
+    do {
+      guard !silenced else {
+        turn.end()
+        return
+      }
+      let (text, attachments) = try packet.encoded()
+      messages = [EnginePacket.message(text).message] + attachments.map { EnginePacket.binary($0).message }
+    } catch {
+      turn.end()
+      throw error
+    }
+    try await socket.write(Array(repeating: messages, count: copies).flatMap { $0 }, in: turn)
   }
 
   static func milliseconds(_ duration: Duration) -> Int {

@@ -147,11 +147,19 @@ final class SocketIOHub: Sendable {
       return (targets, state.delay, state.duplicates, state.reorder)
     }
     let packet = SocketPacket.event(event, args, namespace: namespace)
+    let copies = duplicates ? 2 : 1
     for socket in targets {
-      let jitter = reorder > .zero ? reorder * Double.random(in: 0..<1) : .zero
+      let wait = delay + (reorder > .zero ? reorder * Double.random(in: 0..<1) : .zero)
+      guard wait > .zero else {
+        // Each socket's place in line is taken now, before the task starts: pushes made one after the other (a
+        // "typing" then a "stopped typing") reach a client in that order unless a fault reorders them.
+        let turn = socket.reserve()
+        Task { try? await self.send(packet, copies: copies, to: socket, in: turn) }
+        continue
+      }
       Task {
-        if delay + jitter > .zero { try? await Task.sleep(for: delay + jitter) }
-        for _ in 0..<(duplicates ? 2 : 1) { try? await self.send(packet, to: socket) }
+        try? await Task.sleep(for: wait)
+        try? await self.send(packet, copies: copies, to: socket, in: socket.reserve())
       }
     }
     return targets.count
