@@ -128,6 +128,41 @@ extension ChatAgainstSandbox {
       await sandbox.stop()
     }
 
+    @Test("Change pushes duplicated and reordered: a member live sees the newest of each message, never an older copy")
+    func duplicatedAndReorderedPushes() async throws {
+      let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+      let (ann, bob, channel) = try await sync.pair(sandbox)
+      try await sync.send(["draft", "react here"], from: ann, to: channel)
+      let bobSees = try await bob.chat.open(channel)
+      #expect(await bobSees.caughtUp() == .live)
+      #expect(await chatPoll { bobSees.snapshot.messages.count == 2 })
+      try await sandbox.control.socketIOFault(duplicate: true, reorder: .milliseconds(30))
+
+      let draft = try await stored("draft", of: ann, in: channel)
+      let target = try await stored("react here", of: ann, in: channel)
+      let emoji = "👍🎉🚀😀😁😂🤣😃😄😅".map(String.init)
+      for number in 1...10 {
+        #expect(try await ann.chat.outcome(of: try await ann.chat.edit(draft, text: "draft \(number)")))
+        #expect(try await ann.chat.outcome(of: try await ann.chat.react(emoji[number - 1], to: target)))
+      }
+      // Two sends, then twenty changes: the newest copy of each message carries its last number.
+      let settled = await shows(bobSees) { snapshot in
+        snapshot.messages.map(\.text) == ["draft 10", "react here"]
+          && snapshot.messages[1].reactions.map(\.emoji) == emoji
+          && snapshot.messages.map(\.version) == [21, 22]
+      }
+      #expect(
+        settled,
+        "\(bobSees.snapshot.messages.map { ($0.text, $0.version ?? 0, $0.reactions.map(\.emoji)) })")
+      // Every push came twice and out of order: the store never let an older copy replace a newer one.
+      let stored = try await bob.chat.store.messages(in: channel, limit: 10)
+      #expect(stored.map(\.text) == ["draft 10", "react here"] && stored.map(\.version) == [21, 22])
+      await bobSees.close()
+      await ann.chat.shutDown()
+      await bob.chat.shutDown()
+      await sandbox.stop()
+    }
+
     @Test("Replies count on their parent, which shows the newest; a thread pages them; a deleted reply counts no more")
     func replies() async throws {
       let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))

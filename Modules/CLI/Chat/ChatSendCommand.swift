@@ -110,7 +110,7 @@ struct ChatSendCommand: AsyncParsableCommand {
     try paths.map { path in
       var isDirectory: ObjCBool = false
       guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-        throw CommandFailure(.noInput, "No \(what) file at \(path); nothing was sent.")
+        throw CommandFailure(.noInput, "No \(what == "file" ? "" : what + " ")file at \(path); nothing was sent.")
       }
       guard FileManager.default.isReadableFile(atPath: path) else {
         throw CommandFailure(.noInput, "The \(what) \(path) cannot be read; nothing was sent.")

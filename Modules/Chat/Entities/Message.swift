@@ -66,7 +66,7 @@ public struct Message: Sendable, Hashable, Codable {
     public var size: Int64
     /// Its content type (`application/pdf`); `application/octet-stream` when nobody said.
     public var contentType: String
-    /// Where it is: a path on the chat backend (`/v1/chat-files/…`) once sent, for ``ChatService/download(_:to:)``;
+    /// Where it is: a path on the chat backend (`/v1/chat-files/…`) once sent, for ``ChatService/download(_:to:progress:)``;
     /// the outbox's copy while pending.
     public var url: String
 

@@ -80,9 +80,7 @@ extension ChatOutbox {
       for (index, file) in files.enumerated() {
         let copy = "\(clientMessageID)-file-\(index)"
         let target = account.images.appendingPathComponent(copy)
-        try? FileManager.default.removeItem(at: target)
-        try FileManager.default.copyItem(at: file, to: target)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: target.path)
+        try OwnerOnlyFiles.copy(file, to: target)
         let head = (try? FileHandle(forReadingFrom: target)).flatMap { handle in
           defer { try? handle.close() }
           return try? handle.read(upToCount: 64)

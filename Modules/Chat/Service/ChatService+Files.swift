@@ -33,6 +33,7 @@ extension ChatService {
     } catch {
       throw ChatError.storage(error, doing: "open the file cache of the chat")
     }
+    await forgetReleasedFiles(of: account)
     let key = ChatAccount.digest(of: url.absoluteString)
     let kept = account.fileCache.appendingPathComponent(key)
     let tag = account.fileCache.appendingPathComponent(key + ".etag")
@@ -62,11 +63,24 @@ extension ChatService {
       logger.info("Cannot reach the server for \(path); using the kept copy: \(failure)")
     }
     do {
-      try Self.copy(kept, to: destination)
+      try OwnerOnlyFiles.copy(kept, to: destination)
     } catch {
       throw ChatError.storage(error, doing: "write \(destination.path)")
     }
     trimFileCache(account.fileCache)
+  }
+
+  /// Forgets the kept copies of the files whose messages were deleted since the last download (the store lists them
+  /// as it applies each deletion), so that a deleted file leaves nothing here.
+  func forgetReleasedFiles(of account: ChatAccount) async {
+    guard let released = try? await account.store.takeReleasedFiles(), !released.isEmpty else { return }
+    for path in released {
+      guard let url = URL(string: path, relativeTo: baseURL)?.absoluteURL else { continue }
+      let key = ChatAccount.digest(of: url.absoluteString)
+      for name in [key, key + ".etag"] {
+        try? FileManager.default.removeItem(at: account.fileCache.appendingPathComponent(name))
+      }
+    }
   }
 
   /// A GET of a file on the backend, conditional on `ifNoneMatch` when given.
@@ -86,20 +100,6 @@ extension ChatService {
 
   private static func size(of file: URL) throws -> Int64 {
     ((try FileManager.default.attributesOfItem(atPath: file.path))[.size] as? NSNumber)?.int64Value ?? 0
-  }
-
-  /// Copies `source` to `destination` through an owner-only file beside it, renamed over it once whole.
-  private static func copy(_ source: URL, to destination: URL) throws {
-    let partial = destination.deletingLastPathComponent()
-      .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).part")
-    defer { try? FileManager.default.removeItem(at: partial) }
-    try FileManager.default.copyItem(at: source, to: partial)
-    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: partial.path)
-    if FileManager.default.fileExists(atPath: destination.path) {
-      _ = try FileManager.default.replaceItemAt(destination, withItemAt: partial)
-    } else {
-      try FileManager.default.moveItem(at: partial, to: destination)
-    }
   }
 
   /// Forgets the least recently downloaded files of `cache` until it holds at most

@@ -12,6 +12,7 @@ enum ChatStoreSchema {
   static let tables: Set<String> = [
     "workspace", "conversation", "member", "message", "sync", "changeOutcome", "message_search",
     "message_search_data", "message_search_idx", "message_search_docsize", "message_search_config", "readPosition",
+    "releasedFile",
   ]
 
   static var migrator: DatabaseMigrator {
@@ -146,9 +147,21 @@ enum ChatStoreSchema {
           ALTER TABLE conversation ADD COLUMN unreadMentionCount INTEGER NOT NULL DEFAULT 0;
           """)
     }
-    // The files a message carries beside its images.
+    // The files a message carries beside its images; the server paths of the files of messages deleted (or gone with
+    // their conversation), whose downloaded copies the account's file cache then forgets.
     migrator.registerMigration("chat-v10-files") { db in
-      try db.execute(sql: "ALTER TABLE message ADD COLUMN files TEXT NOT NULL DEFAULT '[]'")
+      try db.execute(
+        sql: """
+          ALTER TABLE message ADD COLUMN files TEXT NOT NULL DEFAULT '[]';
+          CREATE TABLE releasedFile (url TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID;
+          CREATE TRIGGER message_files_deleted AFTER UPDATE OF files ON message
+            WHEN old.files != '[]' AND new.deleted = 1 BEGIN
+            INSERT OR IGNORE INTO releasedFile (url) SELECT json_extract(value, '$.url') FROM json_each(old.files);
+          END;
+          CREATE TRIGGER message_files_removed AFTER DELETE ON message WHEN old.files != '[]' BEGIN
+            INSERT OR IGNORE INTO releasedFile (url) SELECT json_extract(value, '$.url') FROM json_each(old.files);
+          END;
+          """)
     }
     return migrator
   }

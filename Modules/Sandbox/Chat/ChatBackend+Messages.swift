@@ -266,7 +266,9 @@ extension ChatBackend {
   /// 304 for a matching `If-None-Match`. Anyone else gets the 404 of an image that does not exist.
   private func image(_ request: SandboxRequest) throws -> SandboxResponse {
     let me = try auth.account(of: request).id
-    guard let image = blobs.blob(request.parameter("image") ?? ""),
+    let id = request.parameter("image") ?? ""
+    // A message's image (`i…`): never one of its files, which have their own route.
+    guard id.hasPrefix("i"), let image = blobs.blob(id),
       state.withLock({ $0.conversations[image.conversationID]?.memberIDs.contains(me) }) == true
     else { throw BackendError.notFound("The image") }
     return ChatBlobs.response(image, ifNoneMatch: request.header("If-None-Match"))
