@@ -59,7 +59,9 @@ extension ChatService {
   /// Stops sending a pending message: an upload under way is cut (the server keeps nothing of it), a message still
   /// waiting its turn is not sent; either becomes failed ("Cancelled before the server had it."), keeps its images and
   /// files in the outbox, and ``resend(_:)`` sends it again. Only this process's sending stops: another process
-  /// sending from the same directory finishes what it started.
+  /// sending from the same directory finishes what it started. A body the server had whole just as the cancel came
+  /// is a message it stored: its copy, when it arrives (a push, the next catch-up), shows it sent, and a resend
+  /// answers with it rather than send it twice.
   ///
   /// - Throws: `ChatError.Kind.invalidInput` for a message that is not a pending message of the signed-in user's
   ///   (sent or failed meanwhile); `ChatError.Kind.notSignedIn`; `ChatError.Kind.storage`.
