@@ -42,11 +42,7 @@ extension ChatOutbox {
       throw ChatError(.invalidInput, "Cannot send these images: \(error.description.clause); nothing was sent.")
     }
     for image in images {
-      let head = (try? FileHandle(forReadingFrom: image)).flatMap { handle in
-        defer { try? handle.close() }
-        return try? handle.read(upToCount: 16)
-      }
-      guard MultipartLimits.isChatBackendImage(head: head ?? Data()) else {
+      guard MultipartLimits.isChatBackendImage(head: Self.head(of: image, count: 16)) else {
         throw ChatError(
           .invalidInput,
           "\(image.path) is not a PNG, JPEG, GIF or WebP image, whatever its name; nothing was sent.")
@@ -81,14 +77,11 @@ extension ChatOutbox {
         let copy = "\(clientMessageID)-file-\(index)"
         let target = account.images.appendingPathComponent(copy)
         try OwnerOnlyFiles.copy(file, to: target)
-        let head = (try? FileHandle(forReadingFrom: target)).flatMap { handle in
-          defer { try? handle.close() }
-          return try? handle.read(upToCount: 64)
-        }
         copies.append(
           OutgoingFile(
             copy: copy, name: SafeFileName.sanitized(file.lastPathComponent),
-            contentType: MultipartFormData.contentType(sniffing: head ?? Data(), pathExtension: file.pathExtension),
+            contentType: MultipartFormData.contentType(
+              sniffing: Self.head(of: target, count: 64), pathExtension: file.pathExtension),
             size: try Self.size(of: target)))
       }
     } catch {
@@ -96,6 +89,14 @@ extension ChatOutbox {
       throw ChatError.storage(error, doing: "copy the files into the outbox")
     }
     return copies
+  }
+
+  /// The first `count` bytes of the file at `url` (fewer for a shorter file; none for one that cannot be read): what
+  /// a type is told by.
+  static func head(of url: URL, count: Int) -> Data {
+    let handle = try? FileHandle(forReadingFrom: url)
+    defer { try? handle?.close() }
+    return (try? handle?.read(upToCount: count)) ?? Data()
   }
 
   /// The size of the regular file at `url`.

@@ -22,11 +22,7 @@ extension ChatService {
   public func download(
     _ path: String, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)? = nil
   ) async throws {
-    guard let url = URL(string: path, relativeTo: baseURL)?.absoluteURL,
-      url.scheme == baseURL.scheme, url.host == baseURL.host, url.port == baseURL.port
-    else {
-      throw ChatError(.invalidInput, "\(path) is not a file of the chat backend \(baseURL); nothing was sent.")
-    }
+    let url = try backendURL(path, of: "a file")
     let account = try accounts.current()
     do {
       try OwnerOnlyFiles.makeDirectory(account.fileCache)
@@ -34,9 +30,7 @@ extension ChatService {
       throw ChatError.storage(error, doing: "open the file cache of the chat")
     }
     await forgetReleasedFiles(of: account)
-    let key = ChatAccount.digest(of: url.absoluteString)
-    let kept = account.fileCache.appendingPathComponent(key)
-    let tag = account.fileCache.appendingPathComponent(key + ".etag")
+    let (kept, tag) = Self.cacheEntry(of: url, in: account.fileCache)
     let keptTag =
       FileManager.default.fileExists(atPath: kept.path) ? try? String(contentsOf: tag, encoding: .utf8) : nil
     var request = APIRequest<URL>.download(FileEndpoint(url: url, ifNoneMatch: keptTag), to: kept)
@@ -44,7 +38,7 @@ extension ChatService {
     request.progress = progress
     do {
       let response = try await sessions.client.response(for: request)
-      if response.status == 304, let size = try? Self.size(of: kept) {
+      if response.status == 304, let size = try? ChatOutbox.size(of: kept) {
         progress?(TransferProgress(completedBytes: size, expectedBytes: size))
       } else if let etag = response.headers.first(where: { $0.key.lowercased() == "etag" })?.value {
         try? OwnerOnlyFiles.write(Data(etag.utf8), to: tag, synchronously: false)
@@ -76,11 +70,15 @@ extension ChatService {
     guard let released = try? await account.store.takeReleasedFiles(), !released.isEmpty else { return }
     for path in released {
       guard let url = URL(string: path, relativeTo: baseURL)?.absoluteURL else { continue }
-      let key = ChatAccount.digest(of: url.absoluteString)
-      for name in [key, key + ".etag"] {
-        try? FileManager.default.removeItem(at: account.fileCache.appendingPathComponent(name))
-      }
+      let (kept, tag) = Self.cacheEntry(of: url, in: account.fileCache)
+      for file in [kept, tag] { try? FileManager.default.removeItem(at: file) }
     }
+  }
+
+  /// The kept copy of the file at `url` in `cache`, named by the SHA-256 of the URL, and its ETag beside it.
+  private static func cacheEntry(of url: URL, in cache: URL) -> (kept: URL, tag: URL) {
+    let key = ChatAccount.digest(of: url.absoluteString)
+    return (cache.appendingPathComponent(key), cache.appendingPathComponent(key + ".etag"))
   }
 
   /// A GET of a file on the backend, conditional on `ifNoneMatch` when given.
@@ -96,10 +94,6 @@ extension ChatService {
     var path: EndpointPath { EndpointPath(url.path.split(separator: "/").map(String.init)) }
     var method: HTTPMethod { .get }
     var headers: [String: String] { ifNoneMatch.map { ["If-None-Match": $0] } ?? [:] }
-  }
-
-  private static func size(of file: URL) throws -> Int64 {
-    ((try FileManager.default.attributesOfItem(atPath: file.path))[.size] as? NSNumber)?.int64Value ?? 0
   }
 
   /// Forgets the least recently downloaded files of `cache` until it holds at most

@@ -49,11 +49,19 @@ extension ChatService {
   ///   `ChatError.Kind.notSignedIn`; otherwise `ImageLoaderError` (a member's image asked for by someone who is not
   ///   a member is `ImageLoaderError.Kind.requestFailed` with the server's 404).
   public func image(at path: String) async throws -> Data {
+    try await imageLoader.data(for: backendURL(path, of: "an image"))
+  }
+
+  /// `path` resolved against the backend, or an absolute URL on the backend's origin.
+  ///
+  /// - Throws: `ChatError.Kind.invalidInput` for anything else, naming it as `what` (`an image`), before anything is
+  ///   sent.
+  func backendURL(_ path: String, of what: String) throws -> URL {
     guard let url = URL(string: path, relativeTo: baseURL)?.absoluteURL,
       url.scheme == baseURL.scheme, url.host == baseURL.host, url.port == baseURL.port
     else {
-      throw ChatError(.invalidInput, "\(path) is not an image of the chat backend \(baseURL); nothing was sent.")
+      throw ChatError(.invalidInput, "\(path) is not \(what) of the chat backend \(baseURL); nothing was sent.")
     }
-    return try await imageLoader.data(for: url)
+    return url
   }
 }

@@ -8,7 +8,12 @@ extension ChatStore {
   ///
   /// - Throws: `PersistenceError` for a storage failure; the paths stay for the next call then.
   func takeReleasedFiles() async throws -> [String] {
-    try await write("take the files of deleted messages") { db in
+    // The usual case, nothing deleted since, is a read: no write transaction on every download.
+    let any = try await read("look for files of deleted messages") { db in
+      try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM releasedFile)") ?? false
+    }
+    guard any else { return [] }
+    return try await write("take the files of deleted messages") { db in
       let urls = try String.fetchAll(db, sql: "SELECT url FROM releasedFile")
       try db.execute(sql: "DELETE FROM releasedFile")
       return urls

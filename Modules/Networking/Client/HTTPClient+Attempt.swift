@@ -20,19 +20,6 @@ extension HTTPClient {
     return files
   }
 
-  /// The response at the end of `events`, reporting each step to `progress`.
-  private static func response(of events: TransferEvents, progress: (@Sendable (TransferProgress) -> Void)?)
-    async throws -> RawResponse
-  {
-    for try await event in events {
-      switch event {
-      case .progress(let step): progress?(step)
-      case .completed(let response): return response
-      }
-    }
-    throw CancellationError()  // unreachable: the events end with a response or throw
-  }
-
   /// One attempt: send (streaming the body file or the download through `files` when there is one), validate the
   /// status, decode.
   func send<Response>(
@@ -44,9 +31,9 @@ extension HTTPClient {
     do {
       try Task.checkCancellation()
       if let files, let destination = request.destination {
-        raw = try await Self.response(of: files.download(urlRequest, to: destination), progress: request.progress)
+        raw = try await files.download(urlRequest, to: destination).response(progress: request.progress)
       } else if let files, let file = request.endpoint.body.file {
-        raw = try await Self.response(of: files.upload(urlRequest, fromFile: file), progress: request.progress)
+        raw = try await files.upload(urlRequest, fromFile: file).response(progress: request.progress)
       } else {
         raw = try await transport.send(urlRequest)
       }

@@ -76,10 +76,14 @@ public struct TransferEvents: AsyncSequence, Sendable {
   /// An iterator over the events.
   public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: stream.makeAsyncIterator()) }
 
-  /// Waits for the transfer to finish, ignoring progress, and returns the response.
-  public func response() async throws -> RawResponse {
+  /// Waits for the transfer to finish, handing each step of progress to `progress` (none by default), and returns
+  /// the response.
+  public func response(progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws -> RawResponse {
     for try await event in self {
-      if case .completed(let response) = event { return response }
+      switch event {
+      case .progress(let step): progress?(step)
+      case .completed(let response): return response
+      }
     }
     throw CancellationError()  // unreachable: the iterator throws when the events end without a response
   }
