@@ -61,6 +61,8 @@ extension ChatService {
     } catch {
       throw ChatError.storage(error, doing: "write \(destination.path)")
     }
+    // Used now, whether fetched or kept (a 304, the server unreachable): the last to go when the cache is trimmed.
+    try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: kept.path)
     trimFileCache(account.fileCache)
   }
 
