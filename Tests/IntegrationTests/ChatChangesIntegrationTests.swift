@@ -273,8 +273,12 @@ extension ChatAgainstSandbox {
       #expect(await bobSees.caughtUp() == .live)
       await annSees.userIsTyping()
       #expect(await typing(bobSees, [ann.id]))
-      _ = try await ann.chat.send("typed", to: channel)
+      let typed = try await ann.chat.send("typed", to: channel)
       #expect(await typing(bobSees, []), "sending ends it")
+      // The message's own push ends Ann's typing on Bob's side too: it must be in before she types again, or it could
+      // end the new indicator between two looks.
+      #expect(await ann.chat.outcome(of: typed).state == .sent)
+      #expect(await shows(bobSees) { $0.messages.contains { $0.text == "typed" } })
       await annSees.userIsTyping()
       #expect(await typing(bobSees, [ann.id]))
       await annSees.userStoppedTyping()
