@@ -36,6 +36,7 @@ let errors: Target.Dependency = "KeelErrors"
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let clocks: Target.Dependency = .product(name: "Clocks", package: "swift-clocks")
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
+let sqlite: Target.Dependency = .product(name: "GRDBSQLite", package: "GRDB.swift")
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
 let customDump: Target.Dependency = .product(name: "CustomDump", package: "swift-custom-dump")
 
@@ -256,7 +257,7 @@ let package = Package(
     .target(
       name: "Chat",
       dependencies: [
-        "Domain", "Realtime", "Networking", "Persistence", grdb, crypto, logging, concurrency, errors, files,
+        "Domain", "Realtime", "Networking", "Persistence", grdb, sqlite, crypto, logging, concurrency, errors, files,
       ],
       path: "Modules/Chat",
       swiftSettings: swiftSettings

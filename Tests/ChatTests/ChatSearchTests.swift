@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Persistence
 import Testing
 
@@ -58,6 +59,67 @@ struct ChatSearchTests {
     #expect(try await found("lunch", in: "c2") == ["m2"])
   }
 
+  @Test("Equals read newest first by their time, not by when the store got them: a catch-up stores older ones last")
+  func newestByTime() async throws {
+    try await store.upsert([Self.message(5, "standup notes"), Self.message(6, "standup moved")])
+    try await store.upsert([Self.message(2, "standup at ten"), Self.message(1, "standup room")])
+    #expect(try await found("standup") == ["m6", "m5", "m2", "m1"])
+    var later = Self.message(1, "standup room")
+    later.createdAt = Date(timeIntervalSince1970: 1_700_000_100)
+    later.version = 7
+    try await store.upsert([later])
+    #expect(try await found("standup") == ["m1", "m6", "m5", "m2"], "a new time is a new place")
+  }
+
+  @Test("One conversation's search finds its messages only, whatever its id's characters")
+  func conversationIDs() async throws {
+    let ids = ["c1", "c10", "c1-a", "대화 방", "x\"y"]
+    try await store.upsert(ids.enumerated().map { Self.message($0.offset, "budget", in: $0.element) })
+    for (number, id) in ids.enumerated() {
+      #expect(try await found("budget", in: id) == ["m\(number)"], "\(id)")
+    }
+    #expect(try await found("budget", in: "c").isEmpty)
+  }
+
+  @Test("A store written before the search order gets it when opened, and finds what it held")
+  func migratedStore() async throws {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("keel-search-\(UUID().uuidString).sqlite")
+    do {
+      let pool = try DatabasePool(path: url.path)
+      try ChatStoreSchema.migrator.migrate(pool, upTo: "chat-v10-files")
+      try await pool.write { db in
+        for (number, time) in [(1, 3_000), (2, 1_000), (3, 2_000), (4, 1_000)] {
+          try db.execute(
+            sql: """
+              INSERT INTO message (serverID, conversationID, senderID, text, images, createdAt, sortKey, state)
+              VALUES (?, 'c1', 'ann', ?, '[]', ?, ?, 'sent')
+              """, arguments: ["m\(number)", "retro \(number)", time, "m\(number)"])
+        }
+      }
+      try pool.close()
+    }
+    let reopened = try ChatStore(url: url)
+    let hits = try await reopened.search("retro", limit: 10).map(\.message.id)
+    #expect(hits == ["m1", "m3", "m4", "m2"], "newest first, then by id within a millisecond: \(hits)")
+    try await reopened.upsert([Self.message(9, "retro again")])
+    #expect(try await reopened.search("retro", limit: 1).map(\.message.id) == ["m9"])
+  }
+
+  @Test("An excerpt marks what matched as the index read it: folded case and accents, Korean, a word split in two")
+  func excerptMatches() {
+    func marked(_ text: String, _ query: String) -> [String] {
+      let phrases = ChatStore.searchWords(query).map(SearchText.tokens)
+      let (excerpt, ranges) = SearchText.excerpt(of: text, matching: phrases)
+      return ranges.map { String(excerpt[$0]) }
+    }
+    #expect(marked("Café CAFES and cafeteria", "cafe") == ["Café", "CAFES", "cafeteria"])
+    #expect(marked("안녕하세요, 서울에서 만나요", "서울") == ["서울에서"])
+    #expect(marked("I don't know, don", "don't") == ["don't"])
+    #expect(marked("nothing here", "absent").isEmpty)
+    let (short, _) = SearchText.excerpt(of: "  padded text  ", matching: [["text"]])
+    #expect(short == "  padded text  ", "a text of a dozen words or fewer is whole")
+  }
+
   @Test("An edited message is found by its text now; a deleted one never")
   func editsAndDeletions() async throws {
     try await store.upsert([Self.message(1, "old words"), Self.message(2, "secret plan")])
@@ -89,9 +151,9 @@ struct ChatSearchTests {
     }
     #expect(try await found("OR said") == ["m1"])
     for empty in ["", "   ", "!!!", "*"] {
-      await #expect(throws: PersistenceError.self) { _ = try await store.search(empty, limit: 5) }
+      await #expect(throws: Persistence.PersistenceError.self) { _ = try await store.search(empty, limit: 5) }
     }
-    await #expect(throws: PersistenceError.self) {
+    await #expect(throws: Persistence.PersistenceError.self) {
       _ = try await store.search(String(repeating: "a", count: 201), limit: 5)
     }
   }

@@ -30,7 +30,7 @@ extension ChatService {
     guard (1...100).contains(limit) else {
       throw ChatError(.invalidInput, "A search returns 1 to 100 hits, not \(limit).")
     }
-    guard query.count <= ChatStore.maxSearchLength, ChatStore.matchExpression(query) != nil else {
+    guard query.count <= ChatStore.maxSearchLength, !ChatStore.searchWords(query).isEmpty else {
       throw ChatError(
         .invalidInput,
         "A search needs a word (letters or digits) and has at most \(ChatStore.maxSearchLength) characters.")

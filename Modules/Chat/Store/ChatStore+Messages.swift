@@ -55,20 +55,22 @@ extension ChatStore {
     return isNew
   }
 
-  /// Upserts one message; returns whether it was new.
+  /// Upserts one message; returns whether it was new. Its statements are prepared once per connection: preparing
+  /// one compiles the triggers it fires, and GRDB reads every column they touch, which cost more than the writes.
   static func upsert(_ message: Message, _ db: Database) throws -> Bool {
     var found: Row?
     if let id = message.id {
       found = try Row.fetchOne(
-        db, sql: "SELECT rowid, state, unavailable, deleted, version FROM message WHERE serverID = ?", arguments: [id])
+        db.cachedStatement(sql: "SELECT rowid, state, unavailable, deleted, version FROM message WHERE serverID = ?"),
+        arguments: [id])
     }
     if found == nil, let clientID = message.clientMessageID {
       found = try Row.fetchOne(
-        db,
-        sql: """
-          SELECT rowid, state, unavailable, deleted, version FROM message
-          WHERE conversationID = ? AND senderID = ? AND clientMessageID = ?
-          """, arguments: [message.conversationID, message.senderID, clientID])
+        db.cachedStatement(
+          sql: """
+            SELECT rowid, state, unavailable, deleted, version FROM message
+            WHERE conversationID = ? AND senderID = ? AND clientMessageID = ?
+            """), arguments: [message.conversationID, message.senderID, clientID])
     }
     if let found, found["state"] == Message.State.sent.rawValue {
       if message.state != .sent { return false }
@@ -86,24 +88,26 @@ extension ChatStore {
       message.version, try encoded(message.mentions), try encoded(message.files),
     ]
     guard let rowID else {
-      try db.execute(
+      try db.cachedStatement(
         sql: """
           INSERT INTO message (serverID, clientMessageID, conversationID, senderID, text, images, createdAt, sortKey,
             state, failureReason, unavailable, seq, editedAt, deleted, replyTo, replyCount, lastReplyID, reactions,
             version, mentions, files) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-          """, arguments: arguments)
+          """
+      ).execute(arguments: arguments)
       return true
     }
     arguments += [rowID]
     // A copy without a client message id (another user's client, a server page) keeps the one already stored.
-    try db.execute(
+    try db.cachedStatement(
       sql: """
         UPDATE message SET serverID = COALESCE(?, serverID), clientMessageID = COALESCE(?, clientMessageID),
           conversationID = ?, senderID = ?, text = ?, images = ?, createdAt = ?, sortKey = ?, state = ?,
           failureReason = ?, unavailable = ?, seq = COALESCE(?, seq), editedAt = ?, deleted = ?, replyTo = ?,
           replyCount = ?, lastReplyID = ?, reactions = ?, version = COALESCE(?, version), mentions = ?, files = ?
           WHERE rowid = ?
-        """, arguments: arguments)
+        """
+    ).execute(arguments: arguments)
     return false
   }
 
@@ -163,12 +167,12 @@ extension ChatStore {
     let bound = position.map { (Self.milliseconds($0.createdAt), $0.key) }
     let page = try await read("read replies") { db in
       try Row.fetchAll(
-        db,
-        sql: """
-          SELECT * FROM message WHERE conversationID = ? AND replyTo = ?
-            AND (? IS NULL OR createdAt < ? OR (createdAt = ? AND sortKey < ?))
-          ORDER BY createdAt DESC, sortKey DESC LIMIT ?
-          """,
+        db.cachedStatement(
+          sql: """
+            SELECT \(Self.messageColumns) FROM message WHERE conversationID = ? AND replyTo = ?
+              AND (? IS NULL OR createdAt < ? OR (createdAt = ? AND sortKey < ?))
+            ORDER BY createdAt DESC, sortKey DESC LIMIT ?
+            """),
         arguments: [conversationID, parentID, bound?.0, bound?.0, bound?.0, bound?.1, max(0, limit)]
       ).map(Self.message)
     }
@@ -183,12 +187,12 @@ extension ChatStore {
     let bound = position.map { (Self.milliseconds($0.createdAt), $0.key) }
     let page = try await read("read messages") { db in
       try Row.fetchAll(
-        db,
-        sql: """
-          SELECT * FROM message WHERE conversationID = ?
-            AND (? IS NULL OR createdAt < ? OR (createdAt = ? AND sortKey < ?))
-          ORDER BY createdAt DESC, sortKey DESC LIMIT ?
-          """,
+        db.cachedStatement(
+          sql: """
+            SELECT \(Self.messageColumns) FROM message WHERE conversationID = ?
+              AND (? IS NULL OR createdAt < ? OR (createdAt = ? AND sortKey < ?))
+            ORDER BY createdAt DESC, sortKey DESC LIMIT ?
+            """),
         arguments: [conversationID, bound?.0, bound?.0, bound?.0, bound?.1, max(0, limit)]
       ).map(Self.message)
     }
@@ -202,11 +206,11 @@ extension ChatStore {
     let (time, key) = (Self.milliseconds(position.createdAt), position.key)
     return try await read("read messages") { db in
       try Row.fetchAll(
-        db,
-        sql: """
-          SELECT * FROM message WHERE conversationID = ? AND (createdAt > ? OR (createdAt = ? AND sortKey > ?))
-          ORDER BY createdAt, sortKey LIMIT ?
-          """,
+        db.cachedStatement(
+          sql: """
+            SELECT \(Self.messageColumns) FROM message WHERE conversationID = ? AND (createdAt > ? OR (createdAt = ? AND sortKey > ?))
+            ORDER BY createdAt, sortKey LIMIT ?
+            """),
         arguments: [conversationID, time, time, key, max(0, limit)]
       ).map(Self.message)
     }
@@ -219,7 +223,7 @@ extension ChatStore {
       try Row.fetchOne(
         db,
         sql: """
-          SELECT * FROM message WHERE conversationID = ? AND state = 'sent'
+          SELECT \(Self.messageColumns) FROM message WHERE conversationID = ? AND state = 'sent'
           ORDER BY createdAt DESC, sortKey DESC LIMIT 1
           """, arguments: [conversationID]
       ).map(Self.message)
@@ -229,7 +233,8 @@ extension ChatStore {
   /// The message whose server id is `serverID`, if the store holds it.
   public func message(serverID: String) async throws -> Message? {
     try await read("read a message") { db in
-      try Row.fetchOne(db, sql: "SELECT * FROM message WHERE serverID = ?", arguments: [serverID]).map(Self.message)
+      try Row.fetchOne(db, sql: "SELECT \(Self.messageColumns) FROM message WHERE serverID = ?", arguments: [serverID])
+        .map(Self.message)
     }
   }
 
@@ -239,7 +244,9 @@ extension ChatStore {
   {
     try await read("read a message") { db in
       try Row.fetchOne(
-        db, sql: "SELECT * FROM message WHERE conversationID = ? AND senderID = ? AND clientMessageID = ?",
+        db,
+        sql:
+          "SELECT \(Self.messageColumns) FROM message WHERE conversationID = ? AND senderID = ? AND clientMessageID = ?",
         arguments: [conversationID, senderID, clientMessageID]
       ).map(Self.message)
     }
@@ -339,21 +346,27 @@ extension ChatStore {
 
   /// The array a JSON column of `row` keeps. Most messages have no image, reaction, mention or file: their `[]`
   /// costs no decoder (a screen's window is read again on every change).
-  private static func array<Element: Decodable>(_ column: String, of row: Row) throws -> [Element] {
-    let value: String = row[column]
+  private static func array<Element: Decodable>(_ value: String) throws -> [Element] {
     return value == "[]" ? [] : try JSONDecoder().decode([Element].self, from: Data(value.utf8))
   }
 
+  /// The columns ``message(_:)`` reads, in its order: what a query of messages selects first. (By position: a
+  /// column found by its name costs a case-insensitive search of the row's names, most of a page's decoding.)
+  static let messageColumns = [
+    "serverID", "clientMessageID", "conversationID", "senderID", "text", "images", "createdAt", "state",
+    "failureReason", "unavailable", "seq", "editedAt", "deleted", "replyTo", "replyCount", "lastReplyID", "reactions",
+    "version", "mentions", "files",
+  ].map { "message.\($0)" }.joined(separator: ", ")
+
+  /// The message of a row whose first columns are ``messageColumns``.
   static func message(_ row: Row) throws -> Message {
-    let editedAt: Int64? = row["editedAt"]
+    let editedAt: Int64? = row[11]
     return Message(
-      id: row["serverID"], clientMessageID: row["clientMessageID"], conversationID: row["conversationID"],
-      senderID: row["senderID"], text: row["text"], images: try array("images", of: row),
-      createdAt: date(milliseconds: row["createdAt"]),
-      state: Message.State(rawValue: row["state"]) ?? .failed, failureReason: row["failureReason"],
-      isUnavailable: row["unavailable"], seq: row["seq"], editedAt: editedAt.map(date(milliseconds:)),
-      isDeleted: row["deleted"], replyTo: row["replyTo"], replyCount: row["replyCount"],
-      lastReplyID: row["lastReplyID"], reactions: try array("reactions", of: row), version: row["version"],
-      mentions: try array("mentions", of: row), files: try array("files", of: row))
+      id: row[0], clientMessageID: row[1], conversationID: row[2], senderID: row[3], text: row[4],
+      images: try array(row[5]), createdAt: date(milliseconds: row[6]),
+      state: Message.State(rawValue: row[7]) ?? .failed, failureReason: row[8], isUnavailable: row[9], seq: row[10],
+      editedAt: editedAt.map(date(milliseconds:)), isDeleted: row[12], replyTo: row[13], replyCount: row[14],
+      lastReplyID: row[15], reactions: try array(row[16]), version: row[17], mentions: try array(row[18]),
+      files: try array(row[19]))
   }
 }

@@ -27,9 +27,9 @@ extension ChatStore {
   public static let maxSearchLength = 200
 
   /// The stored messages whose text has every word of `query` (each as a word or the start of one, whatever the case
-  /// or diacritics), in `conversationID` or in every conversation: the best matches first, the newest first among
-  /// equals; at most `limit`. A deleted message has no text, so it is never found; an edited one is found by its
-  /// text now.
+  /// or diacritics), in `conversationID` or in every conversation: the best matches first (those with the query's
+  /// words the most often), the newest first among equals; at most `limit`. A deleted message has no text, so it is
+  /// never found; an edited one is found by its text now.
   ///
   /// - Throws: `PersistenceError.Kind.invalidInput` for a query with no word, or over ``maxSearchLength``
   ///   characters; a storage failure.
@@ -38,56 +38,165 @@ extension ChatStore {
       throw PersistenceError(
         .invalidInput, "A search has at most \(Self.maxSearchLength) characters, not \(query.count).", path: url.path)
     }
-    guard let match = Self.matchExpression(query) else {
+    let words = Self.searchWords(query)
+    guard !words.isEmpty else {
       throw PersistenceError(.invalidInput, "A search needs at least one word.", path: url.path)
     }
+    let match = Self.matchExpression(words, in: conversationID)
+    let phrases = words.map(SearchText.tokens)
     return try await read("search messages") { db in
+      // The index alone finds and orders the best `limit` (its row id is the search key); only they are read.
       try Row.fetchAll(
-        db,
-        sql: """
-          SELECT message.*, conversation.name AS conversationName,
-            snippet(message_search, 0, char(57344), char(57345), '…', 12) AS excerpt
-          FROM message_search JOIN message ON message.rowid = message_search.rowid
-          LEFT JOIN conversation ON conversation.id = message.conversationID
-          WHERE message_search MATCH ? AND (? IS NULL OR message.conversationID = ?)
-          ORDER BY bm25(message_search), message.createdAt DESC, message.sortKey DESC LIMIT ?
-          """, arguments: [match, conversationID, conversationID, max(0, limit)]
+        db.cachedStatement(
+          sql: """
+            SELECT \(Self.messageColumns), conversation.name AS conversationName
+            FROM (
+              SELECT rowid AS key, \(SearchRank.name)(message_search) AS score FROM message_search
+              WHERE message_search MATCH ? ORDER BY score, rowid DESC LIMIT ?
+            ) AS hit
+            JOIN message ON message.searchKey = hit.key
+            LEFT JOIN conversation ON conversation.id = message.conversationID
+            ORDER BY hit.score, hit.key DESC
+            """), arguments: [match, max(0, limit)]
       ).map { row in
-        let (excerpt, highlights) = Self.highlighted(row["excerpt"] ?? "")
+        let message = try Self.message(row)
+        let (excerpt, highlights) = SearchText.excerpt(of: message.text, matching: phrases)
         return SearchHit(
-          message: try Self.message(row), conversationName: row["conversationName"], excerpt: excerpt,
-          highlights: highlights)
+          message: message, conversationName: row[20], excerpt: excerpt, highlights: highlights)
       }
     }
   }
 
-  /// `query` as an FTS5 expression: each of its words quoted (so that no word is read as an operator) and taken as
-  /// a prefix, all of them required; `nil` when it has no word (letters or digits).
-  static func matchExpression(_ query: String) -> String? {
-    let words = query.split(whereSeparator: \.isWhitespace).filter { word in
-      word.contains { $0.isLetter || $0.isNumber }
-    }
-    guard !words.isEmpty else { return nil }
-    return words.map { "\"\($0.replacingOccurrences(of: "\"", with: "\"\""))\"*" }.joined(separator: " ")
+  /// The words of `query` that have a letter or a digit.
+  static func searchWords(_ query: String) -> [Substring] {
+    query.split(whereSeparator: \.isWhitespace).filter { word in word.contains { $0.isLetter || $0.isNumber } }
   }
 
-  /// The snippet's text without its markers (U+E000 before a match, U+E001 after), and where the matches are in it.
-  static func highlighted(_ marked: String) -> (String, [Range<String.Index>]) {
-    var text = ""
-    var bounds: [(Int, Int)] = []
-    var start: Int?
-    for character in marked {
-      switch character {
-      case "\u{E000}": start = text.count
-      case "\u{E001}":
-        if let begun = start { bounds.append((begun, text.count)) }
+  /// `words` as an FTS5 expression: each of them quoted (so that no word is read as an operator), taken as a prefix
+  /// and required in the text; and, given a conversation, its id (hexadecimal, one token) in the conversation column.
+  static func matchExpression(_ words: [Substring], in conversationID: String? = nil) -> String {
+    let text = words.map { "text : \"\($0.replacingOccurrences(of: "\"", with: "\"\""))\"*" }
+    let conversation = conversationID.map { id in
+      ["conversation : \"\(id.utf8.map { String(format: "%02X", $0) }.joined())\""]
+    }
+    return (text + (conversation ?? [])).joined(separator: " AND ")
+  }
+}
+
+/// A search hit's excerpt, cut from the message's text around what matched: the text is split into words as the
+/// index's tokenizer splits it (runs of letters, digits and their marks) and compared as it does (case and diacritics
+/// folded).
+enum SearchText {
+  /// How many words an excerpt has at most.
+  static let excerptWords = 12
+
+  /// The words of `text`: runs of the scalars FTS5's `unicode61` keeps (letters, digits, marks, private use).
+  static func words(_ text: String) -> [Range<String.Index>] {
+    var words: [Range<String.Index>] = []
+    var start: String.Index?
+    let scalars = text.unicodeScalars
+    var index = scalars.startIndex
+    while index < scalars.endIndex {
+      let inWord = isWordScalar(scalars[index])
+      if inWord, start == nil { start = index }
+      if !inWord, let begun = start {
+        words.append(begun..<index)
         start = nil
-      default: text.append(character)
+      }
+      index = scalars.index(after: index)
+    }
+    if let begun = start { words.append(begun..<text.endIndex) }
+    return words
+  }
+
+  /// Whether `scalar` is part of a word: an ASCII letter or digit, or beyond ASCII a letter, number, mark or
+  /// private-use character.
+  private static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
+    if scalar.isASCII {
+      let value = scalar.value | 0x20
+      return (0x61...0x7A).contains(value) || (0x30...0x39).contains(scalar.value)
+    }
+    switch scalar.properties.generalCategory {
+    case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .decimalNumber,
+      .letterNumber, .otherNumber, .nonspacingMark, .spacingMark, .enclosingMark, .privateUse:
+      return true
+    default:
+      return false
+    }
+  }
+
+  /// A query word's tokens, folded: one word of a query may be several of the index (`don't` is `don`, `t`).
+  static func tokens(_ word: Substring) -> [String] {
+    let word = String(word)
+    return words(word).map { fold(word[$0]) }
+  }
+
+  /// `word` without case or diacritics; an ASCII word (most of them, and 50 times faster) without Foundation.
+  static func fold(_ word: Substring) -> String {
+    guard word.utf8.allSatisfy({ $0 < 0x80 }) else {
+      return word.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+    }
+    return String(decoding: word.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+  }
+
+  /// Up to ``excerptWords`` words of `text` around its best run of matches of `phrases` (each a run of tokens, the
+  /// last one a prefix), `…` where cut; and the ranges of the matches in it.
+  static func excerpt(of text: String, matching phrases: [[String]]) -> (String, [Range<String.Index>]) {
+    let words = words(text)
+    guard !words.isEmpty else { return (text, []) }
+    let folded = words.map { fold(text[$0]) }
+    // Each match: the phrase, its first word and its last.
+    var matches: [(phrase: Int, first: Int, last: Int)] = []
+    for start in folded.indices {
+      for (number, phrase) in phrases.enumerated() where !phrase.isEmpty && start + phrase.count <= folded.count {
+        let last = start + phrase.count - 1
+        let whole = zip(folded[start..<last], phrase.dropLast()).allSatisfy { $0 == $1 }
+        if whole, folded[last].hasPrefix(phrase[phrase.count - 1]) {
+          matches.append((number, start, last))
+        }
       }
     }
-    let ranges = bounds.map { lower, upper in
-      text.index(text.startIndex, offsetBy: lower)..<text.index(text.startIndex, offsetBy: upper)
+    var first = 0
+    var end = words.count
+    if words.count > excerptWords {
+      // Of the windows that start at a match, the one with the most phrases, then the most matches; its matches
+      // centred in it.
+      var best: (phrases: Int, matches: Int, lower: Int, upper: Int)?
+      for match in matches {
+        let inside = matches.filter { $0.first >= match.first && $0.last < match.first + excerptWords }
+        guard let upper = inside.map(\.last).max() else { continue }
+        let score = (Set(inside.map(\.phrase)).count, inside.count)
+        if best == nil || score.0 > best!.phrases || (score.0 == best!.phrases && score.1 > best!.matches) {
+          best = (score.0, score.1, match.first, upper)
+        }
+      }
+      if let best {
+        let slack = excerptWords - (best.upper - best.lower + 1)
+        first = min(max(0, best.lower - slack / 2), words.count - excerptWords)
+      }
+      end = first + excerptWords
     }
-    return (text, ranges)
+    let lower = first == 0 ? text.startIndex : words[first].lowerBound
+    let upper = end == words.count ? text.endIndex : words[end - 1].upperBound
+    // Built as UTF-8, the matches' bounds counted in its bytes: they are scalar boundaries of the result.
+    var excerpt = first == 0 ? "" : "…"
+    var bounds: [(Int, Int)] = []
+    var cursor = lower
+    for match in matches where match.first >= first && match.last < end {
+      let range = words[match.first].lowerBound..<words[match.last].upperBound
+      guard range.lowerBound >= cursor else { continue }
+      excerpt += text[cursor..<range.lowerBound]
+      let start = excerpt.utf8.count
+      excerpt += text[range]
+      bounds.append((start, excerpt.utf8.count))
+      cursor = range.upperBound
+    }
+    excerpt += text[cursor..<upper]
+    if end < words.count { excerpt += "…" }
+    let utf8 = excerpt.utf8
+    let highlights = bounds.map { start, end in
+      utf8.index(utf8.startIndex, offsetBy: start)..<utf8.index(utf8.startIndex, offsetBy: end)
+    }
+    return (excerpt, highlights)
   }
 }

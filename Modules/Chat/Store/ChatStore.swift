@@ -90,6 +90,7 @@ public final class ChatStore: SQLiteStore {
       configuration.label = "Keel.ChatStore"
       configuration.busyMode = .timeout(10)
       configuration.maximumReaderCount = 4
+      configuration.prepareDatabase { db in try SearchRank.register(in: db) }
       let pool = try DatabasePool(path: url.path, configuration: configuration)
       try ChatStoreSchema.migrator.migrate(pool)
       return pool

@@ -163,7 +163,63 @@ enum ChatStoreSchema {
           END;
           """)
     }
+    // The search index in the order of the results: each message has a search key, its time in milliseconds times
+    // 2^20 plus its place among the messages of that millisecond, the index's row id, so that FTS5 itself orders
+    // equal matches newest first; and the conversation as a column, so that a search of one conversation never reads
+    // a message. The index holds no text of its own (contentless): the triggers give it what it indexes and what it
+    // removes (Documentation/Decisions/0023).
+    migrator.registerMigration("chat-v11-search-order") { db in
+      try db.execute(
+        sql: """
+          DROP TRIGGER message_search_insert;
+          DROP TRIGGER message_search_delete;
+          DROP TRIGGER message_search_update;
+          DROP TABLE message_search;
+          ALTER TABLE message ADD COLUMN searchKey INTEGER;
+          UPDATE message SET searchKey = keyed.key FROM (
+            SELECT rowid AS row, base + row_number() OVER (PARTITION BY base ORDER BY sortKey) - 1 AS key
+            FROM (SELECT rowid, sortKey, \(searchBase("createdAt")) AS base FROM message)
+          ) AS keyed WHERE message.rowid = keyed.row;
+          CREATE UNIQUE INDEX message_search_key ON message(searchKey);
+          CREATE VIRTUAL TABLE message_search USING fts5(
+            text, conversation, content='', tokenize='unicode61 remove_diacritics 2'
+          );
+          INSERT INTO message_search(rowid, text, conversation) SELECT searchKey, text, hex(conversationID) FROM message;
+          CREATE TRIGGER message_search_insert AFTER INSERT ON message BEGIN
+            UPDATE message SET searchKey = \(searchKey("new.createdAt")) WHERE rowid = new.rowid;
+            INSERT INTO message_search(rowid, text, conversation)
+              SELECT searchKey, text, hex(conversationID) FROM message WHERE rowid = new.rowid;
+          END;
+          CREATE TRIGGER message_search_delete AFTER DELETE ON message BEGIN
+            INSERT INTO message_search(message_search, rowid, text, conversation)
+              VALUES ('delete', old.searchKey, old.text, hex(old.conversationID));
+          END;
+          CREATE TRIGGER message_search_update AFTER UPDATE OF text, createdAt, conversationID ON message
+            WHEN old.text IS NOT new.text OR old.createdAt IS NOT new.createdAt
+              OR old.conversationID IS NOT new.conversationID BEGIN
+            INSERT INTO message_search(message_search, rowid, text, conversation)
+              VALUES ('delete', old.searchKey, old.text, hex(old.conversationID));
+            UPDATE message SET searchKey = \(searchKey("new.createdAt"))
+              WHERE rowid = new.rowid AND old.createdAt IS NOT new.createdAt;
+            INSERT INTO message_search(rowid, text, conversation)
+              SELECT searchKey, text, hex(conversationID) FROM message WHERE rowid = new.rowid;
+          END;
+          """)
+    }
     return migrator
+  }
+
+  /// The first search key of the millisecond `time` (an SQL expression): times beyond ±2^42 ms (139 years from 1970)
+  /// share the last one.
+  private static func searchBase(_ time: String) -> String {
+    "(max(min(\(time), 4398046511104), -4398046511104) * 1048576)"
+  }
+
+  /// The next free search key of the millisecond `time` (an SQL expression), through the key's index.
+  private static func searchKey(_ time: String) -> String {
+    let base = searchBase(time)
+    return
+      "(SELECT coalesce(max(searchKey) + 1, \(base)) FROM message WHERE searchKey >= \(base) AND searchKey < \(base) + 1048576)"
   }
 }
 
