@@ -31,8 +31,7 @@ extension ChatService {
     }
     await forgetReleasedFiles(of: account)
     let (kept, tag) = Self.cacheEntry(of: url, in: account.fileCache)
-    let keptTag =
-      FileManager.default.fileExists(atPath: kept.path) ? try? String(contentsOf: tag, encoding: .utf8) : nil
+    let keptTag = Self.keptTag(of: kept, in: tag)
     var request = APIRequest<URL>.download(FileEndpoint(url: url, ifNoneMatch: keptTag), to: kept)
     request.acceptableStatus = 200...304
     request.progress = progress
@@ -40,8 +39,10 @@ extension ChatService {
       let response = try await sessions.client.response(for: request)
       if response.status == 304, let size = try? ChatOutbox.size(of: kept) {
         progress?(TransferProgress(completedBytes: size, expectedBytes: size))
-      } else if let etag = response.headers.first(where: { $0.key.lowercased() == "etag" })?.value {
-        try? OwnerOnlyFiles.write(Data(etag.utf8), to: tag, synchronously: false)
+      } else if let etag = response.headers.first(where: { $0.key.lowercased() == "etag" })?.value,
+        let size = try? ChatOutbox.size(of: kept)
+      {
+        try? OwnerOnlyFiles.write(Data("\(size) \(etag)".utf8), to: tag, synchronously: false)
       } else {
         try? FileManager.default.removeItem(at: tag)
       }
@@ -77,7 +78,20 @@ extension ChatService {
     }
   }
 
-  /// The kept copy of the file at `url` in `cache`, named by the SHA-256 of the URL, and its ETag beside it.
+  /// The ETag of the copy `kept`, from `tag` (`SIZE ETAG`, written after the copy); `nil`, and the entry forgotten,
+  /// when the copy does not have the size written there: a power loss can leave a download short, never flushed.
+  private static func keptTag(of kept: URL, in tag: URL) -> String? {
+    guard FileManager.default.fileExists(atPath: kept.path) else { return nil }
+    let entry = (try? String(contentsOf: tag, encoding: .utf8)) ?? ""
+    let fields = entry.split(separator: " ", maxSplits: 1)
+    guard fields.count == 2, let size = Int64(fields[0]), (try? ChatOutbox.size(of: kept)) == size else {
+      for file in [kept, tag] { try? FileManager.default.removeItem(at: file) }
+      return nil
+    }
+    return String(fields[1])
+  }
+
+  /// The kept copy of the file at `url` in `cache`, named by the SHA-256 of the URL, and its size and ETag beside it.
   private static func cacheEntry(of url: URL, in cache: URL) -> (kept: URL, tag: URL) {
     let key = ChatAccount.digest(of: url.absoluteString)
     return (cache.appendingPathComponent(key), cache.appendingPathComponent(key + ".etag"))
