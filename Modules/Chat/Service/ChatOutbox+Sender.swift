@@ -186,6 +186,7 @@ extension ChatOutbox {
     guard let user = accounts.sessions.currentUser, user.id == account.userID, user.id == outgoing.senderID else {
       return .retry("its sender, \(outgoing.senderID), is not signed in")
     }
+    if let lost = outgoing.lostFile(in: account.images) { return .refused(lost) }
     var form = MultipartFormData()
     form.append(outgoing.text, name: "text")
     form.append(outgoing.clientMessageID, name: "clientMessageId")

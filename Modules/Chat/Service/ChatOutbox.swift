@@ -39,6 +39,22 @@ struct OutgoingMessage: Codable, Sendable {
   }
 }
 
+extension OutgoingMessage {
+  /// Why the outbox's copies of its files, in `images`, cannot be sent as they were taken: a copy missing or of
+  /// another size than it had (a power loss can leave one short: the copies are not flushed, the outbox's records
+  /// are); `nil` when they are whole.
+  func lostFile(in images: URL) -> String? {
+    for file in files ?? [] {
+      let size = try? ChatOutbox.size(of: images.appendingPathComponent(file.copy))
+      if size != file.size {
+        return "Its file \(file.name) was lost on this device before it was sent (\(size ?? 0) of \(file.size) bytes "
+          + "are left); attach it again."
+      }
+    }
+    return nil
+  }
+}
+
 /// A file waiting in the outbox with its message: the outbox's copy, and what the server is told of it.
 struct OutgoingFile: Codable, Sendable {
   /// The copy's file name in `outbox-images/`.
