@@ -4,7 +4,7 @@ MODULES := RateLimiting Networking NIOTransports PostgresLimits Realtime Persist
 SOURCES := Package.swift Modules Tests Benchmarks Examples Fuzz
 SYMBOL_GRAPHS := .build/symbol-graphs
 
-.PHONY: build test limits-proof tsan lint format docs samples bench bench-quick demo examples readme-package consumers fuzz peers ci
+.PHONY: build test limits-proof tsan lint format docs samples bench bench-quick demo examples readme-package consumers apple-imports fuzz peers ci
 
 build:
 	$(SWIFT) build --build-tests
@@ -37,6 +37,11 @@ tsan:
 
 lint:
 	$(SWIFT) format lint --strict --recursive $(SOURCES)
+
+# The imports of the code only Apple platforms compile (never built here): each an Apple SDK module or its target's.
+apple-imports:
+	python3 Scripts/check-apple-imports.py --self-test
+	python3 Scripts/check-apple-imports.py
 
 format:
 	$(SWIFT) format --in-place --recursive $(SOURCES)
@@ -115,4 +120,4 @@ consumers:
 	SWIFT=$(SWIFT) bash Scripts/consumer-check.sh
 
 ci: export KEEL_STRICT = 1
-ci: build peers samples test limits-proof examples readme-package consumers bench-quick tsan lint docs fuzz
+ci: build peers samples test limits-proof examples readme-package consumers bench-quick tsan lint apple-imports docs fuzz
