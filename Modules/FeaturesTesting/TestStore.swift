@@ -41,6 +41,10 @@ public final class TestStore<State: Equatable, Action: Sendable> {
   /// The feature's state now, including the changes of actions that effects sent and the test has not received yet.
   public var state: State { store.state }
 
+  /// Whether the feature asked to be dismissed (its reducer returned `Effect.dismiss`): what a presenter would have
+  /// done, for a feature tested on its own.
+  public var isDismissed: Bool { recorder.isDismissed }
+
   /// The store that runs the feature, wrapped in a reducer that records every reduction.
   let store: Store<State, TestStoreAction<Action>>
   let recorder: Recorder<State, Action>

@@ -71,6 +71,41 @@ struct ObservationTests {
     #expect(notifications.count == 2)
   }
 
+  @Test("A reader of one field is told of that field's changes only, not of another field's")
+  func perField() {
+    let store = Store(initialState: Pair.State(), reducer: Pair())
+    let left = Notifications()
+    let whole = Notifications()
+
+    left.track { _ = store.left }
+    whole.track { _ = store.state }
+    store.send(.right(1))
+    #expect(left.count == 0, "a change of another field is not this reader's")
+    #expect(whole.count == 1, "a reader of the whole state hears of every change")
+    store.send(.left(1))
+    #expect(left.count == 1)
+
+    left.track { _ = store.left }
+    store.send(.left(1))
+    store.send(.right(2))
+    #expect(left.count == 1, "an equal value and another field notify nothing")
+    store.send(.left(2))
+    #expect(left.count == 2)
+    #expect(store.left == 2 && store.right == 2)
+  }
+
+  @Test("A field is compared on its own, even where the whole state cannot be")
+  func perFieldOfOpaqueState() {
+    let store = Store(initialState: Opaque.State(), reducer: Opaque())
+    let value = Notifications()
+    let whole = Notifications()
+    value.track { _ = store.value }
+    whole.track { _ = store.state }
+    store.send(.same)
+    #expect(whole.count == 1, "a state that cannot be compared changes on every action")
+    #expect(value.count == 0, "its Int field did not change")
+  }
+
   @Test("A scoped store notifies only when its own slice changes")
   func scopedStore() {
     let store = Store(initialState: Pair.State(), reducer: Pair())

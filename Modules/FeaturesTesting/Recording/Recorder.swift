@@ -12,4 +12,6 @@ final class Recorder<State, Action> {
   var sent: Reduction<State, Action>?
   /// The actions effects sent, oldest first, not yet received by the test.
   var received: [Reduction<State, Action>] = []
+  /// Whether the feature asked to be dismissed.
+  var isDismissed = false
 }

@@ -13,6 +13,9 @@ struct RecordingReducer<Feature: Reducer>: Reducer {
     switch action {
     case .cancelInFlightEffects:
       return .cancel(id: InFlightEffectsID())
+    case .dismissed:
+      recorder.isDismissed = true
+      return .none
     case .sent(let sent):
       let before = state
       let effect = feature.reduce(into: &state, action: sent)
@@ -27,6 +30,6 @@ struct RecordingReducer<Feature: Reducer>: Reducer {
   }
 
   private static func tagged(_ effect: Effect<Feature.Action>) -> Effect<TestStoreAction<Feature.Action>> {
-    effect.map { .received($0) }.cancellable(id: InFlightEffectsID())
+    effect.map { .received($0) }.replacingDismiss(with: .send(.dismissed)).cancellable(id: InFlightEffectsID())
   }
 }

@@ -7,6 +7,8 @@ enum TestStoreAction<Action: Sendable>: Sendable {
   case received(Action)
   /// Cancels every effect the feature started (``TestStore/skipInFlightEffects(timeout:)``).
   case cancelInFlightEffects
+  /// The feature returned `Effect.dismiss`, which nothing presents here: ``TestStore/isDismissed`` records it.
+  case dismissed
 }
 
 /// The id every effect of a ``TestStore``'s feature runs under, so that they can all be cancelled at once.

@@ -8,4 +8,16 @@ enum CompositionWarning {
       "\(action) reached \(place) while that child was absent, and was ignored: send a child's actions only while it exists."
     )
   }
+
+  static func nothingPresents(_ action: Any.Type) {
+    EffectFailure.logger.warning(
+      "A feature whose actions are \(action) asked to be dismissed, but nothing presents it: present it with ifLet of a PresentationAction or a navigation stack."
+    )
+  }
+
+  static func pushIgnored(_ id: StackElementID, in place: String) {
+    EffectFailure.logger.warning(
+      "A push with id \(id) reached \(place), whose stack already gave that id or a later one, and was ignored."
+    )
+  }
 }

@@ -3,7 +3,7 @@ extension Effect {
   /// that use the same id (a row's debounce) then never cancel each other's work.
   func scopingCancelIDs(to scope: CancelID) -> Effect {
     switch operation {
-    case .none, .send, .run:
+    case .none, .send, .run, .dismiss:
       self
     case .merge(let effects):
       Effect(operation: .merge(effects.map { $0.scopingCancelIDs(to: scope) }))

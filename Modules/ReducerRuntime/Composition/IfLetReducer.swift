@@ -1,5 +1,5 @@
 /// A parent reducer with an optional child (a sheet, a detail): the child runs first, on its state while there is one;
-/// then the parent runs. Built by ``Reducer/ifLet(_:action:embed:child:)``.
+/// then the parent runs. Built by ``Reducer/ifLet(_:action:embed:child:)->IfLetReducer<Self,Child>``.
 ///
 /// - An action for the child while its state is `nil` is ignored, with a warning in the log: a programming error.
 /// - When the parent sets the child's state to `nil`, every effect the child started is cancelled: a dismissed

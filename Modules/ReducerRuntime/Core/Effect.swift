@@ -36,6 +36,7 @@ public struct Effect<Action: Sendable>: Sendable {
     case merge([Effect])
     case cancellable(id: CancelID, cancelInFlight: Bool, Effect)
     case cancel(id: CancelID)
+    case dismiss
   }
 
   let operation: Operation
@@ -99,6 +100,15 @@ public struct Effect<Action: Sendable>: Sendable {
   /// Cancels the work running under `id`.
   public static func cancel(id: some Hashable & Sendable) -> Effect { Effect(operation: .cancel(id: CancelID(id))) }
 
+  /// Asks whoever presents this feature to dismiss it: the nearest presentation (an `ifLet` of a
+  /// ``PresentationAction``) sets the feature's state to `nil`, or the navigation stack (a `forEach` of a
+  /// ``StackState``) pops it and every destination above it. Either cancels the feature's effects. A feature that
+  /// nothing presents logs a warning and stays.
+  ///
+  /// A reducer returns it, typically on the answer of the request the screen was for: the rename succeeded, the sheet
+  /// goes.
+  public static var dismiss: Effect { Effect(operation: .dismiss) }
+
   /// The same work, with every action it sends turned into another action: how a parent runs a child's effects.
   public func map<Other: Sendable>(_ transform: @escaping @Sendable (Action) -> Other) -> Effect<Other> {
     switch operation {
@@ -109,6 +119,21 @@ public struct Effect<Action: Sendable>: Sendable {
     case .cancellable(let id, let cancelInFlight, let effect):
       Effect<Other>(operation: .cancellable(id: id, cancelInFlight: cancelInFlight, effect.map(transform)))
     case .cancel(let id): Effect<Other>(operation: .cancel(id: id))
+    case .dismiss: .dismiss
+    }
+  }
+
+  /// The same effect with every ``dismiss`` replaced by `replacement`: how a presenter turns its child's wish to go
+  /// into an action of its own.
+  package func replacingDismiss(with replacement: Effect) -> Effect {
+    switch operation {
+    case .none, .send, .run, .cancel: self
+    case .dismiss: replacement
+    case .merge(let effects): Effect(operation: .merge(effects.map { $0.replacingDismiss(with: replacement) }))
+    case .cancellable(let id, let cancelInFlight, let inner):
+      Effect(
+        operation: .cancellable(
+          id: id, cancelInFlight: cancelInFlight, inner.replacingDismiss(with: replacement)))
     }
   }
 }

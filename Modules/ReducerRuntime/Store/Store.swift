@@ -8,9 +8,12 @@ import Observation
 /// - **Effects** run in tasks the store owns; they are cancelled when their id is, or when the store goes away.
 /// - **Observers:** ``states()`` gives each one a stream of its own: the current state, then each change (a state
 ///   equal to the last one sent is skipped when `State` is `Equatable`).
-/// - **Observation:** the store is `Observable`. Reading ``state`` inside `withObservationTracking` (or a SwiftUI
-///   body) registers; each change of state is one notification, an action that leaves an `Equatable` state equal is
-///   none, and a scoped store notifies only when its own slice changes.
+/// - **Observation:** the store is `Observable`, per property. Reading one field through the store (`store.count`,
+///   the state's fields are the store's dynamic members) inside `withObservationTracking` (or a SwiftUI body)
+///   registers for that field alone: a change of another field does not notify it (an `Equatable` field notifies
+///   only when its value changed; any other, on every change of state). Reading ``state`` whole registers for every
+///   change; an action that leaves an `Equatable` state equal is none, and a scoped store notifies only when its own
+///   slice changes.
 ///
 /// ```swift
 /// struct Counter: Reducer {
@@ -24,9 +27,11 @@ import Observation
 ///
 /// let store = Store(initialState: Counter.State(), reducer: Counter())
 /// store.send(.increment)
+/// print(store.count)                                         // 1: a view that reads it re-renders for it alone
 /// for await state in store.states() { print(state.count) }   // 1, then each change
 /// ```
 @MainActor
+@dynamicMemberLookup
 public final class Store<State, Action: Sendable>: Observable {
   /// The state now. Reading it inside `withObservationTracking` registers for its next change.
   public var state: State {
@@ -55,6 +60,56 @@ public final class Store<State, Action: Sendable>: Observable {
   /// change elsewhere in the parent.
   private var announced: State?
 
+  /// The fields read through ``subscript(dynamicMember:)-(KeyPath<State,Value>)``, by their key path on `State`.
+  private var fields: [AnyKeyPath: ObservedField<State, Action>] = [:]
+  /// The state when the fields were last compared: what a change is compared with, field by field.
+  private var fieldsCompared: State?
+
+  /// One field of the state, read so that an observer is told only of this field's changes: when its value differs
+  /// from the last one (the field is `Equatable`).
+  public subscript<Value: Equatable>(dynamicMember field: KeyPath<State, Value>) -> Value {
+    observe(field) { $0[keyPath: field] != $1[keyPath: field] }
+    return core.state[keyPath: field]
+  }
+
+  /// One field of the state, read so that an observer is told only of changes of state that may touch it: every
+  /// change, as the field cannot be compared.
+  public subscript<Value>(dynamicMember field: KeyPath<State, Value>) -> Value {
+    observe(field, changed: nil)
+    return core.state[keyPath: field]
+  }
+
+  /// Registers the reader of `field` with the Observation framework, as the reader of that field alone.
+  private func observe<Value>(_ field: KeyPath<State, Value>, changed: ((State, State) -> Bool)?) {
+    if !isAnnouncing {
+      isAnnouncing = true
+      announceChanges()
+    }
+    if fields[field] == nil {
+      if fieldsCompared == nil { fieldsCompared = core.state }
+      let path = stateKeyPath.appending(path: field)
+      fields[field] = ObservedField(
+        changed: changed, access: { $0.registrar.access($0, keyPath: path) },
+        notify: {
+          $0.registrar.willSet($0, keyPath: path)
+          $0.registrar.didSet($0, keyPath: path)
+        })
+    }
+    fields[field]?.readSinceChange = true
+    fields[field]?.access(self)
+  }
+
+  /// Notifies the readers of each field that changed from `fieldsCompared` to `state`.
+  private func announceFieldChanges(_ state: State) {
+    guard let previous = fieldsCompared else { return }
+    fieldsCompared = state
+    for (key, field) in fields where field.readSinceChange {
+      if let changed = field.changed, !changed(previous, state) { continue }
+      fields[key]?.readSinceChange = false
+      field.notify(self)
+    }
+  }
+
   /// A store that runs `reducer` from `initialState`.
   public init<R: Reducer>(initialState: State, reducer: R) where R.State == State, R.Action == Action {
     core = StoreCore(
@@ -82,6 +137,7 @@ public final class Store<State, Action: Sendable>: Observable {
       guard let self else { return false }
       if let compare, let announced = self.announced, compare(announced, state) { return true }
       if compare != nil { self.announced = state }
+      if !self.fields.isEmpty { self.announceFieldChanges(state) }
       guard self.readSinceChange else { return true }
       self.readSinceChange = false
       self.registrar.willSet(self, keyPath: self.stateKeyPath)
@@ -104,4 +160,18 @@ extension Store where State: Sendable {
   /// A new stream of the state: the current one first, then every change, for as long as the store lives. Each call
   /// gives a stream of its own, so any number of observers may listen.
   public func states() -> AsyncStream<State> { core.states() }
+}
+
+/// A field of a store's state that someone read through the store: how to tell its change, and how to tell its
+/// readers.
+@MainActor
+private struct ObservedField<State, Action: Sendable> {
+  /// Whether the field differs between two states; `nil` when it cannot be told (every change is one).
+  let changed: ((State, State) -> Bool)?
+  /// Registers the current reader with the Observation framework.
+  let access: (Store<State, Action>) -> Void
+  /// Tells the field's readers it changed.
+  let notify: (Store<State, Action>) -> Void
+  /// Whether the field was read since its readers were last told: a one-shot registration needs no second call.
+  var readSinceChange = true
 }

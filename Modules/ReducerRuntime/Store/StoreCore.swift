@@ -144,6 +144,8 @@ final class StoreCore<State, Action: Sendable> {
       for effect in effects { run(effect, ids: ids, into: &started) }
     case .cancel(let id):
       effects.cancel(id)
+    case .dismiss:
+      CompositionWarning.nothingPresents(Action.self)
     case .cancellable(let id, let cancelInFlight, let inner):
       if cancelInFlight { effects.cancel(id) }
       run(inner, ids: ids + [id], into: &started)
