@@ -1,6 +1,6 @@
 # One entry per habit. `make ci` is what .ci/run runs; it sets KEEL_STRICT=1 (warnings are errors in Keel's targets).
 SWIFT ?= swift
-MODULES := RateLimiting Networking NIOTransports PostgresLimits Realtime Persistence Domain Chat ReducerRuntime Features FeaturesTesting Sandbox
+MODULES := RateLimiting Networking NIOTransports PostgresLimits Realtime Persistence Domain Chat ReducerRuntime Features FeaturesTesting KeelUI Sandbox
 SOURCES := Package.swift Modules Tests Benchmarks Examples Fuzz
 SYMBOL_GRAPHS := .build/symbol-graphs
 

@@ -77,6 +77,7 @@ let package = Package(
     .library(name: "ReducerRuntime", targets: ["ReducerRuntime"]),
     .library(name: "Features", targets: ["Features"]),
     .library(name: "FeaturesTesting", targets: ["FeaturesTesting"]),
+    .library(name: "KeelUI", targets: ["KeelUI"]),
     .library(name: "NIOTransports", targets: ["NIOTransports"]),
     .library(name: "PostgresLimits", targets: ["PostgresLimits"]),
     .library(name: "Sandbox", targets: ["Sandbox"]),
@@ -288,6 +289,21 @@ let package = Package(
       name: "ReducerRuntimeTests",
       dependencies: ["ReducerRuntime", "FeaturesTesting", "TestSupport", clocks],
       path: "Tests/ReducerRuntimeTests",
+      swiftSettings: swiftSettings
+    ),
+
+    // The SwiftUI helpers (a store's bindings, the socket's scene-phase modifier), apart from the runtime and Realtime
+    // so that neither imports SwiftUI; what orders the scene-phase changes is plain Swift, built and tested on Linux.
+    .target(
+      name: "KeelUI",
+      dependencies: ["ReducerRuntime", "Realtime", concurrency],
+      path: "Modules/KeelUI",
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "KeelUITests",
+      dependencies: ["KeelUI", concurrency],
+      path: "Tests/KeelUITests",
       swiftSettings: swiftSettings
     ),
 

@@ -1,4 +1,5 @@
 #if canImport(SwiftUI)
+  import ReducerRuntime
   import SwiftUI
 
   extension Store {
@@ -6,6 +7,7 @@
     /// state only through the reducer.
     ///
     /// ```swift
+    /// import ReducerRuntime
     /// import SwiftUI
     ///
     /// struct Search: Reducer {
@@ -37,6 +39,7 @@
   /// `content`, which observes only the child's slice.
   ///
   /// ```swift
+  /// import ReducerRuntime
   /// import SwiftUI
   ///
   /// struct Counter: Reducer {
