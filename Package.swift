@@ -310,14 +310,15 @@ let package = Package(
     // The app's features, built on the runtime, Domain and the chat.
     .target(
       name: "Features",
-      dependencies: ["ReducerRuntime", "Domain", "Chat", concurrency],
+      dependencies: ["ReducerRuntime", "Domain", "Chat", "Networking", concurrency],
       path: "Modules/Features",
       swiftSettings: swiftSettings
     ),
     .testTarget(
       name: "FeaturesTests",
       dependencies: [
-        "Features", "FeaturesTesting", "Domain", "Chat", "Persistence", "RateLimiting", "TestSupport", clocks,
+        "Features", "FeaturesTesting", "Domain", "Chat", "Networking", "Persistence", "RateLimiting", "TestSupport",
+        clocks,
         concurrency,
       ],
       path: "Tests/FeaturesTests",

@@ -24,7 +24,7 @@ import Testing
           searches.record(query)
           return []
         }, clock: server.clock),
-      userImport: server.feature)
+      userImport: server.feature, signUp: SignUpFeature(client: sessions.client))
     let store = TestStore(initialState: AppFeature.State(), reducer: app)
     await store.send(.view(.task))
     await store.receive(.session(.view(.task)))
@@ -89,7 +89,8 @@ import Testing
     let alice = User(userId: "alice", nickname: "Alice")
     let app = AppFeature(
       session: SessionFeature(client: sessions.client),
-      search: UserSearchFeature(search: { _ in [alice] }, clock: server.clock), userImport: server.feature)
+      search: UserSearchFeature(search: { _ in [alice] }, clock: server.clock), userImport: server.feature,
+      signUp: SignUpFeature(client: sessions.client))
     let store = TestStore(
       initialState: AppFeature.State(session: SessionFeature.State(email: "demo@keel.dev", password: "pw")),
       reducer: app)

@@ -92,7 +92,7 @@ import Testing
     let app = AppFeature(
       session: SessionFeature(client: sessions.client),
       search: UserSearchFeature(search: { _ in [] }, clock: server.clock), userImport: server.feature,
-      chat: ChatFeature(client: chat.client))
+      signUp: SignUpFeature(client: sessions.client), chat: ChatFeature(client: chat.client))
     let store = TestStore(initialState: AppFeature.State(), reducer: app)
     await store.send(.view(.scenePhaseChanged(.background)))  // nobody signed in: no chat to tell
     await store.send(.view(.task))

@@ -114,6 +114,41 @@ private func finishes(_ task: StoreTask?) async -> Bool {
     #expect(store.runningEffectCount == 0)
   }
 
+  @Test("A newer query cancels a search already running at the server, not only one still waiting its debounce")
+  @MainActor
+  func newerQueryCancelsRunningSearch() async {
+    // GIVEN a search for "al" running at a server that notices cancellation
+    let clock = TestClock()
+    let cancelled = Recorder<String>()
+    let started = Recorder<String>()
+    let store = Store(
+      initialState: UserSearchFeature.State(),
+      reducer: UserSearchFeature(
+        search: { query in
+          started.record(query)
+          guard query == "al" else { return [] }
+          let never = Gate(open: false)
+          await withTaskCancellationHandler {
+            await never.pass()
+          } onCancel: {
+            cancelled.record(query)
+            never.open()
+          }
+          return []
+        }, clock: clock))
+    let older = store.send(.view(.queryChanged("al")))
+    #expect(await clock.sleeperArrived())
+    await clock.advance(by: .milliseconds(300))
+    #expect(await started.recorded(count: 1) == ["al"])
+    // WHEN a newer query starts
+    store.send(.view(.queryChanged("alice")))
+    // THEN the running search is cancelled at once, before the newer one's debounce ends
+    #expect(await cancelled.recorded(count: 1) == ["al"])
+    #expect(await finishes(older))
+    #expect(store.state.isLoading && store.state.query == "alice")
+    await clock.advance(by: .milliseconds(300))
+  }
+
   @Test("A late response never overwrites newer results")
   @MainActor
   func lateResponseIgnored() async {

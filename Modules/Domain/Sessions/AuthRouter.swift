@@ -29,8 +29,9 @@ public struct AuthRouter: Endpoint, CustomStringConvertible {
     case signUp(email: String, password: String, nickname: String?)
     /// `PATCH /v1/me` with `{"nickname"}`, authenticated by the session's client.
     case updateProfile(nickname: String)
-    /// `POST /v1/me/image` with a multipart `image` field, authenticated by the session's client.
-    case updateProfileImage(body: Data, contentType: String)
+    /// `POST /v1/me/image` with a multipart `image` field (in memory, or a file to send with progress),
+    /// authenticated by the session's client.
+    case updateProfileImage(HTTPBody)
   }
 
   /// Which of the backend's calls this is.
@@ -83,7 +84,7 @@ public struct AuthRouter: Endpoint, CustomStringConvertible {
     case .signUp(let email, let password, let nickname):
       .json(["email": email, "password": password].merging(nickname.map { ["nickname": $0] } ?? [:]) { $1 })
     case .updateProfile(let nickname): .json(["nickname": nickname])
-    case .updateProfileImage(let body, let contentType): .data(body, contentType: contentType)
+    case .updateProfileImage(let body): body
     default: .empty
     }
   }

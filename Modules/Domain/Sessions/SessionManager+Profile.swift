@@ -1,6 +1,7 @@
 import Foundation
 import KeelConcurrency
 import KeelErrors
+import KeelFiles
 import Logging
 import Networking
 import Persistence
@@ -47,11 +48,17 @@ extension SessionManager {
   /// Uploads the signed-in user's profile image from `file` (`POST /v1/me/image`); the session's user gets its path
   /// in `SessionUser.profileImage`, as ``updateNickname(_:)`` keeps a nickname.
   ///
+  /// - Parameters:
+  ///   - file: The image.
+  ///   - progress: Called as the form's bytes go out, with how far the upload has come (each attempt from zero). With
+  ///     it, the form is written to an owner-only temporary file, sent from there, and removed after.
   /// - Returns: The user as the server now has them.
   /// - Throws: ``SessionError``: `SessionError.Kind.invalidInput` for a file that is missing, over 8 MiB, or not a
   ///   PNG, JPEG, GIF or WebP image by its bytes, before anything is sent; otherwise as ``updateNickname(_:)``.
   @discardableResult
-  public func updateProfileImage(_ file: URL) async throws -> SessionUser {
+  public func updateProfileImage(
+    _ file: URL, progress: (@Sendable (TransferProgress) -> Void)? = nil
+  ) async throws -> SessionUser {
     var form = MultipartFormData()
     let body: Data
     do throws(MultipartError) {
@@ -66,9 +73,29 @@ extension SessionManager {
         .invalidInput, "\(file.path) is not a PNG, JPEG, GIF or WebP image, whatever its name; nothing was sent.")
     }
     let baseURL = try configuredBackend(for: "upload a profile image")
-    let route = AuthRouter.Route.updateProfileImage(body: body, contentType: form.contentType)
+    guard let progress else {
+      let route = AuthRouter.Route.updateProfileImage(.data(body, contentType: form.contentType))
+      return try await sendProfile(APIRequest.json(AuthRouter(route, baseURL: baseURL)))
+    }
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("keel-upload-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let formFile = folder.appendingPathComponent("profile-image.form")
+    do throws(FileSystemError) {
+      try OwnerOnlyFiles.makeDirectory(folder)
+      try OwnerOnlyFiles.write(body, to: formFile, synchronously: false)
+    } catch {
+      throw SessionError(.storage, "Cannot stage the profile image for upload: \(error.description.clause).")
+    }
+    let route = AuthRouter.Route.updateProfileImage(.file(formFile, contentType: form.contentType))
+    var request = APIRequest<SessionUser>.json(AuthRouter(route, baseURL: baseURL))
+    request.progress = progress
+    return try await sendProfile(request)
+  }
+
+  /// Sends a profile change and keeps the user it answers.
+  private func sendProfile(_ request: APIRequest<SessionUser>) async throws -> SessionUser {
     let user: SessionUser = try await RequestFailure.wrapping(SessionError.requestFailed) {
-      try await client.send(.json(AuthRouter(route, baseURL: baseURL)))
+      try await client.send(request)
     }
     return keepProfile(user)
   }

@@ -1,3 +1,4 @@
+import Chat
 import Domain
 
 extension AppFeature {
@@ -15,6 +16,12 @@ extension AppFeature {
     public var lastImportReport: UserImportFeature.Report?
     /// The chat, while someone is signed in (when the app has one).
     public var chat: ChatFeature.State?
+    /// The screens pushed over the chat, bottom first: emptied (their effects cancelled) when the session ends.
+    public var path = StackState<Path.State>()
+    /// The sign-up form, presented over the sign-in form.
+    public var signUp: SignUpFeature.State?
+    /// Whether the side menu (the workspace switcher, the profile, sign-out) is open.
+    public var isSideMenuOpen = false
 
     /// An app with nobody signed in.
     public init(session: SessionFeature.State = SessionFeature.State()) {
@@ -23,6 +30,12 @@ extension AppFeature {
 
     /// Which screen shows.
     public var screen: Screen { search == nil ? .login : .home }
+
+    /// What the side menu lists: the user's workspaces, the one shown first.
+    public var sideMenuWorkspaces: [Workspace] { chat?.channels.workspaces ?? [] }
+
+    /// The workspace the chat shows, if any.
+    public var currentWorkspace: Workspace? { chat?.channels.workspace }
   }
 
   /// The app's screens.

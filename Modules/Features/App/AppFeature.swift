@@ -11,6 +11,11 @@ import Domain
 ///   leaves its report in ``State/lastImportReport``.
 /// - Children talk to the app only through their delegate actions (F2); the app talks to them through their own
 ///   actions, such as ``Action/session(_:)`` with `.view(.task)`.
+/// - Navigation is state: the settings, admin and profile screens are pushed on ``State/path`` (a `StackState` of
+///   ``Path``), over the chat; a screen whose channel or workspace is gone pops itself. The side menu switches
+///   workspaces, opens the profile and the admin screens, and signs out. Sign-up is presented over the sign-in form.
+/// - The session ending (signed out, or expired) pops every pushed screen and closes the menu and the sign-up form:
+///   every effect of theirs is cancelled, and the sign-in form shows.
 ///
 /// ```swift
 /// import Domain
@@ -38,6 +43,10 @@ public struct AppFeature: Reducer {
     case userImport(UserImportFeature.Action)
     /// An action of the chat.
     case chat(ChatFeature.Action)
+    /// An action of the navigation stack: a pushed screen's, or a pop.
+    case path(StackAction<Path.State, Path.Action>)
+    /// An action of the sign-up form, or its dismissal.
+    case signUp(PresentationAction<SignUpFeature.Action>)
 
     /// What the user does on screen.
     public enum View: Equatable, Sendable {
@@ -49,6 +58,24 @@ public struct AppFeature: Reducer {
       case importDismissed
       /// The app's scene phase changed (`scenePhase` on Apple platforms): passed on to the chat.
       case scenePhaseChanged(ChatFeature.ScenePhase)
+      /// Show the sign-up form; ignored while someone is signed in.
+      case signUpTapped
+      /// Open or close the side menu.
+      case sideMenuTapped
+      /// Switch to the workspace `id`, from the side menu: back to the chat.
+      case workspaceSwitched(String)
+      /// Push the form that creates a workspace.
+      case createWorkspaceTapped
+      /// Push the admin screen of the workspace shown.
+      case workspaceSettingsTapped
+      /// Push the settings of the channel open in the chat.
+      case channelSettingsTapped
+      /// Push the signed-in user's profile.
+      case profileTapped
+      /// Push a member's profile.
+      case memberTapped(Member)
+      /// Sign out, from the side menu.
+      case signOutTapped
     }
   }
 
@@ -57,24 +84,32 @@ public struct AppFeature: Reducer {
   private let userImport: UserImportFeature
   /// The chat, or `nil` for an app without one.
   private let chat: ChatFeature?
+  /// The pushed screens, or `nil` for an app without a chat.
+  private let path: Path?
+  private let signUp: SignUpFeature
 
-  /// An app made of its features; without `chat`, signing in shows no chat.
+  /// An app made of its features; without `chat` and `path`, signing in shows no chat and pushes nothing.
   public init(
-    session: SessionFeature, search: UserSearchFeature, userImport: UserImportFeature, chat: ChatFeature? = nil
+    session: SessionFeature, search: UserSearchFeature, userImport: UserImportFeature, signUp: SignUpFeature,
+    chat: ChatFeature? = nil, path: Path? = nil
   ) {
     self.session = session
     self.search = search
     self.userImport = userImport
+    self.signUp = signUp
     self.chat = chat
+    self.path = path
   }
 
   /// The app on `dependencies`' session and user managers and its chat (when the configuration has a backend for
   /// it), measuring time on `clock`.
   public static func live(dependencies: Dependencies, clock: any Clock<Duration>) -> AppFeature {
-    AppFeature(
+    let chat = try? dependencies.chat
+    return AppFeature(
       session: .live(sessions: dependencies.sessions), search: .live(users: dependencies.users, clock: clock),
       userImport: .live(users: dependencies.users, clock: clock),
-      chat: (try? dependencies.chat).map { ChatFeature(client: .live($0)) })
+      signUp: SignUpFeature(client: .live(dependencies.sessions)), chat: chat.map { ChatFeature(client: .live($0)) },
+      path: chat.map { Path(admin: .live($0), profile: .live(dependencies.sessions)) })
   }
 
   /// Runs the child an action is for, then the app's own logic.
@@ -99,6 +134,13 @@ public struct AppFeature: Reducer {
       // Never run without a chat: its state is only made when there is one.
       chat.map(Reduce.init) ?? Reduce { _, _ in .none }
     }
+    .forEach(\.path, action: { if case .path(let action) = $0 { action } else { nil } }, embed: Action.path) {
+      // Never run without a chat: nothing is pushed without one.
+      path.map(Reduce.init) ?? Reduce { _, _ in .none }
+    }
+    .ifLet(\.signUp, action: { if case .signUp(let action) = $0 { action } else { nil } }, embed: Action.signUp) {
+      signUp
+    }
     .reduce(into: &state, action: action)
   }
 
@@ -116,7 +158,22 @@ public struct AppFeature: Reducer {
       return .none
     case .view(.scenePhaseChanged(let phase)):
       return state.chat == nil ? .none : .send(.chat(.view(.scenePhaseChanged(phase))))
+    case .view(.signUpTapped):
+      guard state.session.user == nil, state.signUp == nil else { return .none }
+      state.signUp = SignUpFeature.State()
+      return .none
+    case .view(.sideMenuTapped):
+      guard state.chat != nil else { return .none }
+      state.isSideMenuOpen.toggle()
+      return .none
+    case .view(.signOutTapped):
+      state.isSideMenuOpen = false
+      return .send(.session(.view(.logoutTapped)))
+    case .view(.workspaceSwitched), .view(.createWorkspaceTapped), .view(.workspaceSettingsTapped),
+      .view(.channelSettingsTapped), .view(.profileTapped), .view(.memberTapped):
+      return navigate(action, &state)
     case .session(.delegate(.signedIn(let user))):
+      state.signUp = nil
       state.search = UserSearchFeature.State()
       guard chat != nil else { return .none }
       state.chat = ChatFeature.State(me: user.id)
@@ -127,6 +184,10 @@ public struct AppFeature: Reducer {
       state.userImport = nil
       state.selectedUser = nil
       state.chat = nil
+      // Every pushed screen goes, its effects cancelled by the stack; the sign-in form shows.
+      state.path.removeAll()
+      state.isSideMenuOpen = false
+      state.signUp = nil
       return .none
     case .search(.delegate(.userSelected(let user))):
       state.selectedUser = user
@@ -134,7 +195,62 @@ public struct AppFeature: Reducer {
     case .userImport(.delegate(.finished(let report))):
       state.lastImportReport = report
       return .none
-    case .session, .search, .userImport, .chat:
+    case .signUp(.presented(.delegate(.signedUp))):
+      state.signUp = nil  // the session follows the new account as any sign-in
+      return .none
+    case .path(.element(_, action: let screen)):
+      return pushedScreen(screen, &state)
+    case .session, .search, .userImport, .chat, .path, .signUp:
+      return .none
+    }
+  }
+
+  /// Pushes a screen, or switches the workspace, as the side menu or the chat asked.
+  private func navigate(_ action: Action, _ state: inout State) -> Effect<Action> {
+    guard path != nil, let chat = state.chat, let me = state.session.user else { return .none }
+    state.isSideMenuOpen = false
+    switch action {
+    case .view(.workspaceSwitched(let id)):
+      state.path.removeAll()
+      return .send(.chat(.channels(.view(.workspaceSelected(id)))))
+    case .view(.createWorkspaceTapped):
+      state.path.append(.workspaceAdmin(WorkspaceAdminFeature.State(me: me.id)))
+      return .none
+    case .view(.workspaceSettingsTapped):
+      guard let workspace = chat.channels.workspace else { return .none }
+      let id = state.path.append(.workspaceAdmin(WorkspaceAdminFeature.State(workspace: workspace, me: me.id)))
+      return .send(.path(.element(id: id, action: .workspaceAdmin(.view(.task)))))
+    case .view(.channelSettingsTapped):
+      guard let channel = chat.conversation?.conversation, channel.kind == .channel else { return .none }
+      let id = state.path.append(.channelSettings(ChannelSettingsFeature.State(channel: channel, me: me.id)))
+      return .send(.path(.element(id: id, action: .channelSettings(.view(.task)))))
+    case .view(.profileTapped):
+      state.path.append(.profile(ProfileFeature.State(me: me)))
+      return .none
+    case .view(.memberTapped(let member)):
+      state.path.append(
+        member.id == me.id ? .profile(ProfileFeature.State(me: me)) : .profile(ProfileFeature.State(member: member)))
+      return .none
+    default:
+      return .none
+    }
+  }
+
+  /// What the app does when a pushed screen tells it something; the screen pops itself when what it showed is gone.
+  private func pushedScreen(_ action: Path.Action, _ state: inout State) -> Effect<Action> {
+    switch action {
+    case .channelSettings(.delegate(.changed(let channel))):
+      if state.chat?.conversation?.conversation.id == channel.id { state.chat?.conversation?.conversation = channel }
+      return .none
+    case .channelSettings(.delegate(.left(let channel))):
+      if state.chat?.conversation?.conversation.id == channel.id { state.chat?.conversation = nil }
+      return .none
+    case .channelSettings(.delegate(.deleted(let channelID))):
+      if state.chat?.conversation?.conversation.id == channelID { state.chat?.conversation = nil }
+      return .none
+    case .workspaceAdmin(.delegate(.created(let workspace))):
+      return .send(.chat(.channels(.view(.workspaceAdded(workspace)))))
+    default:
       return .none
     }
   }

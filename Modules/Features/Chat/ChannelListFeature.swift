@@ -49,6 +49,8 @@ public struct ChannelListFeature: Reducer {
     case task
     /// The user switched to the workspace `id`.
     case workspaceSelected(String)
+    /// The user made (or was just given) `workspace`: shown and switched to at once, before the live list brings it.
+    case workspaceAdded(Workspace)
     /// The user tapped a channel: opened if joined, else joined.
     case channelTapped(Conversation)
   }
@@ -104,6 +106,11 @@ public struct ChannelListFeature: Reducer {
     case .view(.workspaceSelected(let id)):
       guard id != state.workspaceID, state.workspaces.contains(where: { $0.id == id }) else { return .none }
       return .merge(switchTo(id, state: &state), .run { [client] _ in try? client.setLastWorkspaceID(id) })
+    case .view(.workspaceAdded(let workspace)):
+      if !state.workspaces.contains(where: { $0.id == workspace.id }) {
+        state.workspaces = (state.workspaces + [workspace]).sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+      }
+      return .send(.view(.workspaceSelected(workspace.id)))
     case .view(.channelTapped(let channel)):
       if channel.joined { return .send(.delegate(.openConversation(channel))) }
       guard !state.joining.contains(channel.id) else { return .none }

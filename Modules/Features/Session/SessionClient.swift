@@ -10,23 +10,28 @@ public struct SessionClient: Sendable {
   public var states: @Sendable () -> AsyncStream<SessionState>
   /// The session's state now: how the feature recognises a value of ``states`` that a newer one already replaced.
   public var current: @Sendable () -> SessionState
+  /// Creates an account and signs it in; throws a `SessionError` when it cannot (`E409`: the email has one).
+  public var signUp: @Sendable (_ email: String, _ password: String, _ nickname: String?) async throws -> SessionUser
 
   /// A client made of closures.
   public init(
     login: @escaping @Sendable (_ email: String, _ password: String) async throws -> SessionUser,
     logout: @escaping @Sendable () async throws -> Void, states: @escaping @Sendable () -> AsyncStream<SessionState>,
-    current: @escaping @Sendable () -> SessionState
+    current: @escaping @Sendable () -> SessionState,
+    signUp: @escaping @Sendable (_ email: String, _ password: String, _ nickname: String?) async throws -> SessionUser
   ) {
     self.login = login
     self.logout = logout
     self.states = states
     self.current = current
+    self.signUp = signUp
   }
 
   /// The client of `sessions`.
   public static func live(_ sessions: SessionManager) -> SessionClient {
     SessionClient(
       login: { try await sessions.login(email: $0, password: $1) }, logout: { try await sessions.logout() },
-      states: { sessions.states() }, current: { sessions.state })
+      states: { sessions.states() }, current: { sessions.state },
+      signUp: { try await sessions.signUp(email: $0, password: $1, nickname: $2) })
   }
 }

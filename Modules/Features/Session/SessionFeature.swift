@@ -14,7 +14,8 @@ import Foundation
 ///   without the user asking, ``Delegate/sessionExpired`` (F2): once per change, whether it came from this
 ///   feature's own sign-in or from the session manager. A state the manager already replaced when it arrives is
 ///   skipped, and the answer of a sign-in or sign-out counts only while the feature still waits for it, so a late
-///   one never undoes a newer change. Another user signing in is a `signedOut`, then a `signedIn`.
+///   one never undoes a newer change. Another user signing in is a `signedOut`, then a `signedIn`; the same user with
+///   a new profile is a ``Delegate/userChanged(_:)``.
 ///
 /// ```swift
 /// import Domain
@@ -73,6 +74,8 @@ public struct SessionFeature: Reducer {
     case signedOut
     /// The session ended without the user asking (the refresh token was refused): show the sign-in form.
     case sessionExpired
+    /// The signed-in user's profile changed (a new nickname or image): the same session, nothing to reset.
+    case userChanged(SessionUser)
   }
 
   private struct StatesID: Hashable, Sendable {}
@@ -192,6 +195,8 @@ public struct SessionFeature: Reducer {
     guard state.status != .signedIn(user) else { return .none }
     let previous = state.user
     state.status = .signedIn(user)
+    // The same user with a new profile: the session goes on.
+    if previous?.id == user.id { return .send(.delegate(.userChanged(user))) }
     state.password = ""
     state.errorMessage = nil
     let signedIn = Effect<Action>.merge(.cancel(id: LoginID()), .send(.delegate(.signedIn(user))))

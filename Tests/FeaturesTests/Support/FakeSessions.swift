@@ -1,5 +1,6 @@
 import Domain
 import Features
+import KeelConcurrency
 import TestSupport
 
 /// A session manager: signs in as the demo user unless a failure is queued; publishes only what the test says, so
@@ -17,6 +18,17 @@ final class FakeSessions: Sendable {
   let loginGate = Gate()
   /// Passed before a sign-out answers.
   let logoutGate = Gate()
+  /// What a sign-up was asked.
+  struct SignUp: Equatable, Sendable {
+    var email: String
+    var password: String
+    var nickname: String?
+  }
+  let signUps = Recorder<SignUp>()
+  /// Passed before a sign-up answers.
+  let signUpGate = Gate()
+  /// An error every sign-up throws, if set.
+  let signUpFailure = Locked<SessionError?>(nil)
   private let initial: SessionState
   private let published = Recorder<SessionState>()
   private let stream: AsyncStream<SessionState>
@@ -60,6 +72,12 @@ final class FakeSessions: Sendable {
         if let failure = logoutFailure.elements.first { throw failure }
       },
       states: { [stream] in stream },
-      current: { [self] in published.elements.last ?? initial })
+      current: { [self] in published.elements.last ?? initial },
+      signUp: { [self] email, password, nickname in
+        signUps.record(SignUp(email: email, password: password, nickname: nickname))
+        await signUpGate.pass()
+        if let failure = signUpFailure.withLock({ $0 }) { throw failure }
+        return SessionUser(id: "user-new", email: email, nickname: nickname ?? "new")
+      })
   }
 }
