@@ -38,6 +38,8 @@ let clocks: Target.Dependency = .product(name: "Clocks", package: "swift-clocks"
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
 let sqlite: Target.Dependency = .product(name: "GRDBSQLite", package: "GRDB.swift")
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+/// RSA, for the Sandbox's stand-ins for Apple's and Kakao's identity-token keys.
+let cryptoExtras: Target.Dependency = .product(name: "CryptoExtras", package: "swift-crypto")
 let customDump: Target.Dependency = .product(name: "CustomDump", package: "swift-custom-dump")
 
 let hummingbird = serverSide("Hummingbird", "hummingbird")
@@ -332,7 +334,7 @@ let package = Package(
       dependencies: [
         "Networking", "NIOTransports", "Persistence", "RateLimiting", "Realtime", "Domain", "Chat", "Features",
         "Sandbox",
-        "TestSupport", logging, clocks, "DomainCrashHelper", "CrashFixtures", concurrency, random,
+        "TestSupport", logging, clocks, "DomainCrashHelper", "CrashFixtures", concurrency, random, crypto, cryptoExtras,
       ],
       path: "Tests/IntegrationTests",
       swiftSettings: swiftSettings
@@ -353,7 +355,7 @@ let package = Package(
       dependencies: [
         "Realtime", "Networking", hummingbird, hummingbirdCore, hummingbirdWebSocket, httpTypes, nioCore, nioHTTP1,
         serviceLifecycle,
-        logging, crypto, concurrency, files, json, random,
+        logging, crypto, cryptoExtras, concurrency, files, json, random,
       ],
       path: "Modules/Sandbox",
       swiftSettings: swiftSettings

@@ -18,8 +18,8 @@ struct Keel: AsyncParsableCommand {
       """,
     version: KeelVersion.current,
     subcommands: [
-      DemoCommand.self, UsersCommand.self, AuthCommand.self, ChatCommand.self, EventsCommand.self, ImagesCommand.self,
-      SocketIOCommand.self, SandboxCommand.self,
+      DemoCommand.self, UsersCommand.self, AuthCommand.self, ProfileCommand.self, ChatCommand.self, EventsCommand.self,
+      ImagesCommand.self, SocketIOCommand.self, SandboxCommand.self,
     ]
   )
 

@@ -66,6 +66,10 @@ public struct SandboxConfiguration: Sendable {
   /// off by default, so that tests start empty.
   public var seedsChat = false
 
+  /// The app's client id at Apple and Kakao, which a provider's identity token must name as its audience to sign in
+  /// (SandboxAPI §2): `dev.keel.app` by default, as the Sandbox's providers sign unless asked for another.
+  public var providerAudience = "dev.keel.app"
+
   /// Two accounts to try the chat with, `ada@keel.dev` (`ada-password`) and `demo@keel.dev` (`demo-password`): what
   /// the `keel` CLI's Sandboxes sign in with.
   public static let tryingAccounts = ["ada@keel.dev": "ada-password", "demo@keel.dev": "demo-password"]

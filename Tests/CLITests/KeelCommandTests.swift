@@ -13,13 +13,16 @@ struct KeelCommandTests {
     let help = try await Keel.run(["--help"])
     #expect(help.status == 0)
     let text = help.lines.joined(separator: "\n")
-    for command in ["demo", "users", "auth", "chat", "events", "images", "sandbox"] { #expect(text.contains(command)) }
+    for command in ["demo", "users", "auth", "profile", "chat", "events", "images", "sandbox"] {
+      #expect(text.contains(command))
+    }
     for code in ["64", "65", "66", "69", "70", "75", "77"] {
       #expect(text.contains("  \(code)  "), "exit code \(code)")
     }
     let commands = [
       ["demo"], ["users"], ["users", "create"], ["users", "import"], ["users", "get"], ["users", "update"],
-      ["users", "search"], ["auth", "login"], ["auth", "whoami"], ["auth", "logout"], ["events", "track"],
+      ["users", "search"], ["auth", "login"], ["auth", "signup"], ["auth", "whoami"], ["auth", "logout"],
+      ["profile", "show"], ["profile", "set"], ["events", "track"],
       ["events", "flush"], ["events", "status"], ["images", "get"], ["images", "stats"], ["images", "clear"],
       ["chat"], ["chat", "workspaces"], ["chat", "channels"], ["chat", "dms"], ["chat", "history"], ["chat", "send"],
       ["chat", "tail"],

@@ -1,6 +1,7 @@
 import Domain
 import Features
 import FeaturesTesting
+import KeelConcurrency
 import TestSupport
 import Testing
 
@@ -65,6 +66,37 @@ import Testing
     }
     await store.finish()
     #expect(sessions.logins.elements.map(\.email) == ["demo@keel.dev", "demo@keel.dev"], "sent trimmed")
+  }
+
+  @Test("A provider's identity token signs in; a refused one says why in words; taps while it runs do nothing")
+  @MainActor
+  func providerSignIn() async {
+    let sessions = FakeSessions()
+    var refused = SessionError(.providerTokenRefused, "Cannot sign in with apple: the server refused the token.")
+    refused.providerRefusal = .wrongAudience
+    sessions.providerFailure.withLock { $0 = refused }
+    let store = TestStore(initialState: SessionFeature.State(), reducer: SessionFeature(client: sessions.client))
+    sessions.loginGate.close()
+    await store.send(.view(.providerSignedIn(.apple, idToken: "h.p.s", nonce: "n1"))) { $0.status = .signingIn }
+    await store.send(.view(.providerSignedIn(.apple, idToken: "h.p.s", nonce: "n1")))  // a second tap
+    await store.send(.view(.loginTapped))
+    sessions.loginGate.open()
+    await store.receive(
+      .response(.loginFailed(message: "The sign-in could not be verified. Try again, or sign in with your email."))
+    ) {
+      $0.status = .signedOut
+      $0.errorMessage = "The sign-in could not be verified. Try again, or sign in with your email."
+    }
+
+    sessions.providerFailure.withLock { $0 = nil }
+    await store.send(.view(.providerSignedIn(.kakao, idToken: "h.p.t", nonce: nil))) {
+      $0.status = .signingIn
+      $0.errorMessage = nil
+    }
+    await store.receive(.response(.loggedIn(Self.demo))) { $0.status = .signedIn(Self.demo) }
+    await store.receive(.delegate(.signedIn(Self.demo)))
+    #expect(sessions.providerSignIns.elements == ["apple h.p.s n1", "kakao h.p.t -"])
+    await store.finish()
   }
 
   @Test("Signing in follows the state stream; the parent hears signedIn once, then sessionExpired when it ends")

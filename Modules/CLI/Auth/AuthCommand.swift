@@ -6,12 +6,12 @@ import Foundation
 struct AuthCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "auth",
-    abstract: "Sign in, show who is signed in, sign out.",
+    abstract: "Sign up, sign in, show who is signed in, sign out.",
     discussion: """
       The tokens stay in --data-dir, encrypted, between commands; the embedded Sandbox keeps its sessions there \
       too.
       """,
-    subcommands: [AuthLoginCommand.self, AuthWhoAmICommand.self, AuthLogoutCommand.self]
+    subcommands: [AuthLoginCommand.self, AuthSignUpCommand.self, AuthWhoAmICommand.self, AuthLogoutCommand.self]
   )
 }
 

@@ -30,7 +30,9 @@ struct AuthLoginCommand: AsyncParsableCommand {
     }
   }
 
-  private static func readPassword() throws -> String {
+  /// The password from standard input: typed at a prompt that does not echo it, or a line when input is not a
+  /// terminal.
+  static func readPassword() throws -> String {
     let noPassword = CommandFailure(.invalidInput, "No password: pass --password, set KEEL_PASSWORD, or type it.")
     guard isatty(STDIN_FILENO) != 0 else {
       guard let line = readLine(strippingNewline: true) else { throw noPassword }

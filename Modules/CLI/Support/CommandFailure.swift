@@ -70,6 +70,9 @@ struct CommandFailure: Error, CustomStringConvertible {
     switch error.kind {
     case .invalidInput: CommandFailure(.invalidInput, error.description)
     case .loginRefused: CommandFailure(.auth, "The email or password is wrong (the server answered E03).")
+    case .providerTokenRefused: CommandFailure(.auth, error.description)
+    case .requestFailed where error.requestFailure?.serverCode == "E409":
+      CommandFailure(.server, "\(error.description.clause): sign in to it with keel auth login instead.")
     case .storage: CommandFailure(.localStorage, error.description)
     case .notConfigured: noBackend(for: "sign in")
     default: error.requestFailure.map(from) ?? CommandFailure(.network, error.description)

@@ -27,6 +27,9 @@ public struct AuthRouter: Endpoint, CustomStringConvertible {
     case me
     /// `POST /v1/auth/signup` with `{"email","password","nickname"}`: a new account, signed in.
     case signUp(email: String, password: String, nickname: String?)
+    /// `POST /v1/auth/provider` with `{"provider","idToken","nonce"?}`: a provider's identity token exchanged for the
+    /// backend's own tokens.
+    case providerSignIn(provider: IdentityProvider, idToken: String, nonce: String?)
     /// `PATCH /v1/me` with `{"nickname"}`, authenticated by the session's client.
     case updateProfile(nickname: String)
     /// `POST /v1/me/image` with a multipart `image` field (in memory, or a file to send with progress),
@@ -54,6 +57,7 @@ public struct AuthRouter: Endpoint, CustomStringConvertible {
     case .me, .updateProfile: "/v1/me"
     case .updateProfileImage: "/v1/me/image"
     case .signUp: "/v1/auth/signup"
+    case .providerSignIn: "/v1/auth/provider"
     }
   }
 
@@ -72,7 +76,7 @@ public struct AuthRouter: Endpoint, CustomStringConvertible {
     switch route {
     case .refresh(let refreshToken): ["RefreshToken": refreshToken]
     case .logout(let accessToken): ["Authorization": "Bearer \(accessToken)"]
-    case .login, .me, .signUp, .updateProfile, .updateProfileImage: [:]
+    case .login, .me, .signUp, .providerSignIn, .updateProfile, .updateProfileImage: [:]
     }
   }
 
@@ -83,6 +87,8 @@ public struct AuthRouter: Endpoint, CustomStringConvertible {
     case .login(let email, let password): .json(["email": email, "password": password])
     case .signUp(let email, let password, let nickname):
       .json(["email": email, "password": password].merging(nickname.map { ["nickname": $0] } ?? [:]) { $1 })
+    case .providerSignIn(let provider, let idToken, let nonce):
+      .json(["provider": provider.rawValue, "idToken": idToken].merging(nonce.map { ["nonce": $0] } ?? [:]) { $1 })
     case .updateProfile(let nickname): .json(["nickname": nickname])
     case .updateProfileImage(let body): body
     default: .empty

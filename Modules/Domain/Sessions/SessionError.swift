@@ -36,6 +36,8 @@ public struct SessionError: ServiceError {
   /// The error that caused this one, if any (for `Kind.storage`, the secure store's; for a failed request, the
   /// HTTP client's).
   public var underlying: (any Error)?
+  /// What was wrong with a provider's identity token, for `Kind.providerTokenRefused`.
+  public var providerRefusal: ProviderTokenRefusal?
 
   /// An error of `kind` described by `description`, a complete sentence.
   public init(
@@ -67,4 +69,32 @@ extension ErrorKind where Owner == SessionError {
   /// Signed out on this device, but the server could not be told, so the refresh token stays valid there until it
   /// expires.
   public static var revocationFailed: Self { Self("revocationFailed") }
+  /// The backend refused a provider's identity token (Apple's, Kakao's); ``SessionError/providerRefusal`` says why.
+  public static var providerTokenRefused: Self { Self("providerTokenRefused") }
+}
+
+/// Why a backend refused a provider's identity token (SandboxAPI §2's E21 to E25).
+public enum ProviderTokenRefusal: String, Hashable, Sendable {
+  /// Not a token of the provider's: not a JWT, a key the provider does not publish, another issuer (E21).
+  case notTheProvidersToken
+  /// The signature does not verify with the provider's published key (E22).
+  case badSignature
+  /// The token is for another app: its audience is not the backend's client id (E23).
+  case wrongAudience
+  /// The token has expired: get a new one from the provider (E24).
+  case expired
+  /// The token's nonce is not the one the app sent (E25): a replayed or mixed-up token.
+  case nonceMismatch
+
+  /// The refusal a backend's error code means, or `nil` for another code.
+  init?(serverCode: String?) {
+    switch serverCode {
+    case "E21": self = .notTheProvidersToken
+    case "E22": self = .badSignature
+    case "E23": self = .wrongAudience
+    case "E24": self = .expired
+    case "E25": self = .nonceMismatch
+    default: return nil
+    }
+  }
 }

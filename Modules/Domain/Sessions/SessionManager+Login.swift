@@ -28,7 +28,7 @@ extension SessionManager {
     } catch let error as NetworkError {
       throw Self.loginFailure(RequestFailure(error))
     }
-    let user = try start(response)
+    let user = try startSession(response)
     logger.info("Signed in as \(user.id).")
     return user
   }
@@ -64,7 +64,7 @@ extension SessionManager {
       let failure = RequestFailure(error)
       throw SessionError(.requestFailed, "Cannot sign up: \(failure)", requestFailure: failure)
     }
-    let user = try start(response)
+    let user = try startSession(response)
     logger.info("Signed up and in as \(user.id).")
     return user
   }
@@ -79,7 +79,7 @@ extension SessionManager {
   }
 
   /// Starts the session a sign-in or sign-up answered with, and returns its user.
-  private func start(_ response: LoginResponse) throws -> SessionUser {
+  func startSession(_ response: LoginResponse) throws -> SessionUser {
     let fresh = Credentials(
       accessToken: response.accessToken, refreshToken: response.refreshToken, expiresIn: response.expiresIn,
       user: response.user, now: now())

@@ -6,6 +6,9 @@ import Foundation
 ///
 /// - ``View/task`` starts following the session's states (a session restored at launch shows as signed in);
 ///   send it once, when the feature appears.
+/// - ``View/providerSignedIn(_:idToken:nonce:)`` exchanges an identity token from Apple's or Kakao's SDK for a
+///   session; a token the backend refuses (expired, another app's, a bad signature, a nonce that does not match)
+///   sets ``State/errorMessage``.
 /// - ``View/loginTapped`` checks the form first: an empty or malformed email or an empty password sets
 ///   ``State/emailError`` or ``State/passwordError`` and sends nothing.
 /// - A refused sign-in (`E03`), a network failure and a storage failure each set ``State/errorMessage`` to a
@@ -46,6 +49,9 @@ public struct SessionFeature: Reducer {
     case passwordChanged(String)
     /// Sign in with the form.
     case loginTapped
+    /// The provider's SDK signed the user in: exchange its identity token (and the nonce the app asked with) for a
+    /// session. Ignored while a sign-in or sign-out runs.
+    case providerSignedIn(IdentityProvider, idToken: String, nonce: String?)
     /// Sign out.
     case logoutTapped
   }
@@ -117,6 +123,17 @@ public struct SessionFeature: Reducer {
       return .none
     case .view(.loginTapped):
       return login(&state)
+    case .view(.providerSignedIn(let provider, let idToken, let nonce)):
+      guard state.status == .signedOut else { return .none }
+      state.status = .signingIn
+      state.errorMessage = nil
+      return .run { [client] send in
+        let user = try await client.signInWithProvider(provider, idToken, nonce)
+        await send(.response(.loggedIn(user)))
+      } catch: { error, send in
+        await send(.response(.loginFailed(message: Self.message(forLoginFailure: error))))
+      }
+      .cancellable(id: LoginID(), cancelInFlight: true)
     case .view(.logoutTapped):
       guard case .signedIn = state.status else { return .none }
       state.status = .signingOut
@@ -214,6 +231,12 @@ public struct SessionFeature: Reducer {
     guard let error = error as? SessionError else { return "Cannot sign in: \(error)" }
     switch error.kind {
     case .loginRefused: return "The email or password is wrong."
+    case .providerTokenRefused:
+      switch error.providerRefusal {
+      case .expired?: return "The sign-in took too long and expired. Try again."
+      case .nonceMismatch?: return "The sign-in could not be matched to this request. Try again."
+      default: return "The sign-in could not be verified. Try again, or sign in with your email."
+      }
     case .requestFailed: return "Cannot reach the sign-in server. Check the connection and try again."
     case .storage: return "Cannot sign in: this device cannot keep the session's keys. \(error.description)"
     default: return error.description

@@ -26,9 +26,12 @@ struct AccountDirectory: Sendable {
     }
   }
 
-  /// Every account by its email in lower case.
+  /// Every account by its email in lower case, and the accounts providers' users signed in to.
   struct State: Codable {
     var accounts: [String: Account] = [:]
+    /// `provider:subject` → the email key of the account that provider's user signs in to; absent from a state file
+    /// written before sign-in with a provider existed.
+    var providerAccounts: [String: String]?
   }
 
   /// The most accounts sign-up creates: a bound on the state a client can make the Sandbox keep.
@@ -92,18 +95,51 @@ struct AccountDirectory: Sendable {
       guard state.accounts.count < Self.maxAccounts else {
         throw BackendError.full("accounts")
       }
-      let taken = Set(state.accounts.values.map(\.id))
-      let base = "member-" + local.lowercased().filter { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" }
-      var id = base
-      var suffix = 2
-      while taken.contains(id) {
-        id = "\(base)-\(suffix)"
-        suffix += 1
-      }
-      let account = Account(id: id, email: email, nickname: nickname, passwordDigest: Secrets.digest(password))
+      let account = Account(
+        id: Self.newID(local: local, in: state), email: email, nickname: nickname,
+        passwordDigest: Secrets.digest(password))
       state.accounts[email.lowercased()] = account
       return account
     }
+  }
+
+  /// The account a provider's user signs in to: found by the provider and its id of the user, or made on their first
+  /// sign-in, with the token's email (or one of the Sandbox's own, `SUBJECT@PROVIDER.users.invalid`, when the token
+  /// has none) and no password: it is signed in to only through the provider.
+  ///
+  /// - Throws: `E409` when the token's email already belongs to another account (sign in to that one with its
+  ///   password); `E507` when the Sandbox holds as many accounts as it takes.
+  func account(signedInBy identity: IdentityProviders.Identity) throws -> (account: Account, isNew: Bool) {
+    let link = "\(identity.provider.rawValue):\(identity.subject)"
+    return try state.withLock { state in
+      if let key = state.providerAccounts?[link], let account = state.accounts[key] { return (account, false) }
+      let subject = identity.subject.lowercased().filter { $0.isLetter || $0.isNumber }.prefix(32)
+      let email = identity.email ?? "\(subject)@\(identity.provider.rawValue).users.invalid"
+      guard state.accounts[email.lowercased()] == nil else {
+        throw BackendError.conflict("An account with this email exists: sign in to it with its password.")
+      }
+      guard state.accounts.count < Self.maxAccounts else { throw BackendError.full("accounts") }
+      let local = String(email.prefix { $0 != "@" })
+      let account = Account(
+        id: Self.newID(local: local, in: state), email: email, nickname: String(local.prefix(64)),
+        passwordDigest: Secrets.digest(UUID().uuidString + UUID().uuidString))
+      state.accounts[email.lowercased()] = account
+      state.providerAccounts = (state.providerAccounts ?? [:]).merging([link: email.lowercased()]) { $1 }
+      return (account, true)
+    }
+  }
+
+  /// `member-` and `local`, numbered when an account has that id.
+  private static func newID(local: String, in state: State) -> String {
+    let taken = Set(state.accounts.values.map(\.id))
+    let base = "member-" + local.lowercased().filter { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" }
+    var id = base
+    var suffix = 2
+    while taken.contains(id) {
+      id = "\(base)-\(suffix)"
+      suffix += 1
+    }
+    return id
   }
 
   /// Changes the nickname of `email`'s account; returns the account as it is now.

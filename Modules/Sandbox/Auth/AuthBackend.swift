@@ -27,8 +27,10 @@ struct AuthBackend: Sendable {
     var refreshGrants: [String: RefreshGrant] = [:]
   }
 
-  /// Every account, configured or signed up.
+  /// Every account, configured, signed up, or made by a provider's sign-in.
   let directory: AccountDirectory
+  /// Apple's and Kakao's sides of sign-in with a provider: their keys, and the check of their tokens.
+  let identity: IdentityProviders
   private let accessTokenTTL: Duration
   private let refreshTokenTTL: Duration
   private let time: Timekeeper
@@ -39,6 +41,7 @@ struct AuthBackend: Sendable {
 
   init(configuration: SandboxConfiguration, time: Timekeeper, stats: RecordedStatistics) {
     directory = AccountDirectory(configured: configuration.accounts)
+    identity = IdentityProviders(audience: configuration.providerAudience)
     accessTokenTTL = configuration.accessTokenTTL
     refreshTokenTTL = configuration.refreshTokenTTL
     self.time = time
@@ -49,6 +52,7 @@ struct AuthBackend: Sendable {
     [
       Route(.post, "/v1/auth/signup", handler: signUp),
       Route(.post, "/v1/auth/login", handler: login),
+      Route(.post, "/v1/auth/provider", handler: providerSignIn),
       Route(.post, "/v1/auth/refresh", handler: refresh),
       Route(.post, "/v1/auth/logout", handler: logout),
       Route(.get, "/v1/me", handler: me),
@@ -103,6 +107,24 @@ struct AuthBackend: Sendable {
     else { throw BackendError.malformed(#"expected {"email","password"}"#) }
     guard let account = directory.account(email: email, password: password) else { throw BackendError.loginFailed }
     return signIn(account)
+  }
+
+  /// Signs in with a provider's identity token: the first sign-in of a provider's user makes their account (201), a
+  /// later one finds it (200).
+  private func providerSignIn(_ request: SandboxRequest) throws -> SandboxResponse {
+    guard case .object(let body)? = JSONValue.parse(request.body), case .string(let name)? = body["provider"],
+      case .string(let token)? = body["idToken"]
+    else { throw BackendError.malformed(#"expected {"provider","idToken","nonce"?}"#) }
+    guard let provider = IdentityProviders.Provider(rawValue: name) else {
+      throw BackendError.malformed("the provider is apple or kakao")
+    }
+    var nonce: String?
+    if case .string(let given)? = body["nonce"] { nonce = given }
+    let verified = try identity.verify(token, from: provider, nonce: nonce)
+    let (account, isNew) = try directory.account(signedInBy: verified)
+    if isNew { stats.count("signups") }
+    let answer = signIn(account)
+    return isNew ? answer.with(status: .created) : answer
   }
 
   /// A new session of `account`: its tokens and user.

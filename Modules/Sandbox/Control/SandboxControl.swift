@@ -107,6 +107,31 @@ public struct SandboxControl: Sendable {
     return try await count("delivered", answering: "socketio/emit", body)
   }
 
+  /// An identity token signed by the Sandbox playing `provider` (`apple` or `kakao`), as the provider's SDK gives an
+  /// app: for the user `subject`, with `email` and the claim of `nonce` (Apple's is its SHA-256), for `audience`
+  /// (the Sandbox's own by default), valid for `lifetime` (negative for one already expired).
+  ///
+  /// ```swift
+  /// let sandbox = try await Sandbox.start()
+  /// let token = try await sandbox.control.identityToken(from: "kakao", subject: "4242", nonce: "n-1")
+  /// print(token.split(separator: ".").count)   // 3: a JWT to hand SessionManager.signIn(with:idToken:nonce:)
+  /// ```
+  public func identityToken(
+    from provider: String, subject: String, email: String? = nil, nonce: String? = nil, audience: String? = nil,
+    lifetime: Duration = .seconds(600)
+  ) async throws -> String {
+    var body: [String: Any] = ["sub": subject, "expiresIn": Double(lifetime.components.seconds)]
+    if let email { body["email"] = email }
+    if let nonce { body["nonce"] = nonce }
+    if let audience { body["audience"] = audience }
+    let data = try await send(
+      "POST", "providers/\(provider)/tokens", body: try JSONSerialization.data(withJSONObject: body))
+    guard let answer = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+      let token = answer["idToken"] as? String
+    else { throw SandboxError(description: "POST /_sandbox/providers/\(provider)/tokens answered no idToken.") }
+    return token
+  }
+
   /// Wipes every user, session, event and counter.
   public func reset() async throws {
     _ = try await send("POST", "reset")

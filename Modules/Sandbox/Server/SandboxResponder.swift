@@ -85,7 +85,8 @@ struct SandboxResponder: HTTPResponder {
       configuration.apiTokens.isEmpty || configuration.apiTokens.contains(writeKey) ? Secrets.digest(writeKey) : nil
     }
     self.routes =
-      users.routes + auth.routes + chat.routes + events.routes + segment.routes
+      users.routes + auth.routes + auth.identity.routes + [auth.identity.mintingRoute] + chat.routes + events.routes
+      + segment.routes
       + ImageServer(stats: stats, renderer: ImageRenderer(stats: stats), edition: imageEdition).routes
       + control.routes
     persistence = stateFile.map { file in

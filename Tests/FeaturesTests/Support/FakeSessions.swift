@@ -14,7 +14,7 @@ final class FakeSessions: Sendable {
   let failures = Recorder<SessionError>()
   /// An error sign-out throws after ending the session here.
   let logoutFailure = Recorder<SessionError>()
-  /// Passed before a sign-in answers.
+  /// Passed before a sign-in (with a password or a provider) answers.
   let loginGate = Gate()
   /// Passed before a sign-out answers.
   let logoutGate = Gate()
@@ -27,6 +27,10 @@ final class FakeSessions: Sendable {
   let signUps = Recorder<SignUp>()
   /// Passed before a sign-up answers.
   let signUpGate = Gate()
+  /// Each sign-in with a provider, as `provider token nonce`.
+  let providerSignIns = Recorder<String>()
+  /// An error every sign-in with a provider throws, if set.
+  let providerFailure = Locked<SessionError?>(nil)
   /// An error every sign-up throws, if set.
   let signUpFailure = Locked<SessionError?>(nil)
   private let initial: SessionState
@@ -78,6 +82,12 @@ final class FakeSessions: Sendable {
         await signUpGate.pass()
         if let failure = signUpFailure.withLock({ $0 }) { throw failure }
         return SessionUser(id: "user-new", email: email, nickname: nickname ?? "new")
+      },
+      signInWithProvider: { [self] provider, token, nonce in
+        providerSignIns.record("\(provider.rawValue) \(token) \(nonce ?? "-")")
+        await loginGate.pass()
+        if let failure = providerFailure.withLock({ $0 }) { throw failure }
+        return Self.demo
       })
   }
 }
