@@ -18,6 +18,20 @@ struct ProfileCommand: AsyncParsableCommand {
     /// The image's path on the chat backend (`keel images get` loads it), or `nil`.
     let profileImage: String?
 
+    init(_ user: SessionUser) {
+      id = user.id
+      nickname = user.nickname
+      email = user.email
+      profileImage = user.profileImage
+    }
+
+    init(_ member: Member) {
+      id = member.id
+      nickname = member.nickname
+      email = member.email
+      profileImage = member.profileImage
+    }
+
     enum CodingKeys: String, CodingKey {
       case id, nickname, email
       case profileImage = "profile_image"
@@ -50,17 +64,14 @@ struct ProfileCommand: AsyncParsableCommand {
             throw CommandFailure(.auth, "Nobody is signed in: sign in with keel auth login --email EMAIL.")
           }
           let user = try await context.dependencies.sessions.me()
-          let profile = Profile(id: user.id, nickname: user.nickname, email: user.email, profileImage: user.profileImage)
-          try context.output.result(profile, human: profile.lines)
+          try context.output.result(Profile(user), human: Profile(user).lines)
         }
         return
       }
       try await global.runChat { context in
         let chosen = try await context.workspace(workspace.workspace)
         let found = try await context.chat.member(named: String(member.dropFirst()), in: chosen.id)
-        let profile = Profile(
-          id: found.id, nickname: found.nickname, email: found.email, profileImage: found.profileImage)
-        try context.command.output.result(profile, human: profile.lines)
+        try context.command.output.result(Profile(found), human: Profile(found).lines)
       }
     }
   }
@@ -102,8 +113,7 @@ struct ProfileCommand: AsyncParsableCommand {
           bar.withLock { $0.finish() }
         }
         guard let user else { return }
-        let profile = Profile(id: user.id, nickname: user.nickname, email: user.email, profileImage: user.profileImage)
-        try context.output.result(profile, human: "Profile saved:\n" + profile.lines)
+        try context.output.result(Profile(user), human: "Profile saved:\n" + Profile(user).lines)
       }
     }
   }
