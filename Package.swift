@@ -335,6 +335,7 @@ let package = Package(
         "Networking", "NIOTransports", "Persistence", "RateLimiting", "Realtime", "Domain", "Chat", "Features",
         "Sandbox",
         "TestSupport", logging, clocks, "DomainCrashHelper", "CrashFixtures", concurrency, random, crypto, cryptoExtras,
+        "ExampleSupport",
       ],
       path: "Tests/IntegrationTests",
       swiftSettings: swiftSettings
@@ -392,7 +393,7 @@ let package = Package(
     // What every example shares: printing steps, checking outcomes, starting the Sandbox, waiting on a stream.
     .target(
       name: "ExampleSupport",
-      dependencies: ["Sandbox", concurrency],
+      dependencies: ["Sandbox", "Features", "Chat", "Domain", "Networking", "NIOTransports", concurrency, logging],
       path: "Examples/ExampleSupport",
       swiftSettings: swiftSettings
     ),
@@ -424,8 +425,8 @@ let package = Package(
     .executableTarget(
       name: "ChatExample",
       dependencies: [
-        "ExampleSupport", "Domain", "Chat", "Networking", "NIOTransports", "Persistence", "Sandbox", logging,
-        concurrency, files,
+        "ExampleSupport", "Domain", "Chat", "Features", "Networking", "NIOTransports", "Persistence", "Sandbox",
+        logging, concurrency, files,
       ],
       path: "Examples/ChatExample",
       swiftSettings: swiftSettings

@@ -2,7 +2,9 @@
 /// lists from the store then the server, joining a channel, a conversation that shows its stored messages, catches
 /// up and goes live, a message from another user arriving over the socket, a message with an image that shows
 /// pending at once and sent when the server has it, and a conversation that catches up on what came while the app was
-/// in the background. Two users, each with their own services and files, as on two devices.
+/// in the background. Two users, each with their own services and files, as on two devices. Then the app itself,
+/// walked through as a user would through its features (`AppWalkthrough`): sign up, create a workspace, invite, create
+/// a channel, chat, rename it, hand it over, leave, sign out.
 import Chat
 import Domain
 import ExampleSupport
@@ -97,6 +99,9 @@ do {
   let ids = conversation.snapshot.messages.compactMap(\.id)
   try check(Set(ids).count == ids.count, "A message shows twice: \(ids).")
   await conversation.close()
+
+  print("The app, through its features:")
+  try await AppWalkthrough.run(on: sandbox, in: root.appendingPathComponent("app")) { step($0, $1) }
 } catch {
   failure = error
 }

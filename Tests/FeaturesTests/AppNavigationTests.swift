@@ -49,7 +49,7 @@ import Testing
       $0.path.append(.channelSettings(ChannelSettingsFeature.State(channel: Self.mine, me: "user-demo")))
     }
     await store.receive(.path(.element(id: 0, action: .channelSettings(.view(.task))))) {
-      $0.path[id: 0] = .channelSettings(Self.settings { $0.running = .loadingMembers })
+      $0.path[id: 0] = .channelSettings(Self.settings { $0.isLoadingMembers = true })
     }
     await admin.gate.waiters(1)
     // WHEN the user goes back while the members load
@@ -72,7 +72,7 @@ import Testing
       $0.path.append(.channelSettings(ChannelSettingsFeature.State(channel: Self.mine, me: "user-demo")))
     }
     await store.receive(.path(.element(id: 0, action: .channelSettings(.view(.task))))) {
-      $0.path[id: 0] = .channelSettings(Self.settings { $0.running = .loadingMembers })
+      $0.path[id: 0] = .channelSettings(Self.settings { $0.isLoadingMembers = true })
     }
     await store.receiveFed(
       .path(
@@ -160,7 +160,7 @@ import Testing
     }
     await store.receive(.path(.element(id: 0, action: .workspaceAdmin(.view(.task))))) {
       var admin = WorkspaceAdminFeature.State(workspace: FakeChat.lab, me: "user-demo")
-      admin.running = .loadingMembers
+      admin.isLoadingMembers = true
       $0.path[id: 0] = .workspaceAdmin(admin)
     }
     await admin.gate.waiters(1)

@@ -81,6 +81,33 @@ import Testing
     await store.finish()
   }
 
+  @Test("Creating a channel opens it; taps while it is created do nothing; an empty name is not sent")
+  @MainActor
+  func createChannel() async {
+    let chat = FakeChat()
+    chat.createGate.close()
+    let store = TestStore(
+      initialState: ChannelListFeature.State(
+        workspaces: [FakeChat.keel], workspaceID: "w1", channels: [FakeChat.general]),
+      reducer: ChannelListFeature(client: chat.client))
+    await store.send(.view(.createChannelTapped("  "))) { $0.errorMessage = "A channel needs a name." }
+    await store.send(.view(.createChannelTapped(" plans "))) {
+      $0.errorMessage = nil
+      $0.isCreatingChannel = true
+    }
+    await store.send(.view(.createChannelTapped("plans")))
+    chat.createGate.open()
+    let plans = Conversation(
+      id: "c-plans", workspaceID: "w1", kind: .channel, name: "plans", joined: true, ownerID: "user-demo")
+    await store.receiveFed(.response(.channelCreated(plans))) {
+      $0.isCreatingChannel = false
+      $0.channels = [FakeChat.general, plans]
+    }
+    await store.receiveFed(.delegate(.openConversation(plans)))
+    #expect(chat.creates.elements == ["plans"])
+    await store.finish()
+  }
+
   @Test("DMs with unread counts and newest messages; a member with a room opens it, one without gets a new one")
   @MainActor
   func directMessages() async {

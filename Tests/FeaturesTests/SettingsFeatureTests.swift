@@ -23,9 +23,9 @@ import Testing
       initialState: ChannelSettingsFeature.State(channel: Self.mine, me: "user-demo"),
       reducer: ChannelSettingsFeature(client: admin.client))
     #expect(store.state.isOwner)
-    await store.send(.view(.task)) { $0.running = .loadingMembers }
+    await store.send(.view(.task)) { $0.isLoadingMembers = true }
     await store.receiveFed(.response(.membersLoaded([FakeChat.me, FakeChat.ada, FakeChat.bob]))) {
-      $0.running = nil
+      $0.isLoadingMembers = false
       $0.members = [FakeChat.me, FakeChat.ada, FakeChat.bob]
     }
     #expect(store.state.handOverCandidates == [FakeChat.ada, FakeChat.bob])

@@ -1,5 +1,6 @@
 import Chat
 import Domain
+import Foundation
 
 /// The workspace switcher and its channel list (REQUIREMENTS C1–C2, F2–F3): the user's workspaces and the chosen
 /// one's channels, joined and not, each from the store at once and then from the server; joining a channel from the
@@ -8,6 +9,8 @@ import Domain
 /// - ``View/task`` follows the workspaces; the first list chooses the workspace kept as the last one used if
 ///   it is still there, else the first, and loads its channels.
 /// - ``View/workspaceSelected(_:)`` switches, keeps the choice for next time, and loads the channels.
+/// - ``View/createChannelTapped(_:)`` creates a channel in the workspace shown and opens it; taps while one is being
+///   created are ignored.
 /// - The parent hears ``Delegate/workspaceChanged(_:)`` on every switch (the DM list follows it) and
 ///   ``Delegate/openConversation(_:)`` when a joined channel is tapped; tapping one not joined joins it.
 public struct ChannelListFeature: Reducer {
@@ -23,6 +26,8 @@ public struct ChannelListFeature: Reducer {
     public var joining: Set<String>
     /// What went wrong last, or `nil`.
     public var errorMessage: String?
+    /// Whether a channel is being created: another create waits for it.
+    public var isCreatingChannel = false
 
     /// A list, empty unless told otherwise.
     public init(
@@ -53,6 +58,8 @@ public struct ChannelListFeature: Reducer {
     case workspaceAdded(Workspace)
     /// The user tapped a channel: opened if joined, else joined.
     case channelTapped(Conversation)
+    /// Create a channel named so in the workspace shown, and open it; ignored while another is being created.
+    case createChannelTapped(String)
   }
 
   /// What the chat tells the feature.
@@ -71,6 +78,10 @@ public struct ChannelListFeature: Reducer {
     case joined(Conversation)
     /// Joining `channelID` failed, for the reason in `message`.
     case joinFailed(channelID: String, message: String)
+    /// The channel was created.
+    case channelCreated(Conversation)
+    /// Creating a channel failed, for the reason in `message`.
+    case createFailed(message: String)
   }
 
   /// What the list tells its parent.
@@ -120,6 +131,20 @@ public struct ChannelListFeature: Reducer {
       } catch: { error, send in
         await send(.response(.joinFailed(channelID: channel.id, message: ConversationFeature.words(error))))
       }
+    case .view(.createChannelTapped(let name)):
+      guard !state.isCreatingChannel, let workspaceID = state.workspaceID else { return .none }
+      let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+      guard !name.isEmpty else {
+        state.errorMessage = "A channel needs a name."
+        return .none
+      }
+      state.isCreatingChannel = true
+      state.errorMessage = nil
+      return .run { [client] send in
+        await send(.response(.channelCreated(try await client.createChannel(name, workspaceID))))
+      } catch: { error, send in
+        await send(.response(.createFailed(message: ConversationFeature.words(error))))
+      }
     case .internal(.workspacesChanged(let workspaces, let lastUsed)):
       state.workspaces = workspaces.sorted { ($0.name, $0.id) < ($1.name, $1.id) }
       if let current = state.workspaceID, workspaces.contains(where: { $0.id == current }) { return .none }
@@ -139,6 +164,16 @@ public struct ChannelListFeature: Reducer {
     case .response(.joined(let channel)):
       state.joining.remove(channel.id)
       if let index = state.channels.firstIndex(where: { $0.id == channel.id }) { state.channels[index] = channel }
+      return .none
+    case .response(.channelCreated(let channel)):
+      state.isCreatingChannel = false
+      if channel.workspaceID == state.workspaceID, !state.channels.contains(where: { $0.id == channel.id }) {
+        state.channels.append(channel)
+      }
+      return .send(.delegate(.openConversation(channel)))
+    case .response(.createFailed(let message)):
+      state.isCreatingChannel = false
+      state.errorMessage = message
       return .none
     case .response(.joinFailed(let channelID, let message)):
       state.joining.remove(channelID)

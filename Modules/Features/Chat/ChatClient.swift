@@ -14,6 +14,8 @@ public struct ChatClient: Sendable {
   public var members: @Sendable (_ workspaceID: String) async throws -> [Member]
   /// Joins a channel; returns it joined.
   public var join: @Sendable (_ channelID: String) async throws -> Conversation
+  /// Creates a channel the user owns and has joined.
+  public var createChannel: @Sendable (_ name: String, _ workspaceID: String) async throws -> Conversation
   /// Opens (or finds) the DM room with a user in a workspace.
   public var openDirectMessage: @Sendable (_ userID: String, _ workspaceID: String) async throws -> DirectMessageRoom
   /// The workspace the user had open last, if kept.
@@ -52,7 +54,8 @@ public struct ChatClient: Sendable {
     resend: @escaping @Sendable (Message) async throws -> Void,
     markRead: @escaping @Sendable (String, String) async throws -> Void,
     appDidEnterBackground: @escaping @Sendable () async -> Void,
-    appWillEnterForeground: @escaping @Sendable () async -> Void
+    appWillEnterForeground: @escaping @Sendable () async -> Void,
+    createChannel: @escaping @Sendable (String, String) async throws -> Conversation
   ) {
     self.workspaces = workspaces
     self.channels = channels
@@ -69,6 +72,7 @@ public struct ChatClient: Sendable {
     self.markRead = markRead
     self.appDidEnterBackground = appDidEnterBackground
     self.appWillEnterForeground = appWillEnterForeground
+    self.createChannel = createChannel
   }
 
   /// The client of `chat`.
@@ -105,6 +109,7 @@ public struct ChatClient: Sendable {
       send: { try await chat.send($0, images: $1, to: $2) }, resend: { try await chat.resend($0) },
       markRead: { _ = try await chat.markRead($0, upTo: $1) },
       appDidEnterBackground: { await chat.appDidEnterBackground() },
-      appWillEnterForeground: { await chat.appWillEnterForeground() })
+      appWillEnterForeground: { await chat.appWillEnterForeground() },
+      createChannel: { try await chat.createChannel(named: $0, in: $1) })
   }
 }

@@ -42,6 +42,8 @@ public struct ChannelSettingsFeature: Reducer {
     public var members: [Member] = []
     /// The name in the rename field.
     public var name: String
+    /// Whether the members are loading (the buttons do not wait for it).
+    public var isLoadingMembers = false
     /// The request under way, if any: buttons that send wait for it.
     public var running: Request?
     /// Why the last request did not happen, or `nil`.
@@ -64,8 +66,6 @@ public struct ChannelSettingsFeature: Reducer {
 
   /// A request of the screen's.
   public enum Request: Hashable, Sendable {
-    /// Loading the members.
-    case loadingMembers
     /// Renaming the channel.
     case renaming
     /// Deleting it.
@@ -110,6 +110,8 @@ public struct ChannelSettingsFeature: Reducer {
   public enum Response: Equatable, Sendable {
     /// The members, loaded.
     case membersLoaded([Member])
+    /// The members did not load.
+    case membersFailed(ScreenFailure)
     /// Renamed: the channel as the server has it.
     case renamed(Conversation)
     /// Deleted.
@@ -150,9 +152,11 @@ public struct ChannelSettingsFeature: Reducer {
     let id = state.channel.id
     switch action {
     case .view(.task):
-      guard state.running == nil else { return .none }
-      state.running = .loadingMembers
-      return request("load the members") { .membersLoaded(try await $0.channelMembers(id)) }
+      guard !state.isLoadingMembers else { return .none }
+      state.isLoadingMembers = true
+      return Features.request(
+        "load the members", client, response: { .response(.membersLoaded(try await $0.channelMembers(id))) },
+        failed: { .response(.membersFailed($0)) })
     case .view(.nameChanged(let name)):
       state.name = name
       return .none
@@ -209,8 +213,12 @@ public struct ChannelSettingsFeature: Reducer {
       state.failure = nil
       return .none
     case .response(.membersLoaded(let members)):
-      state.running = nil
+      state.isLoadingMembers = false
       state.members = members
+      return .none
+    case .response(.membersFailed(let failure)):
+      state.isLoadingMembers = false
+      state.failure = failure
       return .none
     case .response(.renamed(let channel)), .response(.handedOver(let channel)):
       state.running = nil

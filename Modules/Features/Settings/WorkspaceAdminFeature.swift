@@ -45,6 +45,8 @@ public struct WorkspaceAdminFeature: Reducer {
     public var inviteError: String?
     /// The email invited last, for the screen to confirm.
     public var lastInvited: String?
+    /// Whether the members are loading (the buttons do not wait for it).
+    public var isLoadingMembers = false
     /// The request under way, if any: buttons that send wait for it.
     public var running: Request?
     /// Why the last request did not happen, or `nil`.
@@ -71,8 +73,6 @@ public struct WorkspaceAdminFeature: Reducer {
 
   /// A request of the screen's.
   public enum Request: Hashable, Sendable {
-    /// Loading the members.
-    case loadingMembers
     /// Creating the workspace.
     case creating
     /// Renaming it.
@@ -119,6 +119,8 @@ public struct WorkspaceAdminFeature: Reducer {
   public enum Response: Equatable, Sendable {
     /// The members, loaded.
     case membersLoaded([Member])
+    /// The members did not load.
+    case membersFailed(ScreenFailure)
     /// Created.
     case created(Workspace)
     /// Renamed, or handed over: the workspace as the server has it.
@@ -158,9 +160,11 @@ public struct WorkspaceAdminFeature: Reducer {
   private func core(_ state: inout State, _ action: Action) -> Effect<Action> {
     switch action {
     case .view(.task):
-      guard let id = state.workspace?.id, state.running == nil else { return .none }
-      state.running = .loadingMembers
-      return request("load the members") { .membersLoaded(try await $0.workspaceMembers(id)) }
+      guard let id = state.workspace?.id, !state.isLoadingMembers else { return .none }
+      state.isLoadingMembers = true
+      return Features.request(
+        "load the members", client, response: { .response(.membersLoaded(try await $0.workspaceMembers(id))) },
+        failed: { .response(.membersFailed($0)) })
     case .view(.nameChanged(let name)):
       state.name = name
       return .none
@@ -213,8 +217,12 @@ public struct WorkspaceAdminFeature: Reducer {
       state.failure = nil
       return .none
     case .response(.membersLoaded(let members)):
-      state.running = nil
+      state.isLoadingMembers = false
       state.members = members
+      return .none
+    case .response(.membersFailed(let failure)):
+      state.isLoadingMembers = false
+      state.failure = failure
       return .none
     case .response(.created(let workspace)):
       state.running = nil

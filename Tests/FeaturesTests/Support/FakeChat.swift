@@ -132,6 +132,11 @@ final class FakeChat: Sendable {
     if let error = failures.withLock({ $0[call] }) { throw error }
   }
 
+  /// The names of the channels created.
+  let creates = Recorder<String>()
+  /// Passed before a channel's creation answers.
+  let createGate = Gate()
+
   var client: ChatClient {
     ChatClient(
       workspaces: { [workspaces] in workspaces.stream("workspaces") },
@@ -179,6 +184,13 @@ final class FakeChat: Sendable {
         await backgroundGate.pass()
         lifecycle.record("background")
       },
-      appWillEnterForeground: { [lifecycle] in lifecycle.record("foreground") })
+      appWillEnterForeground: { [lifecycle] in lifecycle.record("foreground") },
+      createChannel: { [self] name, workspaceID in
+        creates.record(name)
+        await createGate.pass()
+        try failure("create")
+        return Conversation(
+          id: "c-\(name)", workspaceID: workspaceID, kind: .channel, name: name, joined: true, ownerID: "user-demo")
+      })
   }
 }
