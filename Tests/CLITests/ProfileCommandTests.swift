@@ -41,6 +41,9 @@ struct ProfileCommandTests {
 
     let image = directory.appendingPathComponent("avatar.png")
     try (Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(repeating: 5, count: 200_000)).write(to: image)
+    let badName = try await Keel.run(["profile", "set", "--nickname", "  ", "--image", image.path] + options)
+    #expect(badName.status == 65, "\(badName.errors)")
+    #expect(try await Keel.run(["profile", "show"] + options).lines.last == "image: none", "nothing was sent")
     let set = try await Keel.run(
       ["profile", "set", "--nickname", "Newt Two", "--image", image.path, "--json"] + options)
     #expect(set.status == 0, "\(set.errors)")

@@ -81,6 +81,28 @@ import Testing
     await store.finish()
   }
 
+  @Test("A workspace just made shows at once, and a list the server answered before it existed does not take it away")
+  @MainActor
+  func workspaceAddedSurvivesStaleList() async {
+    let chat = FakeChat()
+    let store = TestStore(
+      initialState: ChannelListFeature.State(workspaces: [FakeChat.keel], workspaceID: "w1"),
+      reducer: ChannelListFeature(client: chat.client))
+    await store.send(.view(.workspaceAdded(FakeChat.lab))) {
+      $0.workspaces = [FakeChat.keel, FakeChat.lab]
+      $0.awaitingList = [FakeChat.lab]
+    }
+    await store.receive(.view(.workspaceSelected("w9"))) { $0.workspaceID = "w9" }
+    await store.receive(.delegate(.workspaceChanged("w9")))
+    await store.send(.internal(.workspacesChanged([FakeChat.keel], lastUsed: "w1")))  // stale: no change
+    await store.send(.internal(.workspacesChanged([FakeChat.keel, FakeChat.lab], lastUsed: "w9"))) {
+      $0.awaitingList = []
+    }
+    #expect(await chat.lastWorkspaceSets.recorded(until: { $0.contains("w9") }).last == "w9")
+    chat.channels.finish("w9")
+    await store.finish()
+  }
+
   @Test("Creating a channel opens it; taps while it is created do nothing; an empty name is not sent")
   @MainActor
   func createChannel() async {

@@ -237,6 +237,19 @@ import Testing
       $0.failure = unknown
     }
     #expect(admin.calls.elements == ["invite cy@keel.dev w9", "workspaceMembers w9", "invite nobody@keel.dev w9"])
+
+    // An invitation that went through while the list then failed to load is still an invitation
+    admin.failures.withLock {
+      $0["invite"] = nil
+      $0["workspaceMembers"] = FakeAdmin.refusal("E500", status: 500)
+    }
+    await store.send(.view(.failureDismissed)) { $0.failure = nil }
+    await store.send(.view(.inviteTapped)) { $0.running = .inviting }
+    await store.receiveFed(.response(.invited(email: "nobody@keel.dev", members: nil))) {
+      $0.running = nil
+      $0.lastInvited = "nobody@keel.dev"
+      $0.inviteEmail = ""
+    }
     await store.finish()
   }
 

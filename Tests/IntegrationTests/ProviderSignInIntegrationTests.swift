@@ -51,6 +51,20 @@ struct ProviderSignInIntegrationTests {
     await sandbox.stop()
   }
 
+  @Test("An email the provider did not verify is not taken: the account gets one of the Sandbox's own")
+  func unverifiedEmail() async throws {
+    let sandbox = try await Sandbox.start(
+      SandboxConfiguration(accounts: SandboxConfiguration.tryingAccounts, logLevel: .warning))
+    let directory = try sessionStoreDirectory("provider-unverified")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let sessions = try Self.sessions(on: sandbox, in: directory)
+    let claimed = try await sandbox.control.identityToken(
+      from: "kakao", subject: "777", email: "ada@keel.dev", emailVerified: false)
+    let user = try await sessions.signIn(with: .kakao, idToken: claimed)
+    #expect(user.email == "777@kakao.users.invalid" && user.id != "user-ada")
+    await sandbox.stop()
+  }
+
   @Test("Each bad token is refused with its own typed reason, and nothing changes")
   func badTokens() async throws {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))

@@ -1,7 +1,8 @@
 import Clocks
 import FeaturesTesting
-import ReducerRuntime
 import Testing
+
+@testable import ReducerRuntime
 
 /// A screen that loads on a clock (under one cancel id, the same on every screen of its kind), and can close itself.
 private struct Screen: Reducer {
@@ -70,7 +71,10 @@ private struct Root: Reducer {
     var log: [String] = []
   }
 
-  enum AlertAction: Equatable, Sendable { case confirm }
+  enum AlertAction: Equatable, Sendable {
+    case confirm
+    case askAgain
+  }
 
   enum Action: Equatable, Sendable {
     case open(String)
@@ -97,6 +101,7 @@ private struct Root: Reducer {
       case .path(.popFrom(let id)): state.log.append("pop from \(id), depth \(state.path.count)")
       case .sheet(.dismiss): state.log.append("sheet \(state.sheet?.title ?? "none") dismissed")
       case .alert(.presented(.confirm)): state.log.append("confirmed, alert shown: \(state.alert != nil)")
+      case .alert(.presented(.askAgain)): state.alert = AlertState(title: "Really?", buttons: [.cancel("No")])
       case .path, .sheet, .alert: break
       }
       return .none
@@ -204,6 +209,9 @@ struct NavigationTests {
     #expect(store.state.path.ids == [7, 8])
     store.send(.path(.push(id: 3, state: .about)))
     #expect(store.state.path.ids == [7, 8], "an id older than the stack's newest is refused")
+    store.send(.popToRoot)
+    store.send(.path(.push(id: 8, state: .about)))
+    #expect(store.state.path.ids.isEmpty, "an id the stack gave before, now popped, is refused")
     store.send(.path(.element(id: 99, action: .screen(.load))))
     #expect(store.runningEffectCount == 0, "an action for a destination not on the stack starts nothing")
   }
@@ -258,6 +266,30 @@ struct NavigationTests {
       $0.alert = AlertState(title: "Sure?", buttons: [.destructive("Yes", action: .confirm), .cancel("No")])
     }
     await store.send(.alert(.dismiss)) { $0.alert = nil }
+    // A second tap on a button whose alert is gone reaches nothing: the parent does not confirm twice.
+    await store.send(.alert(.presented(.confirm)))
+  }
+
+  @Test("An alert the parent shows in answer to a button stays; the one the button belonged to goes")
+  func alertReplaced() async {
+    let store = TestStore(initialState: Root.State(), reducer: Root(clock: TestClock()))
+    await store.send(.askToConfirm) {
+      $0.alert = AlertState(title: "Sure?", buttons: [.destructive("Yes", action: .confirm), .cancel("No")])
+    }
+    await store.send(.alert(.presented(.askAgain))) {
+      $0.alert = AlertState(title: "Really?", buttons: [.cancel("No")])
+    }
+  }
+
+  @Test("A warning about an absent child names the action's case, never what it carries (a typed password)")
+  func warningHidesPayload() {
+    enum Form {
+      case passwordChanged(String)
+      case submitted
+    }
+    let named = CompositionWarning.caseName(of: Form.passwordChanged("hunter2"))
+    #expect(named.hasSuffix(".passwordChanged") && !named.contains("hunter2"), "\(named)")
+    #expect(CompositionWarning.caseName(of: Form.submitted).hasSuffix(".submitted"))
   }
 
   @Test("A feature that asks to be dismissed where nothing presents it stays, and the TestStore shows it asked")

@@ -105,13 +105,18 @@ struct ProfileCommand: AsyncParsableCommand {
         if let file, !FileManager.default.isReadableFile(atPath: file.path) {
           throw CommandFailure(.noInput, "Cannot read the image \(file.path); nothing was sent.")
         }
+        // The nickname's rule first, then the image (whose bytes are checked before it goes), then the nickname: a bad
+        // value of either is refused before anything changes on the server.
+        if let nickname, !(1...64).contains(nickname.trimmingCharacters(in: .whitespacesAndNewlines).count) {
+          throw CommandFailure(.invalidInput, "A nickname has 1 to 64 characters once trimmed; nothing was sent.")
+        }
         var user: SessionUser?
-        if let nickname { user = try await sessions.updateNickname(nickname) }
         if let file {
           let bar = Locked(TransferBar("Uploading"))
           user = try await sessions.updateProfileImage(file) { step in bar.withLock { $0.show(step) } }
           bar.withLock { $0.finish() }
         }
+        if let nickname { user = try await sessions.updateNickname(nickname) }
         guard let user else { return }
         try context.output.result(Profile(user), human: "Profile saved:\n" + Profile(user).lines)
       }

@@ -12,7 +12,8 @@ import Domain
 /// - Children talk to the app only through their delegate actions (F2); the app talks to them through their own
 ///   actions, such as ``Action/session(_:)`` with `.view(.task)`.
 /// - Navigation is state: the settings, admin and profile screens are pushed on ``State/path`` (a `StackState` of
-///   ``Path``), over the chat; a screen whose channel or workspace is gone pops itself. The side menu switches
+///   ``Path``), over the chat; a screen that deleted or left its channel or workspace pops itself, and a deleted
+///   workspace pops every screen (they may be its channels'); the lists follow the server. The side menu switches
 ///   workspaces, opens the profile and the admin screens, and signs out. Sign-up is presented over the sign-in form.
 /// - The session ending (signed out, or expired) pops every pushed screen and closes the menu and the sign-up form:
 ///   every effect of theirs is cancelled, and the sign-in form shows.
@@ -250,6 +251,9 @@ public struct AppFeature: Reducer {
       return .none
     case .workspaceAdmin(.delegate(.created(let workspace))):
       return .send(.chat(.channels(.view(.workspaceAdded(workspace)))))
+    case .workspaceAdmin(.delegate(.deleted)):
+      state.path.removeAll()
+      return .none
     default:
       return .none
     }

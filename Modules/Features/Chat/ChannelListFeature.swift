@@ -28,6 +28,9 @@ public struct ChannelListFeature: Reducer {
     public var errorMessage: String?
     /// Whether a channel is being created: another create waits for it.
     public var isCreatingChannel = false
+    /// Workspaces added here (``View/workspaceAdded(_:)``) that no list has brought yet: kept in the switcher, so that
+    /// a list the server answered before the workspace existed, arriving late, does not take it away again.
+    public var awaitingList: [Workspace] = []
 
     /// A list, empty unless told otherwise.
     public init(
@@ -120,6 +123,7 @@ public struct ChannelListFeature: Reducer {
     case .view(.workspaceAdded(let workspace)):
       if !state.workspaces.contains(where: { $0.id == workspace.id }) {
         state.workspaces = (state.workspaces + [workspace]).sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+        state.awaitingList.append(workspace)
       }
       return .send(.view(.workspaceSelected(workspace.id)))
     case .view(.channelTapped(let channel)):
@@ -145,7 +149,9 @@ public struct ChannelListFeature: Reducer {
       } catch: { error, send in
         await send(.response(.createFailed(message: ConversationFeature.words(error))))
       }
-    case .internal(.workspacesChanged(let workspaces, let lastUsed)):
+    case .internal(.workspacesChanged(let listed, let lastUsed)):
+      state.awaitingList.removeAll { added in listed.contains { $0.id == added.id } }
+      let workspaces = listed + state.awaitingList
       state.workspaces = workspaces.sorted { ($0.name, $0.id) < ($1.name, $1.id) }
       if let current = state.workspaceID, workspaces.contains(where: { $0.id == current }) { return .none }
       guard let chosen = state.workspaces.first(where: { $0.id == lastUsed }) ?? state.workspaces.first else {

@@ -32,7 +32,8 @@ public struct ProfileClient: Sendable {
           guard let expected = step.expectedBytes, expected > 0 else { return }
           let fraction = min(1, Double(step.completedBytes) / Double(expected))
           let tell = told.withLock { last in
-            guard fraction >= last + 0.01 || (fraction == 1 && last < 1) else { return false }
+            // A retry starts again from zero: its steps are told anew.
+            guard fraction >= last + 0.01 || fraction < last || (fraction == 1 && last < 1) else { return false }
             last = fraction
             return true
           }

@@ -193,6 +193,8 @@ public struct SessionFeature: Reducer {
   private func follow(_ session: SessionState, _ state: inout State) -> Effect<Action> {
     switch session {
     case .loggedIn(let user):
+      // Signing out: a profile change published meanwhile is not a new sign-in; the sign-out settles it.
+      if state.status == .signingOut { return .none }
       return signedIn(user, &state)
     case .loggedOut:
       // A sign-in on its way settles with its own response; the state published before it means nothing.

@@ -10,7 +10,8 @@ import Foundation
 /// - An email that has an account (`E409`), a network failure, or any other refusal shows as ``State/failure``; the
 ///   form keeps what was typed.
 /// - Signed up, the parent hears ``Delegate/signedUp(_:)``; the session manager publishes the new session too, so
-///   ``SessionFeature`` (and the app) follow it as any sign-in.
+///   ``SessionFeature`` follows it as any sign-in. In `AppFeature` that news usually comes first and closes the form
+///   (its effects cancelled), so the app acts on the session's `signedIn`, not on this delegate.
 ///
 /// ```swift
 /// import Domain

@@ -127,8 +127,8 @@ public struct WorkspaceAdminFeature: Reducer {
     case changed(Workspace)
     /// Deleted.
     case deleted
-    /// `email` was invited; the members now.
-    case invited(email: String, members: [Member])
+    /// `email` was invited; the members now, when they loaded.
+    case invited(email: String, members: [Member]?)
     /// The request did not happen.
     case failed(ScreenFailure)
   }
@@ -189,7 +189,8 @@ public struct WorkspaceAdminFeature: Reducer {
       state.failure = nil
       return request("invite \(email)") { client in
         try await client.invite(email, id)
-        return .invited(email: email, members: try await client.workspaceMembers(id))
+        // The invitation stands even if the list does not load now: the next load shows the new member.
+        return .invited(email: email, members: try? await client.workspaceMembers(id))
       }
     case .view(.handOverTapped(let member)):
       guard let workspace = state.workspace, state.running == nil, member.id != state.me else { return .none }
@@ -239,7 +240,7 @@ public struct WorkspaceAdminFeature: Reducer {
       return .merge(.send(.delegate(.deleted(workspaceID: id))), .dismiss)
     case .response(.invited(let email, let members)):
       state.running = nil
-      state.members = members
+      if let members { state.members = members }
       state.lastInvited = email
       state.inviteEmail = ""
       return .none

@@ -40,8 +40,9 @@ extension Reducer {
   }
 
   /// This reducer presenting an alert or a confirmation dialog while `toDialog` is not `nil`: a tap on a button
-  /// sends `.presented(action)`, which this reducer handles, and then the dialog goes; ``PresentationAction/dismiss``
-  /// (a button without an action) makes it go too.
+  /// sends `.presented(action)`, which this reducer handles, and then the dialog goes (unless this reducer showed
+  /// another in its place); ``PresentationAction/dismiss`` (a button without an action) makes it go too. A button's
+  /// action that arrives after its dialog went reaches nothing.
   ///
   /// ```swift
   /// enum Confirm: Equatable, Sendable { case delete }
@@ -65,12 +66,13 @@ extension Reducer {
   ///     is not shown.
   ///   - extract: The dialog's presentation action inside an action of this reducer, or `nil` for one that is not.
   ///   - embed: A presentation action as an action of this reducer.
-  public func ifLet<DialogState, DialogAction: Sendable>(
+  public func ifLet<DialogState: Equatable, DialogAction: Sendable>(
     _ toDialog: WritableKeyPath<State, DialogState?>,
     action extract: @escaping (Action) -> PresentationAction<DialogAction>?,
     embed: @escaping @Sendable (PresentationAction<DialogAction>) -> Action
   ) -> PresentationReducer<Self, DialogState, DialogAction> {
-    PresentationReducer(parent: self, toChild: toDialog, extract: extract, embed: embed, child: nil)
+    PresentationReducer(
+      parent: self, toChild: toDialog, extract: extract, embed: embed, child: nil, isSame: { $0 == $1 })
   }
 
   /// This reducer with a navigation stack: a destination's action runs that destination first, then this reducer;

@@ -45,7 +45,7 @@ public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer where
     case .popFrom(let id)?:
       state[keyPath: toStack].pop(from: id)
     case .push(let id, let pushed)?:
-      if state[keyPath: toStack].ids.contains(where: { $0 >= id }) {
+      if !state[keyPath: toStack].isNew(id) {
         CompositionWarning.pushIgnored(id, in: "\(Parent.self).forEach(\(Destination.self))")
       } else {
         state[keyPath: toStack].push(pushed, id: id)

@@ -1,6 +1,8 @@
 /// A navigation stack as state: the destinations pushed on the root screen, bottom first, each with an id of its own
 /// (REQUIREMENTS F2). The ids come from a counter the stack keeps, so an id is never given twice in one stack: a late
-/// answer for a popped screen never reaches a screen pushed after it.
+/// answer for a popped screen never reaches a screen pushed after it. Go back to the root with ``removeAll()``, which
+/// keeps counting; a new `StackState` assigned in place of one with screens starts again from 0, and a screen then
+/// pushed under an old id would be taken for the old one.
 ///
 /// ```swift
 /// var path = StackState<String>()
@@ -56,6 +58,9 @@ public struct StackState<Element>: RandomAccessCollection {
     push(element, id: id)
     return id
   }
+
+  /// Whether `id` is one this stack has not given yet: what a view's push must carry.
+  func isNew(_ id: StackElementID) -> Bool { id.rawValue >= nextID }
 
   /// Pushes `element` with an id the view made (``StackAction/push(id:state:)``); later ids follow it.
   mutating func push(_ element: Element, id: StackElementID) {

@@ -78,7 +78,9 @@ struct AccountDirectory: Sendable {
   ///   over 64; `E409` when the email has an account.
   func signUp(email: String, password: String, nickname: String?) throws -> Account {
     let local = String(email.prefix { $0 != "@" })
-    guard email.count <= 254, email.contains("@"), !local.isEmpty, !email.contains(where: \.isWhitespace) else {
+    guard email.count <= 254, email.contains("@"), !local.isEmpty, !email.contains(where: \.isWhitespace),
+      !email.lowercased().hasSuffix(".users.invalid")
+    else {
       throw BackendError.malformed("\"\(email.prefix(64))\" is not an email address")
     }
     guard password.count >= 8, password.count <= 256 else {
@@ -104,8 +106,9 @@ struct AccountDirectory: Sendable {
   }
 
   /// The account a provider's user signs in to: found by the provider and its id of the user, or made on their first
-  /// sign-in, with the token's email (or one of the Sandbox's own, `SUBJECT@PROVIDER.users.invalid`, when the token
-  /// has none) and no password: it is signed in to only through the provider.
+  /// sign-in, with the token's email if the provider verified it (else one of the Sandbox's own,
+  /// `SUBJECT@PROVIDER.users.invalid`, which sign-up refuses) and no password: it is signed in to only through the
+  /// provider.
   ///
   /// - Throws: `E409` when the token's email already belongs to another account (sign in to that one with its
   ///   password); `E507` when the Sandbox holds as many accounts as it takes.

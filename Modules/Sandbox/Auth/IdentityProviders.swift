@@ -71,9 +71,10 @@ struct IdentityProviders: Sendable {
     ]
   }
 
-  /// `POST /_sandbox/providers/{provider}/tokens` with `{"sub","email"?,"nonce"?,"audience"?,"expiresIn"?}`: a token
-  /// the provider signed, `{"idToken"}`, as its SDK gives an app. `audience` defaults to the Sandbox's, `expiresIn`
-  /// (seconds, negative for one already expired) to 600.
+  /// `POST /_sandbox/providers/{provider}/tokens` with
+  /// `{"sub","email"?,"emailVerified"?,"nonce"?,"audience"?,"expiresIn"?}`: a token the provider signed, `{"idToken"}`,
+  /// as its SDK gives an app. `emailVerified` defaults to true, `audience` to the Sandbox's, `expiresIn` (seconds,
+  /// negative for one already expired) to 600.
   var mintingRoute: Route {
     Route(.post, "/_sandbox/providers/:provider/tokens") { request in
       let provider = try Self.provider(request)
@@ -81,7 +82,11 @@ struct IdentityProviders: Sendable {
         !subject.isEmpty, subject.count <= 255
       else { throw BackendError.malformed(#"expected {"sub","email"?,"nonce"?,"audience"?,"expiresIn"?}"#) }
       var claims: [String: JSONValue] = ["sub": .string(subject)]
-      if case .string(let email)? = body["email"] { claims["email"] = .string(email) }
+      if case .string(let email)? = body["email"] {
+        claims["email"] = .string(email)
+        // Verified unless told otherwise, as Apple's relay addresses and a Kakao account's confirmed email are.
+        claims["email_verified"] = body["emailVerified"] == .bool(false) ? .bool(false) : .bool(true)
+      }
       if case .string(let nonce)? = body["nonce"] { claims["nonce"] = .string(provider.claim(forNonce: nonce)) }
       var audience = audience
       if case .string(let given)? = body["audience"] { audience = given }
@@ -125,8 +130,14 @@ struct IdentityProviders: Sendable {
     case (.string(let claimed)?, let nonce?) where Secrets.matches(provider.claim(forNonce: nonce), claimed): break
     default: throw Self.refused("E25", "The identity token's nonce does not match the one the app sent.")
     }
+    // An address the provider has not verified is not the user's to claim: the account gets one of the Sandbox's own.
     var email: String?
-    if case .string(let given)? = claims["email"] { email = given }
+    if case .string(let given)? = claims["email"],
+      claims["email_verified"] == .bool(true)
+        || claims["email_verified"] == .string("true")
+    {
+      email = given
+    }
     return Identity(provider: provider, subject: subject, email: email)
   }
 

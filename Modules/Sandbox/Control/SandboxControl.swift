@@ -108,7 +108,8 @@ public struct SandboxControl: Sendable {
   }
 
   /// An identity token signed by the Sandbox playing `provider` (`apple` or `kakao`), as the provider's SDK gives an
-  /// app: for the user `subject`, with `email` and the claim of `nonce` (Apple's is its SHA-256), for `audience`
+  /// app: for the user `subject`, with `email` (verified by the provider, or not) and the claim of `nonce` (Apple's is
+  /// its SHA-256), for `audience`
   /// (the Sandbox's own by default), valid for `lifetime` (negative for one already expired).
   ///
   /// ```swift
@@ -117,11 +118,14 @@ public struct SandboxControl: Sendable {
   /// print(token.split(separator: ".").count)   // 3: a JWT to hand SessionManager.signIn(with:idToken:nonce:)
   /// ```
   public func identityToken(
-    from provider: String, subject: String, email: String? = nil, nonce: String? = nil, audience: String? = nil,
-    lifetime: Duration = .seconds(600)
+    from provider: String, subject: String, email: String? = nil, emailVerified: Bool = true, nonce: String? = nil,
+    audience: String? = nil, lifetime: Duration = .seconds(600)
   ) async throws -> String {
     var body: [String: Any] = ["sub": subject, "expiresIn": Double(lifetime.components.seconds)]
-    if let email { body["email"] = email }
+    if let email {
+      body["email"] = email
+      body["emailVerified"] = emailVerified
+    }
     if let nonce { body["nonce"] = nonce }
     if let audience { body["audience"] = audience }
     let data = try await send(
