@@ -18,6 +18,18 @@ extension Effect {
   }
 }
 
+extension Effect {
+  /// Cancels the effects of every child whose id is in `before` and not in `after`: the children a parent's reduction
+  /// removed, from a list (`forEach`) or a navigation stack.
+  static func cancellingDeparted<ID: Hashable>(
+    from before: [ID], to after: [ID], _ effectsID: (ID) -> ChildEffectsID
+  ) -> Effect {
+    guard before != after else { return .none }
+    let remaining = Set(after)
+    return .merge(before.filter { !remaining.contains($0) }.map { .cancel(id: effectsID($0)) })
+  }
+}
+
 /// A child's cancellation id inside the scope of one child.
 private struct ScopedCancelID: Hashable, Sendable {
   let scope: CancelID

@@ -38,11 +38,7 @@ where Element.State: Identifiable, Element.State.ID: Sendable {
     let after = state[keyPath: toElements]
     let unchanged = before.count == after.count && zip(before, after).allSatisfy { $0 == $1.id }
     guard !unchanged else { return .merge(elementEffect, parentEffect) }
-    let remaining = Set(after.lazy.map(\.id))
-    let cancellations = before.filter { !remaining.contains($0) }.map {
-      Effect<Parent.Action>.cancel(id: effectsID($0))
-    }
-    return .merge([elementEffect, parentEffect] + cancellations)
+    return .merge(elementEffect, parentEffect, .cancellingDeparted(from: before, to: after.map(\.id), effectsID))
   }
 
   private func reduceElement(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {

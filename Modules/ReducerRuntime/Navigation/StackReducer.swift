@@ -53,13 +53,9 @@ public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer where
     case .element?, nil:
       break
     }
-    let after = state[keyPath: toStack].ids
-    guard before != after else { return .merge(destinationEffect, parentEffect) }
-    let remaining = Set(after)
-    let cancellations = before.filter { !remaining.contains($0) }.map {
-      Effect<Parent.Action>.cancel(id: effectsID($0))
-    }
-    return .merge([destinationEffect, parentEffect] + cancellations)
+    let departed = Effect<Parent.Action>.cancellingDeparted(
+      from: before, to: state[keyPath: toStack].ids, effectsID)
+    return .merge(destinationEffect, parentEffect, departed)
   }
 
   private func reduceDestination(
