@@ -221,7 +221,7 @@ public final class QueuedRateLimiter<Policy: RateLimitPolicy, C: Clock<Duration>
   /// Sleeps at the head of the queue until `due`, then is granted, or gives the turn back if the sleep is cancelled.
   private func sleepAsHead(id: UInt64, until due: Int64) async throws {
     do {
-      try await clock.sleep(untilDue: origin.advanced(by: .nanoseconds(due)))
+      try await clock.sleep(untilPreciselyDue: origin.advanced(by: .nanoseconds(due)))
     } catch {
       finishHead(id: id, granted: false)
       throw error

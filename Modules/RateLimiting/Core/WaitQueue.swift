@@ -108,9 +108,10 @@ struct WaitQueue {
   /// behind it.
   ///
   /// A head is counted when it really goes, never at its due instant: counted at the due instant, a head that woke
-  /// late would let the next one go less than the policy's spacing after it (REQUIREMENTS L1). Each wake-up's latency
-  /// (about 0.15 ms on Linux) therefore adds up down a queue, and a stall (a busy machine, a system sleep) never turns
-  /// into a burst of the callers behind it.
+  /// late would let the next one go less than the policy's spacing after it (REQUIREMENTS L1). A stall (a busy
+  /// machine, a system sleep) therefore never turns into a burst of the callers behind it; the head wakes a little
+  /// early and yields until it is due (`sleep(untilPreciselyDue:)`), so that a timer's usual lateness does not add up
+  /// down the queue.
   mutating func finishHead<Policy: RateLimitPolicy>(
     id: UInt64, granted: Bool, now: Int64, policy: inout Policy
   ) -> [Resumption] {
