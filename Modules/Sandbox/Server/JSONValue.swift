@@ -8,11 +8,11 @@ extension JSONValue {
     try? JSONValue(parsing: data)
   }
 
-  /// The encoded bytes, keys sorted so that responses are byte-for-byte stable.
+  /// The encoded bytes, keys sorted so that responses are byte-for-byte stable: written by `JSONWriter`, which
+  /// costs a fraction of `JSONEncoder` (the largest part of a simple route's time before it).
   var encoded: Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    // Encoding a JSONValue cannot fail: every case maps to a JSON value.
-    return (try? encoder.encode(self)) ?? Data("null".utf8)
+    var writer = JSONWriter(sortsKeys: true)
+    writer.write(self)
+    return Data(writer.bytes)
   }
 }
