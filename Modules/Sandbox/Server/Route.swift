@@ -9,6 +9,8 @@ struct Route: Sendable {
   /// The largest body the route reads; a larger one is answered 413 before the handler runs.
   let maxBodySize: Int
   let handler: Handler
+  /// The name the stats count it under: its method and pattern (`GET /v3/users/:user_id`).
+  let statsKey: String
   /// What the route asks of a request's headers before its body is read (a bearer token): a request it refuses is
   /// answered at once, whatever body it announced.
   private(set) var admits: (@Sendable (SandboxRequest) throws -> Void)?
@@ -19,6 +21,7 @@ struct Route: Sendable {
   ) {
     self.method = method
     self.segments = pattern.split(separator: "/")
+    self.statsKey = "\(method.rawValue) /" + segments.joined(separator: "/")
     self.maxBodySize = maxBodySize
     self.handler = handler
   }
@@ -61,7 +64,7 @@ enum RouteResolution {
   /// request that matches no route, so that a scan of random paths cannot grow the stats without bound.
   var statsKey: String {
     guard case .route(let route, _) = self else { return "unmatched" }
-    return "\(route.method.rawValue) /" + route.segments.joined(separator: "/")
+    return route.statsKey
   }
 }
 

@@ -119,7 +119,9 @@ struct SandboxResponder: HTTPResponder {
   func respond(to request: Request, context: Context) async throws -> Response {
     let arrival = time.now()
     var request = request
-    let section = Section(path: request.uri.path)
+    // Read once: Hummingbird builds the path's string anew on every read.
+    let path = request.uri.path
+    let section = Section(path: path)
     // Before anything is read, counted or changed: a request without the key learns nothing and leaves no trace.
     if let refusal = refusal(of: request, in: section, from: context.channel.remoteAddress) {
       return Response(
@@ -127,7 +129,7 @@ struct SandboxResponder: HTTPResponder {
         body: ResponseBody(byteBuffer: ByteBuffer(bytes: refusal.body)))
     }
     // Resolved once: for the handler, for the section's rules and for the stats.
-    let resolution = routes.resolve(request.method, path: request.uri.path)
+    let resolution = routes.resolve(request.method, path: path)
     // /v3 counts against its rate limit first, so that every /v3 response carries the headers: faulted, too large
     // and refused ones included.
     let limit =
@@ -138,7 +140,7 @@ struct SandboxResponder: HTTPResponder {
       try admit(request, resolution: resolution)
       let body = try await request.collectBody(upTo: resolution.maxBodySize)
       let sandboxRequest = SandboxRequest(
-        method: request.method, path: request.uri.path, headers: request.headers,
+        method: request.method, path: path, headers: request.headers,
         query: Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) }) { $1 },
         body: Data(body.readableBytesView), rawParameters: [:])
       let decision =
@@ -175,10 +177,10 @@ struct SandboxResponder: HTTPResponder {
     if section != .control {
       stats.record(route: resolution.statsKey, status: Int(response.status.code))
       journal.record(
-        method: request.method.rawValue, path: request.uri.path, status: Int(response.status.code),
+        method: request.method.rawValue, path: path, status: Int(response.status.code),
         apiToken: request.headers[Self.apiToken], arrival: arrival)
       context.logger.debug(
-        "\(resolution.statsKey) → \(response.status.code)", metadata: ["path": "\(request.uri.path)"])
+        "\(resolution.statsKey) → \(response.status.code)", metadata: ["path": "\(path)"])
     }
     return Response(
       status: response.status, headers: response.headers,
