@@ -28,18 +28,18 @@ extension Store {
   /// counter.send(.increment)              // reduced by App, whose Scope runs Counter
   /// print(appStore.state.counter.count)   // 1
   /// ```
+  @inlinable
   public func scope<ChildState, ChildAction: Sendable>(
     state toChild: @escaping (State) -> ChildState, action embed: @escaping (ChildAction) -> Action
   ) -> Store<ChildState, ChildAction> {
-    Store<ChildState, ChildAction>(
-      core: StoreCore(parent: core, toChild: toChild, embed: embed, isDuplicate: nil))
+    Store<ChildState, ChildAction>(core: core.scoped(toChild: toChild, embed: embed, isDuplicate: nil))
   }
 
   /// A store for a child feature inside this one, whose observers get a child state only when it changed.
+  @inlinable
   public func scope<ChildState: Equatable, ChildAction: Sendable>(
     state toChild: @escaping (State) -> ChildState, action embed: @escaping (ChildAction) -> Action
   ) -> Store<ChildState, ChildAction> {
-    Store<ChildState, ChildAction>(
-      core: StoreCore(parent: core, toChild: toChild, embed: embed, isDuplicate: { $0 == $1 }))
+    Store<ChildState, ChildAction>(core: core.scoped(toChild: toChild, embed: embed, isDuplicate: { $0 == $1 }))
   }
 }

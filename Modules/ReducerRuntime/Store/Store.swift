@@ -44,7 +44,11 @@ public final class Store<State, Action: Sendable>: Observable {
     return core.state
   }
 
-  let core: StoreCore<State, Action>
+  @usableFromInline let core: StoreCore<State, Action>
+  /// Sends an action where it is reduced: the root core's `send`, or a scoped store's composed way to the root. Kept
+  /// here so that a send does not look at the core's kind (in unspecialized generic code, each look costs a runtime
+  /// metadata lookup, as much as the rest of a scoped send).
+  @usableFromInline let sendAction: (Action) -> StoreTask
   private let registrar = ObservationRegistrar()
   /// `\.state`, made once: a key path literal in a generic type is instantiated anew at every use (the runtime
   /// demangles its types each time), which made every send cost microseconds.
@@ -114,6 +118,7 @@ public final class Store<State, Action: Sendable>: Observable {
   public init<R: Reducer>(initialState: State, reducer: R) where R.State == State, R.Action == Action {
     core = StoreCore(
       state: initialState, reduce: { reducer.reduce(into: &$0, action: $1) }, isDuplicate: nil)
+    sendAction = core.sender
   }
 
   /// A store that runs `reducer` from `initialState`, and sends observers a state only when it changed.
@@ -121,10 +126,13 @@ public final class Store<State, Action: Sendable>: Observable {
     initialState: State, reducer: R
   ) where R.State == State, R.Action == Action, State: Equatable {
     core = StoreCore(state: initialState, reduce: { reducer.reduce(into: &$0, action: $1) }, isDuplicate: { $0 == $1 })
+    sendAction = core.sender
   }
 
+  @usableFromInline
   init(core: StoreCore<State, Action>) {
     self.core = core
+    sendAction = core.sender
   }
 
   /// Tells the Observation framework of each change from now on: the root core calls only when its state changed (or
@@ -150,7 +158,8 @@ public final class Store<State, Action: Sendable>: Observable {
   ///
   /// - Returns: The effects this send started, to await or cancel.
   @discardableResult
-  public func send(_ action: Action) -> StoreTask { core.send(action) }
+  @inlinable
+  public func send(_ action: Action) -> StoreTask { sendAction(action) }
 
   /// How many effects are running: for tests and diagnostics.
   public var runningEffectCount: Int { core.effects.count }
