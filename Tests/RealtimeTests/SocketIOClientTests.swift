@@ -219,6 +219,34 @@ struct SocketIOClientTests {
     await harness.client.disconnect()
   }
 
+  @Test("Acknowledgements given different timeouts each time out at their own deadline, an answered one never")
+  func ackDeadlines() async throws {
+    let harness = try Harness()
+    await harness.client.connect()
+    let connection = try await harness.connection(0)
+    #expect(await harness.accept(connection, sid: "a"))
+    let long = Task { try await harness.client.emitWithAck("long", [], timeout: .seconds(10)) }
+    #expect(await eventually { connection.sentTexts.contains(#"420["long"]"#) })
+    let answered = Task { try await harness.client.emitWithAck("answered", [], timeout: .seconds(2)) }
+    #expect(await eventually { connection.sentTexts.contains(#"421["answered"]"#) })
+    let short = Task { try await harness.client.emitWithAck("short", [], timeout: .seconds(3)) }
+    #expect(await eventually { connection.sentTexts.contains(#"422["short"]"#) })
+    connection.serverSends(#"431["ok"]"#)
+    #expect(try await answered.value == ["ok"])
+
+    await harness.clock.advance(by: .seconds(3))
+    let shortFailure = await #expect(throws: SocketIOError.self) { try await short.value }
+    #expect(shortFailure?.kind == .ackTimeout)
+    #expect(await harness.client.pendingAckCount == 1)
+    await harness.clock.advance(by: .seconds(6))
+    #expect(await harness.client.pendingAckCount == 1)
+    await harness.clock.advance(by: .seconds(1))
+    let longFailure = await #expect(throws: SocketIOError.self) { try await long.value }
+    #expect(longFailure?.kind == .ackTimeout)
+    #expect(await harness.client.pendingAckCount == 0)
+    await harness.client.disconnect()
+  }
+
   @Test("An ack comes back to its emit; one that does not come times out; one of an old connection fails (R5)")
   func acks() async throws {
     let harness = try Harness()

@@ -24,6 +24,9 @@ struct DeadlineTimers: Sendable {
     usesDispatch = clock is ContinuousClock
   }
 
+  /// The time on the timers' timeline: the client's clock since it was made.
+  func currentTime() -> Duration { now() }
+
   /// Runs `action` once `delay` has passed, unless the returned timer is cancelled first.
   func after(_ delay: Duration, _ action: @escaping @Sendable () async -> Void) -> DeadlineTimer {
     guard usesDispatch else {

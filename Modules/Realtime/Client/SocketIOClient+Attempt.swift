@@ -77,9 +77,12 @@ extension SocketIOClient {
     if self.live === live { self.live = nil }
     for (id, pending) in pendingAcks where pending.generation == live.generation {
       pendingAcks[id] = nil
-      pending.timer?.cancel()
       pending.waiter.fulfill(
         .failure(SocketIOError(.disconnected, "The connection ended before the acknowledgement came.")))
+    }
+    if pendingAcks.isEmpty {
+      ackTimer?.timer.cancel()
+      ackTimer = nil
     }
     guard let socket = live.socket else { return }
     if live.endReason == .ioClientDisconnect {

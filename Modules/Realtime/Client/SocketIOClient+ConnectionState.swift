@@ -53,6 +53,9 @@ extension SocketIOClient {
   struct PendingAck {
     let generation: Int
     let waiter: OneShot<Result<[SocketValue], any Error>>
-    var timer: DeadlineTimer?
+    /// When it times out, on the timers' timeline (``DeadlineTimers/now()``).
+    let deadline: Duration
+    /// How long it was given, for the timeout's message.
+    let wait: Duration
   }
 }

@@ -43,19 +43,16 @@ extension SocketIOClient {
     let id = nextAckID
     nextAckID = (nextAckID + 1) % 1_000_000_000_000_000
     let waiter = OneShot<Result<[SocketValue], any Error>>()
-    pendingAcks[id] = PendingAck(generation: live.generation, waiter: waiter)
+    let wait = timeout ?? configuration.ackTimeout
+    let deadline = timers.currentTime() + max(wait, .zero)
+    pendingAcks[id] = PendingAck(generation: live.generation, waiter: waiter, deadline: deadline, wait: wait)
     do {
       try await send(.event(event, args, namespace: configuration.namespace, id: id), on: live)
     } catch {
       pendingAcks[id] = nil
       throw error
     }
-    if pendingAcks[id] != nil {
-      let (wait, generation) = (timeout ?? configuration.ackTimeout, live.generation)
-      pendingAcks[id]?.timer = timers.after(wait) { [weak self] in
-        await self?.ackTimedOut(id, generation: generation, after: wait)
-      }
-    }
+    if pendingAcks[id] != nil { armAckTimer(for: deadline) }
     return try await withTaskCancellationHandler {
       try await waiter.value().get()
     } onCancel: {
@@ -75,10 +72,32 @@ extension SocketIOClient {
     try await send(SocketPacket(.ack, namespace: event.namespace, id: id, data: .array(args)), on: live)
   }
 
-  func ackTimedOut(_ id: Int, generation: Int, after wait: Duration) {
-    guard let pending = pendingAcks[id], pending.generation == generation else { return }
-    pendingAcks[id] = nil
-    pending.waiter.fulfill(.failure(SocketIOError(.ackTimeout, "No acknowledgement within \(wait).")))
+  /// Makes sure the one acknowledgement timer goes off by `deadline`.
+  ///
+  /// One timer for every awaited acknowledgement, set for the earliest deadline, rather than a timer each: making and
+  /// cancelling a timer for every acknowledgement cost two thread wake-ups of each round trip. Acknowledgements given
+  /// the same timeout come due in the order they were asked for, so the timer is set again only when it goes off.
+  func armAckTimer(for deadline: Duration) {
+    if let ackTimer, ackTimer.deadline <= deadline { return }
+    ackTimer?.timer.cancel()
+    let delay = deadline - timers.currentTime()
+    ackTimer = (deadline, timers.after(delay) { [weak self] in await self?.ackTimerFired() })
+  }
+
+  /// Fails every acknowledgement whose deadline has come, and sets the timer for the next one.
+  func ackTimerFired() {
+    ackTimer = nil
+    let now = timers.currentTime()
+    var next: Duration?
+    for (id, pending) in pendingAcks {
+      if pending.deadline <= now {
+        pendingAcks[id] = nil
+        pending.waiter.fulfill(.failure(SocketIOError(.ackTimeout, "No acknowledgement within \(pending.wait).")))
+      } else {
+        next = min(next ?? pending.deadline, pending.deadline)
+      }
+    }
+    if let next { armAckTimer(for: next) }
   }
 
   /// The number of acknowledgements awaited.

@@ -74,7 +74,6 @@ extension SocketIOClient {
         pending.generation == live.generation
       else { return nil }
       pendingAcks[id] = nil
-      pending.timer?.cancel()
       pending.waiter.fulfill(.success(args))
     }
     return nil

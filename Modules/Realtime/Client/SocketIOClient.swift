@@ -59,6 +59,8 @@ public actor SocketIOClient {
   var generation = 0
   var wake: OneShot<Void>?
   var pendingAcks: [Int: PendingAck] = [:]
+  /// The one timer of every awaited acknowledgement, and the deadline it goes off at (``armAckTimer(for:)``).
+  var ackTimer: (deadline: Duration, timer: DeadlineTimer)?
   var nextAckID = 0
 
   /// The largest binary packet, its attachments together, the client accepts: input size is bounded.
@@ -94,6 +96,7 @@ public actor SocketIOClient {
 
   deinit {
     monitor?.cancel()
+    ackTimer?.timer.cancel()
     fanOut.finish()
   }
 
