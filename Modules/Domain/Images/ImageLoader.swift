@@ -3,6 +3,7 @@ import KeelConcurrency
 import Logging
 import Networking
 import Persistence
+import Synchronization
 
 /// Loads images by URL through a memory level, a disk level that survives restarts, and the network (REQUIREMENTS
 /// A8).
@@ -41,6 +42,8 @@ public final class ImageLoader: Sendable {
   let logger: Logger
   let loads = InFlightLoads<Data>()
   private let counters = Locked(ImageLoaderStatistics())
+  /// The memory hits, counted apart from ``counters``: an atomic add where a lock was a fifth of a hit's time.
+  private let memoryHits = Atomic<Int>(0)
 
   /// A loader over `cache` that asks `client` for what the cache does not have fresh.
   ///
@@ -98,7 +101,7 @@ public final class ImageLoader: Sendable {
     let key = url.absoluteString
     // Only valid URLs are ever stored, so a hit needs no validation: the fast path stays one lookup.
     if let cached = cache.memory.object(forKey: key), cached.isFresh(at: now()) {
-      counters.withLock { $0.memoryHits += 1 }
+      memoryHits.add(1, ordering: .relaxed)
       return cached.data
     }
     try ImagesRouter.validated(url)
@@ -107,7 +110,11 @@ public final class ImageLoader: Sendable {
   }
 
   /// What the loader has done since it was created.
-  public var statistics: ImageLoaderStatistics { counters.withLock { $0 } }
+  public var statistics: ImageLoaderStatistics {
+    var statistics = counters.withLock { $0 }
+    statistics.memoryHits += memoryHits.load(ordering: .relaxed)
+    return statistics
+  }
 
   /// Empties the memory level, as an app does under memory pressure; the disk level keeps every image.
   public func clearMemory() { cache.clearMemory() }
