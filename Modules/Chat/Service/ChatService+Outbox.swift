@@ -51,7 +51,7 @@ extension ChatService {
 
   /// The progress of a pending message's upload, bytes sent out of the whole body's, for each attempt (an attempt
   /// after a failure starts again from zero); it ends once the message is sent or failed. Empty for a message that
-  /// is not pending.
+  /// is not pending, and for a message of text alone, which goes in one piece from memory.
   public func uploadProgress(of message: Message) -> AsyncStream<TransferProgress> {
     outbox.uploadProgress(of: message)
   }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import KeelConcurrency
 import Persistence
 
 extension ChatStore {
@@ -53,8 +54,25 @@ extension ChatStore {
         }
         if evicted.last != oldest { evicted.append(oldest) }
       }
+      // Measured on the writer: every write before this one is counted, and none after it has begun. A failed
+      // eviction leaves the last measurement, so that the next write measures again.
+      let used = try Self.usedBytes(db)
+      growth.withLock { $0 = ChatStoreGrowth(measured: used) }
       return evicted
     }
+  }
+
+  /// ``evictIfNeeded()`` after a write of `messages`, unless the store, as last measured, plus a generous bound of
+  /// what those and the writes since may have added (``ChatStoreGrowth``), is still within ``maxSize``.
+  func evictIfGrown(by messages: [Message]) async throws {
+    let added = messages.reduce(Int64(0)) { $0 + ChatStoreGrowth.bound(of: $1) }
+    let maxSize = maxSize
+    let check = growth.withLock { growth in
+      growth.added += added
+      growth.writes += 1
+      return growth.mayExceed(maxSize)
+    }
+    if check { try await evictIfNeeded() }
   }
 
   private static func usedBytes(_ db: Database) throws -> Int64 {
@@ -62,5 +80,32 @@ extension ChatStore {
     let free = try Int64.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
     let pageSize = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 4_096
     return (pages - free) * pageSize
+  }
+}
+
+/// A chat store's size as last measured, and a bound of what it may have grown by since.
+struct ChatStoreGrowth: Sendable {
+  /// The bytes in use at the last measurement; `nil` before the first.
+  var measured: Int64?
+  /// The bound of the bytes the messages written since may take.
+  var added: Int64 = 0
+  /// Writes since the measurement: the size is measured again after every ``remeasureEvery``, whatever the bound, for
+  /// what the bound does not count (conversations, members, read positions).
+  var writes = 0
+
+  static let remeasureEvery = 256
+
+  /// Whether the store may be over `maxSize`, or has not been measured for long.
+  func mayExceed(_ maxSize: Int64) -> Bool {
+    guard let measured else { return true }
+    return measured + added > maxSize || writes >= Self.remeasureEvery
+  }
+
+  /// A generous bound of the bytes `message` adds: its text three times (the row, the search index's content and its
+  /// terms), its JSON columns twice, and a kilobyte for its keys, indexes and a page split.
+  static func bound(of message: Message) -> Int64 {
+    let text = Int64(message.text.utf8.count)
+    let attachments = Int64(message.images.count * 512 + message.files.count * 1_024 + message.reactions.count * 128)
+    return 3 * text + 2 * attachments + 1_024
   }
 }

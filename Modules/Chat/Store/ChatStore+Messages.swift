@@ -27,7 +27,7 @@ extension ChatStore {
     }
     // What was written stays written and is returned: an eviction that fails now (a busy or full disk) is tried again
     // after the next upsert, and must not make the caller think these messages were not stored.
-    _ = try? await evictIfNeeded()
+    try? await evictIfGrown(by: messages)
     return inserted
   }
 
@@ -51,7 +51,7 @@ extension ChatStore {
       if known == false || message.senderID == userID { try Self.countArrival(of: message, by: userID, db) }
       return known == false
     }
-    _ = try? await evictIfNeeded()
+    try? await evictIfGrown(by: [message])
     return isNew
   }
 
@@ -166,7 +166,7 @@ extension ChatStore {
   ) async throws -> [Message] {
     let bound = position.map { (Self.milliseconds($0.createdAt), $0.key) }
     let page = try await read("read replies") { db in
-      try Row.fetchAll(
+      try Self.messages(
         db.cachedStatement(
           sql: """
             SELECT \(Self.messageColumns) FROM message WHERE conversationID = ? AND replyTo = ?
@@ -174,7 +174,7 @@ extension ChatStore {
             ORDER BY createdAt DESC, sortKey DESC LIMIT ?
             """),
         arguments: [conversationID, parentID, bound?.0, bound?.0, bound?.0, bound?.1, max(0, limit)]
-      ).map(Self.message)
+      )
     }
     return page.reversed()
   }
@@ -184,17 +184,26 @@ extension ChatStore {
   public func messages(in conversationID: String, before position: Message.Position? = nil, limit: Int) async throws
     -> [Message]
   {
-    let bound = position.map { (Self.milliseconds($0.createdAt), $0.key) }
+    let limit = max(0, limit)
     let page = try await read("read messages") { db in
-      try Row.fetchAll(
+      // Two statements rather than one with `? IS NULL OR …`: a bound written as a row value is a range of the
+      // ordering index, which SQLite seeks to, where the other form made it walk the index from the newest message.
+      guard let position else {
+        return try Self.messages(
+          db.cachedStatement(
+            sql: """
+              SELECT \(Self.messageColumns) FROM message WHERE conversationID = ?
+              ORDER BY createdAt DESC, sortKey DESC LIMIT ?
+              """),
+          arguments: [conversationID, limit])
+      }
+      return try Self.messages(
         db.cachedStatement(
           sql: """
-            SELECT \(Self.messageColumns) FROM message WHERE conversationID = ?
-              AND (? IS NULL OR createdAt < ? OR (createdAt = ? AND sortKey < ?))
+            SELECT \(Self.messageColumns) FROM message WHERE conversationID = ? AND (createdAt, sortKey) < (?, ?)
             ORDER BY createdAt DESC, sortKey DESC LIMIT ?
             """),
-        arguments: [conversationID, bound?.0, bound?.0, bound?.0, bound?.1, max(0, limit)]
-      ).map(Self.message)
+        arguments: [conversationID, Self.milliseconds(position.createdAt), position.key, limit])
     }
     return page.reversed()
   }
@@ -205,14 +214,14 @@ extension ChatStore {
   {
     let (time, key) = (Self.milliseconds(position.createdAt), position.key)
     return try await read("read messages") { db in
-      try Row.fetchAll(
+      try Self.messages(
         db.cachedStatement(
           sql: """
-            SELECT \(Self.messageColumns) FROM message WHERE conversationID = ? AND (createdAt > ? OR (createdAt = ? AND sortKey > ?))
+            SELECT \(Self.messageColumns) FROM message WHERE conversationID = ? AND (createdAt, sortKey) > (?, ?)
             ORDER BY createdAt, sortKey LIMIT ?
             """),
-        arguments: [conversationID, time, time, key, max(0, limit)]
-      ).map(Self.message)
+        arguments: [conversationID, time, key, max(0, limit)]
+      )
     }
   }
 
@@ -357,6 +366,15 @@ extension ChatStore {
     "failureReason", "unavailable", "seq", "editedAt", "deleted", "replyTo", "replyCount", "lastReplyID", "reactions",
     "version", "mentions", "files",
   ].map { "message.\($0)" }.joined(separator: ", ")
+
+  /// The messages of the rows `statement` selects with `arguments`, whose first columns are ``messageColumns``, each
+  /// read straight from SQLite as the cursor steps (no copy of every row first, as `Row.fetchAll` makes).
+  static func messages(_ statement: Statement, arguments: StatementArguments) throws -> [Message] {
+    var messages: [Message] = []
+    let rows = try Row.fetchCursor(statement, arguments: arguments)
+    while let row = try rows.next() { messages.append(try message(row)) }
+    return messages
+  }
 
   /// The message of a row whose first columns are ``messageColumns``.
   static func message(_ row: Row) throws -> Message {

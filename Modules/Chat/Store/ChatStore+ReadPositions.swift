@@ -37,15 +37,32 @@ extension ChatStore {
 
   /// How far each member has read in `conversationID`, by user id.
   public func readPositions(in conversationID: String) async throws -> [String: ReadPosition] {
-    try await read("read the read positions") { db in
-      var positions: [String: ReadPosition] = [:]
-      for row in try Row.fetchAll(
-        db, sql: "SELECT userID, messageID, seq FROM readPosition WHERE conversationID = ?",
-        arguments: [conversationID])
-      {
-        positions[row["userID"]] = ReadPosition(messageID: row["messageID"], seq: row["seq"])
-      }
-      return positions
+    try await read("read the read positions") { db in try Self.readPositions(in: conversationID, db) }
+  }
+
+  /// The newest `limit` messages of `conversationID`, oldest first, and how far each member has read, from one
+  /// snapshot of the store: what an open conversation shows, read at once.
+  func window(of conversationID: String, limit: Int) async throws -> ([Message], [String: ReadPosition]) {
+    try await read("read a conversation") { db in
+      let newest = try Self.messages(
+        db.cachedStatement(
+          sql: """
+            SELECT \(Self.messageColumns) FROM message WHERE conversationID = ?
+            ORDER BY createdAt DESC, sortKey DESC LIMIT ?
+            """),
+        arguments: [conversationID, max(0, limit)])
+      return (newest.reversed(), try Self.readPositions(in: conversationID, db))
     }
+  }
+
+  private static func readPositions(in conversationID: String, _ db: Database) throws -> [String: ReadPosition] {
+    var positions: [String: ReadPosition] = [:]
+    let rows = try Row.fetchCursor(
+      db.cachedStatement(sql: "SELECT userID, messageID, seq FROM readPosition WHERE conversationID = ?"),
+      arguments: [conversationID])
+    while let row = try rows.next() {
+      positions[row["userID"]] = ReadPosition(messageID: row["messageID"], seq: row["seq"])
+    }
+    return positions
   }
 }

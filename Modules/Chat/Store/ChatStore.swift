@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import KeelConcurrency
 import Persistence
 
 /// The chat's local database (REQUIREMENTS C3): workspaces, conversations (channels and DM rooms), members, messages
@@ -45,6 +46,9 @@ public final class ChatStore: SQLiteStore {
   public let setAside: SetAside?
 
   package let pool: DatabasePool
+  /// What the store measured of its size last, and how much it may have grown since: so that a write of a few
+  /// messages does not measure it again (a transaction of its own) while it is far from ``maxSize``.
+  let growth = Locked(ChatStoreGrowth())
 
   /// A file the store did not open, renamed beside itself.
   public struct SetAside: Sendable, Hashable {

@@ -272,8 +272,7 @@ actor ConversationSync {
     publishing += 1
     let number = publishing
     do {
-      let messages = try await window()
-      let positions = try await store.readPositions(in: id)
+      let (messages, positions) = try await store.window(of: id, limit: shown)
       // Publishes overlap at the read: one begun later read the store later (a later snapshot of it) and may have
       // shown what it read already; this older read would take its place, a message stored since missing from it.
       guard number > published, !stopped else { return }

@@ -52,8 +52,9 @@ public struct ChatRouter: Endpoint, CustomStringConvertible {
     /// `GET /v1/conversations/{id}/messages`: after a message, before one, or the newest; at most `limit`; `brief`, each
     /// message without its text and images.
     case messages(conversationID: String, after: String?, before: String?, limit: Int, brief: Bool = false)
-    /// `POST /v1/conversations/{id}/messages`: a `multipart/form-data` body streamed from `file`.
-    case send(conversationID: String, body: URL, contentType: String)
+    /// `POST /v1/conversations/{id}/messages`: a `multipart/form-data` body, in memory for a message of text alone and
+    /// streamed from a file for one with images or files.
+    case send(conversationID: String, body: HTTPBody)
     /// `POST /v1/conversations/{id}/read` with `{"messageId"}`.
     case read(conversationID: String, messageID: String)
     /// `GET /v1/conversations/{id}/reads`: how far each member has read.
@@ -98,7 +99,7 @@ public struct ChatRouter: Endpoint, CustomStringConvertible {
     case .transferChannel(let id, _): ["v1", "channels", id, "owner"]
     case .channelMembers(let id): ["v1", "channels", id, "members"]
     case .directMessages(let id), .openDirectMessage(let id, _): ["v1", "workspaces", id, "dms"]
-    case .messages(let id, _, _, _, _), .send(let id, _, _): ["v1", "conversations", id, "messages"]
+    case .messages(let id, _, _, _, _), .send(let id, _): ["v1", "conversations", id, "messages"]
     case .read(let id, _): ["v1", "conversations", id, "read"]
     case .replies(let id, _, _, _): ["v1", "conversations", id, "messages"]
     case .reads(let id): ["v1", "conversations", id, "reads"]
@@ -140,7 +141,7 @@ public struct ChatRouter: Endpoint, CustomStringConvertible {
     }
   }
 
-  /// The JSON of a create, rename, invite, transfer, DM, read, edit or reaction; the multipart file of a send.
+  /// The JSON of a create, rename, invite, transfer, DM, read, edit or reaction; the multipart body of a send.
   public var body: HTTPBody {
     switch route {
     case .createWorkspace(let name), .renameWorkspace(_, let name), .createChannel(_, let name),
@@ -152,7 +153,7 @@ public struct ChatRouter: Endpoint, CustomStringConvertible {
     case .read(_, let messageID): .json(["messageId": messageID])
     case .edit(_, _, let text, let changeID): .json(["text": text, "changeId": changeID])
     case .addReaction(_, _, let emoji, let changeID): .json(["emoji": emoji, "changeId": changeID])
-    case .send(_, let file, let contentType): .file(file, contentType: contentType)
+    case .send(_, let body): body
     default: .empty
     }
   }
