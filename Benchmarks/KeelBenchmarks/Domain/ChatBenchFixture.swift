@@ -30,9 +30,15 @@ actor ChatBenchFixture {
     /// The message before the missed ones: where a catch-up starts.
     let anchor: Message
     let latencyChannel: String
-    /// The workspace of both channels.
+    /// The workspace of the channels.
     let workspaceID: String
+    /// Channels of one message each, for the memory row: each conversation's older messages are put in the store
+    /// beneath it, as if read long ago.
+    let memoryChannels: [(id: String, newest: Message)]
   }
+
+  /// The channels of ``Running/memoryChannels``.
+  static let memoryChannelCount = 4
 
   /// The messages a catch-up misses.
   static let missed = 1_000
@@ -63,16 +69,26 @@ actor ChatBenchFixture {
     try await setup.invite(email: "bob@bench.dev", to: workspace.id)
     let catchUp = try await setup.createChannel(named: "catch-up", in: workspace.id).id
     let latency = try await setup.createChannel(named: "latency", in: workspace.id).id
+    var memory: [String] = []
+    for number in 0..<Self.memoryChannelCount {
+      memory.append(try await setup.createChannel(named: "memory-\(number)", in: workspace.id).id)
+    }
     await setup.shutDown()
     let bobChat = try ChatService(
       baseURL: sandbox.baseURL, sessions: bob, socketTransport: NIOWebSocketTransport(),
       directory: Self.scratchDirectory(), clock: ContinuousClock())
     _ = try await bobChat.join(catchUp)
     _ = try await bobChat.join(latency)
+    for channel in memory { _ = try await bobChat.join(channel) }
     await bobChat.shutDown()
 
     let annToken = try await ann.accessToken()
     let anchor = try await Self.post("anchor", to: catchUp, token: annToken, baseURL: sandbox.baseURL, over: http)
+    var memoryChannels: [(id: String, newest: Message)] = []
+    for channel in memory {
+      memoryChannels.append(
+        (channel, try await Self.post("newest", to: channel, token: annToken, baseURL: sandbox.baseURL, over: http)))
+    }
     // The missed messages, eight at a time: the server stamps them in the order they arrive.
     try await withThrowingTaskGroup(of: Void.self) { group in
       for lane in 0..<8 {
@@ -88,7 +104,7 @@ actor ChatBenchFixture {
     let running = Running(
       baseURL: sandbox.baseURL, ann: ann, bob: bob, bobToken: try await bob.accessToken(), annToken: annToken,
       http: http, socket: NIOWebSocketTransport(), catchUpChannel: catchUp, anchor: anchor, latencyChannel: latency,
-      workspaceID: workspace.id)
+      workspaceID: workspace.id, memoryChannels: memoryChannels)
     self.running = running
     return running
   }

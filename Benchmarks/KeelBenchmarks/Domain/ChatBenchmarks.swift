@@ -36,7 +36,8 @@ enum ChatBenchmarks {
       latencyRow(0.99, "p99", messages: messages, fixture, rounds),
       unreadRow(0.5, "p50", target: nil, messages: messages, fixture, unreadRounds),
       unreadRow(0.99, "p99", target: 50, messages: messages, fixture, unreadRounds),
-    ] + ChatFileBenchmarks.comparisons(fixture) + ChatStoreBenchmarks.comparisons(quick: quick)
+    ] + ChatMemoryBenchmarks.comparisons(fixture, quick: quick) + ChatFileBenchmarks.comparisons(fixture)
+      + ChatStoreBenchmarks.comparisons(quick: quick)
       + ChatSearchBenchmarks.comparisons(quick: quick)
   }
 
