@@ -113,11 +113,11 @@ extension ChatConnection {
         }
         // The open conversation's sync stores it, in order with its catch-ups (which may hold it a while); the count
         // follows, once for each message however often it is pushed, and always for the user's own.
-        let isNew = try await !store.contains(serverID: id) && counted.withLock { $0.insert(id) }
-        // Its sender has read up to it (the server moved their pointer): the open conversation shows it.
-        if let seq = message.seq {
-          try await store.moveReadPosition(of: message.senderID, in: message.conversationID, to: id, seq: seq)
-        }
+        // Its sender has read up to it (the server moved their pointer): the open conversation shows it. Asked and
+        // moved in one write, the first of the two a push into an open conversation costs.
+        let known = try await store.arrival(
+          of: id, from: message.senderID, in: message.conversationID, seq: message.seq)
+        let isNew = !known && counted.withLock { $0.insert(id) }
         await sync.receive(message)
         if isNew || message.senderID == account.userID {
           try await store.countArrival(of: message, by: account.userID)

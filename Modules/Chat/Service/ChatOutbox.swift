@@ -181,9 +181,11 @@ final class ChatOutbox: Sendable {
       removeImages(names + copies.map(\.copy), of: account)
       throw ChatError.storage(error, doing: "keep the message in the outbox")
     }
-    let pending = pendingRecord(of: outgoing, in: account)
-    await show(pending, in: account, added: true)
+    // The sender goes first: the pending copy is shown while the message is on its way, and never over what the
+    // sender stored of it meanwhile (`addPending`).
     wakeup.signal()
+    let pending = pendingRecord(of: outgoing, in: account)
+    await show(pending, in: account, added: true, ifNew: true)
     // Sent: the others' indicator of this user typing ends with it.
     await connection.userStoppedTyping(in: conversationID)
     return pending
@@ -278,10 +280,15 @@ final class ChatOutbox: Sendable {
     return try await stored("count the outbox") { try await account.outbox.count() }
   }
 
-  /// Stores `message` in `account`'s store and shows it in its conversation if that is open.
-  func show(_ message: Message, in account: ChatAccount, added: Bool) async {
+  /// Stores `message` in `account`'s store and shows it in its conversation if that is open; `ifNew`, only when the
+  /// store has no copy of it yet (``ChatStore/addPending(_:)``).
+  func show(_ message: Message, in account: ChatAccount, added: Bool, ifNew: Bool = false) async {
     do {
-      try await account.store.upsert([message])
+      if ifNew {
+        try await account.store.addPending(message)
+      } else {
+        try await account.store.upsert([message])
+      }
     } catch {
       logger.warning(
         "Cannot show message \(message.clientMessageID ?? "?") in the store; the outbox keeps it: \(error)")

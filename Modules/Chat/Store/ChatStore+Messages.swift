@@ -31,6 +31,27 @@ extension ChatStore {
     return inserted
   }
 
+  /// Stores `message`, a new message of the user's that is not sent yet, unless the store holds a copy of it already
+  /// (found by its client message id): the outbox may have sent it, and stored what became of it, first.
+  ///
+  /// - Returns: Whether it was stored.
+  /// - Throws: as ``upsert(_:)``.
+  @discardableResult
+  public func addPending(_ message: Message) async throws -> Bool {
+    guard let clientID = message.clientMessageID else { return try await !upsert([message]).isEmpty }
+    let added = try await write("store a new message") { db in
+      let held =
+        try Bool.fetchOne(
+          db.cachedStatement(
+            sql: """
+              SELECT EXISTS(SELECT 1 FROM message WHERE conversationID = ? AND senderID = ? AND clientMessageID = ?)
+              """), arguments: [message.conversationID, message.senderID, clientID]) ?? false
+      return try !held && Self.upsert(message, db)
+    }
+    try? await evictIfGrown(by: [message])
+    return added
+  }
+
   /// Stores a pushed message and, when the store did not have it, counts it in its conversation's unread count (as
   /// ``countArrival(of:by:)``; the user's own message always, which leaves nothing unread), in one transaction: a list
   /// never shows the message without its count.
@@ -315,14 +336,39 @@ extension ChatStore {
 
   /// Records that `conversationID` is stored without a gap up to the message `messageID` (a catch-up's last).
   public func setSyncPoint(_ messageID: String, in conversationID: String) async throws {
-    try await write("record a sync point") { db in
-      try db.execute(
-        sql: """
-          INSERT INTO sync (conversationID, messageID) VALUES (?, ?)
-          ON CONFLICT(conversationID) DO UPDATE SET messageID = excluded.messageID
-          """,
-        arguments: [conversationID, messageID])
+    try await write("record a sync point") { db in try Self.setSyncPoint(messageID, in: conversationID, db) }
+  }
+
+  /// Stores a page of `conversationID`'s catch-up and moves its sync point to the page's last message, in one
+  /// transaction: a crash leaves both or neither, and a page costs one write.
+  ///
+  /// - Returns: The messages that were new to the store, as ``upsert(_:)``.
+  /// - Throws: as ``upsert(_:)``; nothing is written when it throws.
+  @discardableResult
+  public func upsert(_ messages: [Message], movingSyncPointOf conversationID: String) async throws -> [Message] {
+    guard let last = messages.last?.id else { return try await upsert(messages) }
+    if let odd = messages.first(where: { !Self.representable($0.createdAt) }) {
+      throw PersistenceError(
+        .invalidInput, "A message's time (\(odd.createdAt.timeIntervalSince1970) s) is outside 1970 to 9999.",
+        path: url.path)
     }
+    let inserted = try await write("store a page") { db in
+      var inserted: [Message] = []
+      for message in messages where try Self.upsert(message, db) { inserted.append(message) }
+      try Self.setSyncPoint(last, in: conversationID, db)
+      return inserted
+    }
+    try? await evictIfGrown(by: messages)
+    return inserted
+  }
+
+  private static func setSyncPoint(_ messageID: String, in conversationID: String, _ db: Database) throws {
+    try db.execute(
+      sql: """
+        INSERT INTO sync (conversationID, messageID) VALUES (?, ?)
+        ON CONFLICT(conversationID) DO UPDATE SET messageID = excluded.messageID
+        """,
+      arguments: [conversationID, messageID])
   }
 
   /// How many messages the store holds for `conversationID`.

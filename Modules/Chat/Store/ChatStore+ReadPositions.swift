@@ -13,6 +13,22 @@ extension ChatStore {
     }
   }
 
+  /// Whether the store holds the message whose server id is `messageID` yet, and, in the same transaction, moves
+  /// `userID`'s position in `conversationID` to it when `seq` is given: what a pushed message into an open conversation
+  /// asks of the store before its conversation stores it (its sender has read up to it).
+  func arrival(
+    of messageID: String, from userID: String, in conversationID: String, seq: Int?
+  ) async throws -> Bool {
+    try await write("take a pushed message") { db in
+      let known =
+        try Bool.fetchOne(
+          db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM message WHERE serverID = ?)"), arguments: [messageID])
+        ?? false
+      if let seq { try Self.moveReadPosition(of: userID, in: conversationID, to: messageID, seq: seq, db) }
+      return known
+    }
+  }
+
   static func moveReadPosition(
     of userID: String, in conversationID: String, to messageID: String, seq: Int, _ db: Database
   ) throws {

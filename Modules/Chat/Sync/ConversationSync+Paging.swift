@@ -89,11 +89,8 @@ extension ConversationSync {
       }
       let messages = page.messages.map(\.record)
       if page.hasMore, !messages.isEmpty, messages.last?.id == since { throw ChatError.pagingStalled(id) }
-      shown += try await store.upsert(messages).count
-      if let last = messages.last?.id {
-        try await store.setSyncPoint(last, in: id)
-        since = last
-      }
+      shown += try await store.upsert(messages, movingSyncPointOf: id).count
+      if let last = messages.last?.id { since = last }
       read += messages.count
       await publish()
       guard page.hasMore, !messages.isEmpty else { return }
