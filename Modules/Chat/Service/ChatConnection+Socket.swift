@@ -111,14 +111,14 @@ extension ChatConnection {
           try await store.receive(message, by: account.userID)
           return
         }
-        // The open conversation's sync stores it, in order with its catch-ups (which may hold it a while); the count
-        // follows, once for each message however often it is pushed, and always for the user's own.
-        // Its sender has read up to it (the server moved their pointer): the open conversation shows it. Asked and
-        // moved in one write, the first of the two a push into an open conversation costs.
-        let known = try await store.arrival(
-          of: id, from: message.senderID, in: message.conversationID, seq: message.seq)
+        // The open conversation's sync stores it, in order with its catch-ups (which may hold it a while), and moves
+        // its sender's read position in the same write (the server moved their pointer): the open conversation shows
+        // it. The count follows, once for each message however often it is pushed, and always for the user's own.
+        guard let known = await sync.receive(message) else {
+          try await store.receive(message, by: account.userID)
+          return
+        }
         let isNew = !known && counted.withLock { $0.insert(id) }
-        await sync.receive(message)
         if isNew || message.senderID == account.userID {
           try await store.countArrival(of: message, by: account.userID)
         }

@@ -71,6 +71,23 @@ extension ChatStore {
     }
   }
 
+  /// `conversationID`'s messages after `position`, oldest first, at most `limit`, and how far each member has read,
+  /// from one snapshot of the store: what an open conversation adds to a window that ends at `position`.
+  func window(of conversationID: String, after position: Message.Position, limit: Int) async throws -> (
+    [Message], [String: ReadPosition]
+  ) {
+    try await read("read a conversation") { db in
+      let newer = try Self.messages(
+        db.cachedStatement(
+          sql: """
+            SELECT \(Self.messageColumns) FROM message WHERE conversationID = ? AND (createdAt, sortKey) > (?, ?)
+            ORDER BY createdAt, sortKey LIMIT ?
+            """),
+        arguments: [conversationID, Self.milliseconds(position.createdAt), position.key, max(0, limit)])
+      return (newer, try Self.readPositions(in: conversationID, db))
+    }
+  }
+
   private static func readPositions(in conversationID: String, _ db: Database) throws -> [String: ReadPosition] {
     var positions: [String: ReadPosition] = [:]
     let rows = try Row.fetchCursor(

@@ -89,10 +89,11 @@ extension ConversationSync {
       }
       let messages = page.messages.map(\.record)
       if page.hasMore, !messages.isEmpty, messages.last?.id == since { throw ChatError.pagingStalled(id) }
-      shown += try await store.upsert(messages, movingSyncPointOf: id).count
+      let inserted = try await store.upsert(messages, movingSyncPointOf: id)
+      shown += inserted.count
       if let last = messages.last?.id { since = last }
       read += messages.count
-      await publish()
+      await publish(after: inserted)
       guard page.hasMore, !messages.isEmpty else { return }
       if read >= configuration.maxCatchUpMessages {
         logger.info(

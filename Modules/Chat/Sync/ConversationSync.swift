@@ -131,7 +131,7 @@ actor ConversationSync {
     while !held.isEmpty {
       let batch = held
       held = []
-      if await apply(batch) { gap = true }
+      if await apply(batch).gap { gap = true }
     }
     catchingUp = false
     guard !stopped else { return }
@@ -161,34 +161,53 @@ actor ConversationSync {
 
   /// A pushed message: held during a catch-up, stored (once) otherwise. One numbered past the next the sync expects
   /// (a push before it was lost) is shown at once and starts a catch-up, which brings what was missed; a duplicate or
-  /// an older one is ignored.
-  func receive(_ message: Message) async {
-    guard !stopped else { return }
+  /// an older one is ignored. Its sender has read up to it: their read position moves in the same write that stores
+  /// it (at once when it is held).
+  ///
+  /// - Returns: Whether the store held the message before this push; `nil` when the sync has stopped and did not
+  ///   take it.
+  @discardableResult
+  func receive(_ message: Message) async -> Bool? {
+    guard !stopped else { return nil }
     heardSinceCheck = true
     if catchingUp {
       held.append(message)
-      return
+      guard let messageID = message.id else { return false }
+      return (try? await store.arrival(of: messageID, from: message.senderID, in: id, seq: message.seq)) ?? false
     }
-    if await apply([message]) { requestCatchUp() }
+    let (gap, known) = await apply([message], arrival: message)
+    if gap { requestCatchUp() }
+    return known
   }
 
-  /// Stores pushed `messages` and moves ``heard`` on; returns whether one skips past a number not stored (a gap).
-  private func apply(_ messages: [Message]) async -> Bool {
+  /// Stores pushed `messages` and moves ``heard`` on; returns whether one skips past a number not stored (a gap), and
+  /// whether the store held `arrival` (one of them) already, whose sender's read position moves in the same write.
+  private func apply(_ messages: [Message], arrival: Message? = nil) async -> (gap: Bool, known: Bool) {
     let known = heard
     let fresh = messages.filter { message in
       guard let seq = message.seq, let known else { return true }
       return seq > known
     }
-    guard !fresh.isEmpty else { return false }
+    guard !fresh.isEmpty else { return (false, true) }
+    let inserted: [Message]
     do {
-      shown += try await store.upsert(fresh).count
+      if let arrival, let messageID = arrival.id, let seq = arrival.seq,
+        fresh.contains(where: { $0.id == messageID })
+      {
+        inserted = try await store.upsert(
+          fresh, movingReadPositionOf: arrival.senderID, in: id, to: messageID, seq: seq)
+      } else {
+        inserted = try await store.upsert(fresh)
+      }
+      shown += inserted.count
     } catch {
       // Not lost: a catch-up reads from the sync point, which pushes never move.
       logger.warning("Cannot store pushed messages of \(id); a catch-up brings them: \(error)")
-      return true
+      return (true, false)
     }
-    await publish()
-    guard var heard = known else { return false }
+    let arrivalKnown = arrival.map { arrival in !inserted.contains { $0.id == arrival.id } } ?? true
+    await publish(after: inserted)
+    guard var heard = known else { return (false, arrivalKnown) }
     // A catch-up may have moved it on while this one waited for the store.
     defer { self.heard = max(self.heard ?? heard, heard) }
     for seq in fresh.compactMap(\.seq).sorted() where seq > heard {
@@ -197,12 +216,12 @@ actor ConversationSync {
         let between = (heard + 1)...(seq - 1)
         guard (try? await store.count(numbered: between, in: id)) == between.count else {
           logger.info("A push of \(id) skipped from \(heard) to \(seq); catching up on what was missed.")
-          return true
+          return (true, arrivalKnown)
         }
       }
       heard = seq
     }
-    return false
+    return (false, arrivalKnown)
   }
 
   /// A pushed change of a message (edited, deleted, reacted to, replied to): stored when the store holds the message
@@ -265,6 +284,37 @@ actor ConversationSync {
 
   func window() async throws -> [Message] {
     try await store.messages(in: id, limit: shown)
+  }
+
+  /// Publishes the window after `inserted` were stored. When no other publish is in flight and each of them sorts
+  /// after the newest message shown, the window shown is still the store's up to there: only what is newer is read
+  /// (with the read positions), not the whole window again, which was most of a pushed message's time to the screen.
+  /// Otherwise, and when more is newer than the window holds, the whole window is read (``publish()``).
+  func publish(after inserted: [Message]) async {
+    let base = snapshots.current
+    guard !stopped, publishing == published, !inserted.isEmpty, let newest = base.messages.last,
+      inserted.allSatisfy({ Self.order($0.position) > Self.order(newest.position) })
+    else { return await publish() }
+    publishing += 1
+    let number = publishing
+    do {
+      let (newer, positions) = try await store.window(of: id, after: newest.position, limit: shown)
+      guard newer.count < shown else { return await publish() }
+      guard number > published, !stopped else { return }
+      published = number
+      snapshots.publish(
+        ConversationSnapshot(
+          messages: Array((base.messages + newer).suffix(shown)), status: status, readPositions: positions))
+    } catch {
+      guard !stopped else { return }
+      logger.warning("Cannot read the messages of \(id) from the store: \(error)")
+      snapshots.update { $0.status = status }
+    }
+  }
+
+  /// A position as the store orders it: its time to the millisecond, then its key.
+  private static func order(_ position: Message.Position) -> (Int64, String) {
+    (ChatStore.milliseconds(position.createdAt), position.key)
   }
 
   func publish() async {
