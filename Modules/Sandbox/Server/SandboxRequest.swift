@@ -16,7 +16,9 @@ struct SandboxRequest: Sendable {
 
   /// The path parameter `name`, percent-decoded; `nil` when it is missing or its percent-encoding is invalid.
   func parameter(_ name: String) -> String? {
-    rawParameters[name].flatMap { String($0).removingPercentEncoding }
+    guard let raw = rawParameters[name] else { return nil }
+    // Most parameters have nothing to decode: Foundation's decoding allocates whatever it is given.
+    return raw.utf8.contains(UInt8(ascii: "%")) ? String(raw).removingPercentEncoding : String(raw)
   }
 
   /// The value of the header `name`.

@@ -59,7 +59,7 @@ extension SandboxResponder {
   /// The tenant named by `Api-Token`: any non-empty token in open mode, else one of the configured tokens. A tenant
   /// is known by its token's digest, which is what a state file keeps.
   func tenant(of request: SandboxRequest) -> String? {
-    guard let token = request.header("Api-Token"), !token.isEmpty else { return nil }
+    guard let token = request.headers[Self.apiToken], !token.isEmpty else { return nil }
     return configuration.apiTokens.isEmpty || configuration.apiTokens.contains(token) ? Secrets.digest(token) : nil
   }
 

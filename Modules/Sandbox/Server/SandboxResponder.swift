@@ -187,7 +187,8 @@ struct SandboxResponder: HTTPResponder {
       body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
   }
 
-  private static let apiToken = HTTPField.Name("Api-Token")!
+  /// The header that names a tenant.
+  static let apiToken = HTTPField.Name("Api-Token")!
   /// The header that carries ``SandboxConfiguration/accessKey`` or ``SandboxConfiguration/controlKey``.
   static let key = HTTPField.Name("Sandbox-Key")!
 }
