@@ -57,7 +57,7 @@ extension ChatStore {
       // Measured on the writer: every write before this one is counted, and none after it has begun. A failed
       // eviction leaves the last measurement, so that the next write measures again.
       let used = try Self.usedBytes(db)
-      growth.withLock { $0 = ChatStoreGrowth(measured: used) }
+      growth.withLock { $0 = ChatStoreGrowth(measured: used, measuredAt: .now) }
       return evicted
     }
   }
@@ -70,9 +70,16 @@ extension ChatStore {
     let check = growth.withLock { growth in
       growth.added += added
       growth.writes += 1
-      return growth.mayExceed(maxSize)
+      return growth.mayExceed(maxSize, at: .now)
     }
-    if check { try await evictIfNeeded() }
+    guard check else { return }
+    do {
+      try await evictIfNeeded()
+    } catch {
+      // A failed eviction (its commit too) may have left a measurement it rolled back: the next write measures.
+      growth.withLock { $0.measured = nil }
+      throw error
+    }
   }
 
   private static func usedBytes(_ db: Database) throws -> Int64 {
@@ -87,25 +94,36 @@ extension ChatStore {
 struct ChatStoreGrowth: Sendable {
   /// The bytes in use at the last measurement; `nil` before the first.
   var measured: Int64?
+  /// When it was taken.
+  var measuredAt = ContinuousClock.now
   /// The bound of the bytes the messages written since may take.
   var added: Int64 = 0
-  /// Writes since the measurement: the size is measured again after every ``remeasureEvery``, whatever the bound, for
-  /// what the bound does not count (conversations, members, read positions).
+  /// Writes since the measurement: the size is measured again after every ``remeasureEvery`` of them, or
+  /// ``remeasureAfter`` since, whatever the bound, for what it does not count (conversations, members, read
+  /// positions, another process's writes to the same file).
   var writes = 0
 
   static let remeasureEvery = 256
+  static let remeasureAfter = Duration.seconds(10)
 
   /// Whether the store may be over `maxSize`, or has not been measured for long.
-  func mayExceed(_ maxSize: Int64) -> Bool {
+  func mayExceed(_ maxSize: Int64, at now: ContinuousClock.Instant) -> Bool {
     guard let measured else { return true }
     return measured + added > maxSize || writes >= Self.remeasureEvery
+      || measuredAt.duration(to: now) >= Self.remeasureAfter
   }
 
   /// A generous bound of the bytes `message` adds: its text three times (the row, the search index's content and its
-  /// terms), its JSON columns twice, and a kilobyte for its keys, indexes and a page split.
+  /// terms), what its JSON columns hold twice (with room for their punctuation), and a kilobyte for its ids, keys,
+  /// indexes and a page split.
   static func bound(of message: Message) -> Int64 {
-    let text = Int64(message.text.utf8.count)
-    let attachments = Int64(message.images.count * 512 + message.files.count * 1_024 + message.reactions.count * 128)
-    return 3 * text + 2 * attachments + 1_024
+    func length(_ texts: [String]) -> Int { texts.reduce(0) { $0 + $1.utf8.count + 16 } }
+    let text = message.text.utf8.count
+    let images = length(message.images)
+    let files = message.files.reduce(0) { $0 + length([$1.name, $1.url, $1.contentType]) + 64 }
+    let reactions = message.reactions.reduce(0) { $0 + length([$1.emoji] + $1.userIDs) }
+    let mentions = length(message.mentions)
+    let ids = length([message.id ?? "", message.clientMessageID ?? "", message.conversationID, message.senderID])
+    return Int64(3 * text + 2 * (images + files + reactions + mentions) + 2 * ids + 1_024)
   }
 }

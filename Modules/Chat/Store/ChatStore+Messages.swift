@@ -7,7 +7,8 @@ extension ChatStore {
   /// client message id of the same sender in the same conversation, as a pending message becomes sent) is updated in
   /// place; the rest are inserted. A sent message stays sent: a pending or failed copy of it changes nothing, and a
   /// whole one stays whole: an unavailable copy (``Message/isUnavailable``) changes nothing either. Then evicts
-  /// conversations if the store is over ``maxSize``.
+  /// conversations if the store is over ``maxSize`` (measured again when what it may have grown by since its last
+  /// measurement could take it there).
   ///
   /// - Returns: The messages that were new to the store, in the order given: what a screen has not shown yet.
   /// - Throws: `PersistenceError`: `PersistenceError.Kind.invalidInput` for a time outside the years 1970 to
@@ -147,7 +148,7 @@ extension ChatStore {
   public func applyChanges(_ messages: [Message]) async throws -> Int {
     let changes = messages.filter { $0.id != nil && Self.representable($0.createdAt) }
     guard !changes.isEmpty else { return 0 }
-    return try await write("store changed messages") { db in
+    let changed = try await write("store changed messages") { db in
       var changed = 0
       for message in changes {
         guard let id = message.id,
@@ -160,6 +161,9 @@ extension ChatStore {
       }
       return changed
     }
+    // An edit may make a message longer.
+    if changed > 0 { try? await evictIfGrown(by: changes) }
+    return changed
   }
 
   /// How far `conversationID`'s changes were caught up: the conversation's change number (``Message/version``) at

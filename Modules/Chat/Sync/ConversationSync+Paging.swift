@@ -93,7 +93,8 @@ extension ConversationSync {
       shown += inserted.count
       if let last = messages.last?.id { since = last }
       read += messages.count
-      await publish(after: inserted)
+      // A page that updated stored messages (the user's pending ones, an edit) is read whole.
+      if inserted.count == messages.count { await publish(after: inserted) } else { await publish() }
       guard page.hasMore, !messages.isEmpty else { return }
       if read >= configuration.maxCatchUpMessages {
         logger.info(

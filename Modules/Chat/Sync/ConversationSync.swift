@@ -170,10 +170,19 @@ actor ConversationSync {
   func receive(_ message: Message) async -> Bool? {
     guard !stopped else { return nil }
     heardSinceCheck = true
+    if catchingUp, let messageID = message.id {
+      // Asked before it is held: the catch-up may end, and store it, while this waits for the store.
+      let known = (try? await store.arrival(of: messageID, from: message.senderID, in: id, seq: message.seq)) ?? false
+      if catchingUp {
+        held.append(message)
+        return known
+      }
+      if await apply([message]).gap { requestCatchUp() }
+      return known
+    }
     if catchingUp {
       held.append(message)
-      guard let messageID = message.id else { return false }
-      return (try? await store.arrival(of: messageID, from: message.senderID, in: id, seq: message.seq)) ?? false
+      return false
     }
     let (gap, known) = await apply([message], arrival: message)
     if gap { requestCatchUp() }
@@ -188,7 +197,13 @@ actor ConversationSync {
       guard let seq = message.seq, let known else { return true }
       return seq > known
     }
-    guard !fresh.isEmpty else { return (false, true) }
+    guard !fresh.isEmpty else {
+      // A message heard already (pushed twice, or brought by a page first): asked of the store all the same, which
+      // moves its sender's read position as the first push would have.
+      guard let arrival, let messageID = arrival.id else { return (false, true) }
+      let known = try? await store.arrival(of: messageID, from: arrival.senderID, in: id, seq: arrival.seq)
+      return (false, known ?? true)
+    }
     let inserted: [Message]
     do {
       if let arrival, let messageID = arrival.id, let seq = arrival.seq,
@@ -206,7 +221,8 @@ actor ConversationSync {
       return (true, false)
     }
     let arrivalKnown = arrival.map { arrival in !inserted.contains { $0.id == arrival.id } } ?? true
-    await publish(after: inserted)
+    // A message that was not new updated a row the window may show: the whole window is read again.
+    if inserted.count == fresh.count { await publish(after: inserted) } else { await publish() }
     guard var heard = known else { return (false, arrivalKnown) }
     // A catch-up may have moved it on while this one waited for the store.
     defer { self.heard = max(self.heard ?? heard, heard) }
@@ -286,7 +302,9 @@ actor ConversationSync {
     try await store.messages(in: id, limit: shown)
   }
 
-  /// Publishes the window after `inserted` were stored. When no other publish is in flight and each of them sorts
+  /// Publishes the window after `inserted` were stored, and nothing else changed in the same write (every message of
+  /// it was new: an update in place, such as the user's pending copy becoming sent, is for ``publish()``). When no
+  /// other publish is in flight and each of them sorts
   /// after the newest message shown, the window shown is still the store's up to there: only what is newer is read
   /// (with the read positions), not the whole window again, which was most of a pushed message's time to the screen.
   /// Otherwise, and when more is newer than the window holds, the whole window is read (``publish()``).

@@ -81,11 +81,13 @@ extension SocketIOClient {
     if let ackTimer, ackTimer.deadline <= deadline { return }
     ackTimer?.timer.cancel()
     let delay = deadline - timers.currentTime()
-    ackTimer = (deadline, timers.after(delay) { [weak self] in await self?.ackTimerFired() })
+    ackTimer = (deadline, timers.after(delay) { [weak self] in await self?.ackTimerFired(deadline) })
   }
 
-  /// Fails every acknowledgement whose deadline has come, and sets the timer for the next one.
-  func ackTimerFired() {
+  /// Fails every acknowledgement whose deadline has come, and sets the timer for the next one. A timer replaced by an
+  /// earlier one, whose cancel came as it went off, changes nothing.
+  func ackTimerFired(_ deadline: Duration) {
+    guard ackTimer?.deadline == deadline else { return }
     ackTimer = nil
     let now = timers.currentTime()
     var next: Duration?
