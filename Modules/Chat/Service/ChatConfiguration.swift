@@ -20,8 +20,8 @@ public struct ChatConfiguration: Sendable {
   /// default.
   public var outboxCapacity: Int
   /// What a message the outbox has taken survives before it is sent: by default the app being killed or crashing at
-  /// any instant (``Durability/survivesCrash``, as the rest of the store), which costs a few microseconds a message;
-  /// ``Durability/survivesPowerLoss`` adds an `fsync` to every message sent, a quarter of a millisecond on a fast
+  /// any instant (`Durability.survivesCrash`, as the rest of the store), which costs a few microseconds a message;
+  /// `Durability.survivesPowerLoss` adds an `fsync` to every message sent, a quarter of a millisecond on a fast
   /// disk and several on a slow phone's flash, for the messages of the last moments before a power loss.
   public var outboxDurability: Durability
   /// The first wait before the outbox sends again after a network failure, doubled after each failure up to

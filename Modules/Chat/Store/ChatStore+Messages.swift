@@ -36,7 +36,7 @@ extension ChatStore {
   /// (found by its client message id): the outbox may have sent it, and stored what became of it, first.
   ///
   /// - Returns: Whether it was stored.
-  /// - Throws: as ``upsert(_:)``.
+  /// - Throws: as `upsert(_:)`.
   @discardableResult
   public func addPending(_ message: Message) async throws -> Bool {
     guard let clientID = message.clientMessageID else { return try await !upsert([message]).isEmpty }
@@ -346,8 +346,8 @@ extension ChatStore {
   /// Stores a page of `conversationID`'s catch-up and moves its sync point to the page's last message, in one
   /// transaction: a crash leaves both or neither, and a page costs one write.
   ///
-  /// - Returns: The messages that were new to the store, as ``upsert(_:)``.
-  /// - Throws: as ``upsert(_:)``; nothing is written when it throws.
+  /// - Returns: The messages that were new to the store, as `upsert(_:)`.
+  /// - Throws: as `upsert(_:)`; nothing is written when it throws.
   @discardableResult
   public func upsert(_ messages: [Message], movingSyncPointOf conversationID: String) async throws -> [Message] {
     guard let last = messages.last?.id else { return try await upsert(messages) }
@@ -357,8 +357,8 @@ extension ChatStore {
   /// Stores pushed `messages` and moves `userID`'s read position in `conversationID` to `messageID`, numbered `seq`
   /// (as ``moveReadPosition(of:in:to:seq:)``), in one transaction: the sender of a pushed message has read up to it.
   ///
-  /// - Returns: The messages that were new to the store, as ``upsert(_:)``.
-  /// - Throws: as ``upsert(_:)``; nothing is written when it throws.
+  /// - Returns: The messages that were new to the store, as `upsert(_:)`.
+  /// - Throws: as `upsert(_:)`; nothing is written when it throws.
   func upsert(
     _ messages: [Message], movingReadPositionOf userID: String, in conversationID: String, to messageID: String,
     seq: Int
@@ -368,7 +368,7 @@ extension ChatStore {
     }
   }
 
-  /// ``upsert(_:)`` with `also` in the same transaction.
+  /// `upsert(_:)` with `also` in the same transaction.
   private func upsert(
     _ messages: [Message], _ operation: String, also: @escaping @Sendable (Database) throws -> Void
   ) async throws -> [Message] {

@@ -53,7 +53,7 @@ extension SocketIOClient {
   struct PendingAck {
     let generation: Int
     let waiter: OneShot<Result<[SocketValue], any Error>>
-    /// When it times out, on the timers' timeline (``DeadlineTimers/now()``).
+    /// When it times out, on the timers' timeline (``DeadlineTimers/currentTime()``).
     let deadline: Duration
     /// How long it was given, for the timeout's message.
     let wait: Duration
