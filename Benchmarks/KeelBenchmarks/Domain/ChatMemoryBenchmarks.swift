@@ -2,10 +2,6 @@ import Chat
 import Foundation
 import GRDB
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The memory of an open conversation: the resident memory that opening ``ChatBenchFixture/memoryChannelCount``
 /// conversations adds, per conversation, each holding 10,000 stored messages (1,000 in `--quick`), live on the socket.
 /// Goal: 2 MiB at most. The store's page cache is warmed before the measurement (each conversation's newest page read
@@ -136,13 +132,5 @@ enum ChatMemoryBenchmarks {
     let after = residentKiB()
     try database.close()
     return Double(after - before) / Double(windows.count)
-  }
-
-  /// The process's resident memory.
-  static func residentKiB() -> Int {
-    guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
-      let pages = statm.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
-    else { return 0 }
-    return pages * Int(sysconf(Int32(_SC_PAGESIZE))) / 1_024
   }
 }

@@ -136,13 +136,6 @@ enum RealtimeBenchmarks {
     return Double(residentKiB() - baseline)
   }
 
-  private static func residentKiB() -> Int {
-    guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
-      let pages = statm.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
-    else { return 0 }
-    return pages * Int(sysconf(Int32(_SC_PAGESIZE))) / 1_024
-  }
-
   /// python-socketio's client in `mode` with `count`: the numbers it prints.
   private static func peer(_ url: URL, _ mode: String, _ count: Int) async throws -> [Double] {
     let process = Process()
