@@ -120,6 +120,49 @@ struct ChatSearchTests {
     #expect(short == "  padded text  ", "a text of a dozen words or fewer is whole")
   }
 
+  @Test("Every write that stores messages indexes them before it commits: nothing waits, each is found")
+  func indexedAtCommit() async throws {
+    func waiting() async throws -> Int {
+      try await store.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM searchBacklog") ?? -1 }
+    }
+    try await store.upsert([Self.message(1, "alpha one"), Self.message(2, "alpha two")])
+    #expect(try await waiting() == 0)
+    try await store.receive(Self.message(3, "alpha pushed"), by: "bob")
+    #expect(try await waiting() == 0)
+    let pending = Message(
+      id: nil, clientMessageID: "p1", conversationID: "c1", senderID: "bob", text: "alpha pending",
+      createdAt: Date(timeIntervalSince1970: 1_700_000_100), state: .pending)
+    try await store.addPending(pending)
+    #expect(try await waiting() == 0)
+    try await store.upsert([Self.message(4, "alpha paged")], movingSyncPointOf: "c1")
+    #expect(try await waiting() == 0)
+    _ = try await store.upsert(
+      [Self.message(5, "alpha moved")], movingReadPositionOf: "ann", in: "c1", to: "m5", seq: 5)
+    #expect(try await waiting() == 0)
+    var edited = Self.message(1, "alpha edited")
+    edited.version = 9
+    try await store.applyChanges([edited])
+    #expect(try await waiting() == 0)
+    #expect(Set(try await found("alpha")) == ["m1", "m2", "m3", "m4", "m5"])
+    #expect(try await store.search("pending", limit: 5).map(\.message.text) == ["alpha pending"])
+    #expect(try await found("one").isEmpty, "an edit's old words leave the index")
+  }
+
+  @Test("A message stored and changed in one write is found by its last text only, and the index stays whole")
+  func changedBeforeIndexed() async throws {
+    var final = Self.message(1, "final wording")
+    final.version = 2
+    try await store.upsert([Self.message(1, "first draft"), final, Self.message(2, "other words")])
+    #expect(try await found("draft").isEmpty)
+    #expect(try await found("final") == ["m1"])
+    try await store.resetMessages(in: "c1")
+    #expect(try await found("final").isEmpty)
+    #expect(try await found("other").isEmpty)
+    try await store.pool.write { db in
+      try db.execute(sql: "INSERT INTO message_search(message_search) VALUES ('integrity-check')")
+    }
+  }
+
   @Test("An edited message is found by its text now; a deleted one never")
   func editsAndDeletions() async throws {
     try await store.upsert([Self.message(1, "old words"), Self.message(2, "secret plan")])

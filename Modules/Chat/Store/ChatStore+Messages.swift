@@ -24,6 +24,7 @@ extension ChatStore {
     let inserted = try await write("store messages") { db in
       var inserted: [Message] = []
       for message in messages where try Self.upsert(message, db) { inserted.append(message) }
+      try Self.indexBacklog(db)
       return inserted
     }
     // What was written stays written and is returned: an eviction that fails now (a busy or full disk) is tried again
@@ -47,7 +48,9 @@ extension ChatStore {
             sql: """
               SELECT EXISTS(SELECT 1 FROM message WHERE conversationID = ? AND senderID = ? AND clientMessageID = ?)
               """), arguments: [message.conversationID, message.senderID, clientID]) ?? false
-      return try !held && Self.upsert(message, db)
+      let added = try !held && Self.upsert(message, db)
+      try Self.indexBacklog(db)
+      return added
     }
     try? await evictIfGrown(by: [message])
     return added
@@ -69,6 +72,7 @@ extension ChatStore {
         try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM message WHERE serverID = ?)", arguments: [id]) ?? false
       }
       _ = try Self.upsert(message, db)
+      try Self.indexBacklog(db)
       // The user's own message always counts: the server moved their read pointer to it.
       if known == false || message.senderID == userID { try Self.countArrival(of: message, by: userID, db) }
       return known == false
@@ -159,6 +163,7 @@ extension ChatStore {
         _ = try Self.upsert(message, db)
         if db.totalChangesCount > before { changed += 1 }
       }
+      try Self.indexBacklog(db)
       return changed
     }
     // An edit may make a message longer.
@@ -380,6 +385,7 @@ extension ChatStore {
     let inserted = try await write(operation) { db in
       var inserted: [Message] = []
       for message in messages where try Self.upsert(message, db) { inserted.append(message) }
+      try Self.indexBacklog(db)
       try also(db)
       return inserted
     }

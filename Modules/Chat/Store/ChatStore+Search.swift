@@ -23,6 +23,19 @@ public struct SearchHit: Sendable, Hashable {
 }
 
 extension ChatStore {
+  /// Indexes for search every message stored or changed in this transaction (`searchBacklog`, which the message
+  /// table's triggers fill), with one statement: every transaction that stores messages calls it before it commits.
+  static func indexBacklog(_ db: Database) throws {
+    try db.cachedStatement(
+      sql: """
+        INSERT INTO message_search(rowid, text, conversation)
+        SELECT message.searchKey, message.text, hex(message.conversationID)
+        FROM searchBacklog JOIN message ON message.rowid = searchBacklog.rowid
+        """
+    ).execute()
+    try db.cachedStatement(sql: "DELETE FROM searchBacklog").execute()
+  }
+
   /// The most characters of a search query.
   public static let maxSearchLength = 200
 
@@ -44,30 +57,39 @@ extension ChatStore {
     }
     let match = Self.matchExpression(words, in: conversationID)
     let phrases = words.map(SearchText.tokens)
-    return try await read("search messages") { db in
-      // The index alone finds and orders the best `limit` (its row id is the search key); only they are read.
-      try Row.fetchAll(
-        db.cachedStatement(
-          sql: """
-            SELECT \(Self.messageColumns), conversation.name AS conversationName
-            FROM (
-              SELECT rowid AS key, \(SearchRank.name)(message_search) AS score FROM message_search
-              WHERE message_search MATCH ? ORDER BY score, rowid DESC LIMIT ?
-            ) AS hit
-            JOIN message ON message.searchKey = hit.key
-            LEFT JOIN conversation ON conversation.id = message.conversationID
-            ORDER BY hit.score, hit.key DESC
-            """), arguments: [match, max(0, limit)]
-      ).map { row in
-        let message = try Self.message(row)
-        let (excerpt, highlights) = SearchText.excerpt(of: message.text, matching: phrases)
-        return SearchHit(
-          message: message, conversationName: row[20], excerpt: excerpt, highlights: highlights)
-      }
+    // A message a transaction left unindexed (none should) is indexed first: a search never misses one.
+    let hits = try await read("search messages") { db -> [SearchHit]? in
+      guard try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM searchBacklog)") != true else { return nil }
+      return try Self.hits(match, limit: limit, phrases: phrases, db)
+    }
+    if let hits { return hits }
+    try await write("index messages for search") { db in try Self.indexBacklog(db) }
+    return try await read("search messages") { db in try Self.hits(match, limit: limit, phrases: phrases, db) }
+  }
+
+  /// The best `limit` hits of `match`, each with its excerpt of `phrases`.
+  private static func hits(_ match: String, limit: Int, phrases: [[String]], _ db: Database) throws -> [SearchHit] {
+    // The index alone finds and orders the best `limit` (its row id is the search key); only they are read.
+    try Row.fetchAll(
+      db.cachedStatement(
+        sql: """
+          SELECT \(Self.messageColumns), conversation.name AS conversationName
+          FROM (
+            SELECT rowid AS key, \(SearchRank.name)(message_search) AS score FROM message_search
+            WHERE message_search MATCH ? ORDER BY score, rowid DESC LIMIT ?
+          ) AS hit
+          JOIN message ON message.searchKey = hit.key
+          LEFT JOIN conversation ON conversation.id = message.conversationID
+          ORDER BY hit.score, hit.key DESC
+          """), arguments: [match, max(0, limit)]
+    ).map { row in
+      let message = try Self.message(row)
+      let (excerpt, highlights) = SearchText.excerpt(of: message.text, matching: phrases)
+      return SearchHit(
+        message: message, conversationName: row[20], excerpt: excerpt, highlights: highlights)
     }
   }
 
-  /// The words of `query` that have a letter or a digit.
   static func searchWords(_ query: String) -> [Substring] {
     query.split(whereSeparator: \.isWhitespace).filter { word in word.contains { $0.isLetter || $0.isNumber } }
   }

@@ -12,7 +12,7 @@ enum ChatStoreSchema {
   static let tables: Set<String> = [
     "workspace", "conversation", "member", "message", "sync", "changeOutcome", "message_search",
     "message_search_data", "message_search_idx", "message_search_docsize", "message_search_config", "readPosition",
-    "releasedFile",
+    "releasedFile", "searchBacklog",
   ]
 
   static var migrator: DatabaseMigrator {
@@ -203,6 +203,39 @@ enum ChatStoreSchema {
               WHERE rowid = new.rowid AND old.createdAt IS NOT new.createdAt;
             INSERT INTO message_search(rowid, text, conversation)
               SELECT searchKey, text, hex(conversationID) FROM message WHERE rowid = new.rowid;
+          END;
+          """)
+    }
+    // The search index is written once per transaction, not once per message: a stored or changed message's row id
+    // waits in `searchBacklog`, and the transaction that stored it indexes every waiting row with one statement before
+    // it commits (`ChatStore.indexBacklog`); a message deleted or changed before it was indexed takes nothing out of
+    // the index. Indexed one row at a time by a trigger, a message cost two to three times as much to store.
+    migrator.registerMigration("chat-v12-search-backlog") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE searchBacklog (rowid INTEGER PRIMARY KEY NOT NULL);
+          DROP TRIGGER message_search_insert;
+          DROP TRIGGER message_search_delete;
+          DROP TRIGGER message_search_update;
+          CREATE TRIGGER message_search_insert AFTER INSERT ON message BEGIN
+            UPDATE message SET searchKey = \(searchKey("new.createdAt")) WHERE rowid = new.rowid;
+            INSERT INTO searchBacklog(rowid) VALUES (new.rowid);
+          END;
+          CREATE TRIGGER message_search_delete AFTER DELETE ON message BEGIN
+            INSERT INTO message_search(message_search, rowid, text, conversation)
+              SELECT 'delete', old.searchKey, old.text, hex(old.conversationID)
+              WHERE NOT EXISTS (SELECT 1 FROM searchBacklog WHERE rowid = old.rowid);
+            DELETE FROM searchBacklog WHERE rowid = old.rowid;
+          END;
+          CREATE TRIGGER message_search_update AFTER UPDATE OF text, createdAt, conversationID ON message
+            WHEN old.text IS NOT new.text OR old.createdAt IS NOT new.createdAt
+              OR old.conversationID IS NOT new.conversationID BEGIN
+            INSERT INTO message_search(message_search, rowid, text, conversation)
+              SELECT 'delete', old.searchKey, old.text, hex(old.conversationID)
+              WHERE NOT EXISTS (SELECT 1 FROM searchBacklog WHERE rowid = new.rowid);
+            UPDATE message SET searchKey = \(searchKey("new.createdAt"))
+              WHERE rowid = new.rowid AND old.createdAt IS NOT new.createdAt;
+            INSERT OR IGNORE INTO searchBacklog(rowid) VALUES (new.rowid);
           END;
           """)
     }
