@@ -126,7 +126,15 @@ struct HardeningTests {
       // A FIFO is written to, not replaced by a file.
       let fifo = directory.appendingPathComponent("pipe")
       #expect(mkfifo(fifo.path, 0o600) == 0)
-      let received = Task.detached { FileHandle(forReadingAtPath: fifo.path)?.readDataToEndOfFile() ?? Data() }
+      // Read on a thread of its own: opening and reading a FIFO blocks until the child writes and closes it, which
+      // must not hold one of the cooperative pool's threads meanwhile.
+      let received = Task {
+        await withCheckedContinuation { continuation in
+          Thread.detachNewThread {
+            continuation.resume(returning: FileHandle(forReadingAtPath: fifo.path)?.readDataToEndOfFile() ?? Data())
+          }
+        }
+      }
       let piped = try await Keel.run(["images", "get", "/images/c.png", "--output", fifo.path] + target)
       #expect(piped.status == 0, "\(piped.errors)")
       #expect(Array(await received.value.prefix(4)) == png)

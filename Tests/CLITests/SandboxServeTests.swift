@@ -30,7 +30,7 @@ struct SandboxServeTests {
     try process.run()
     defer { if process.isRunning { process.terminate() } }
 
-    let line = try #require(ChildProcess.readLine(output.fileHandleForReading))
+    let line = try #require(await ChildProcess.nextLine(output.fileHandleForReading))
     let baseURL = try #require(URL(string: line))
     #expect(line.hasPrefix("http://127.0.0.1:"))
 
@@ -54,7 +54,7 @@ struct SandboxServeTests {
     process.standardOutput = output
     try process.run()
     defer { if process.isRunning { process.terminate() } }
-    let baseURL = try #require(ChildProcess.readLine(output.fileHandleForReading).flatMap(URL.init(string:)))
+    let baseURL = try #require(await ChildProcess.nextLine(output.fileHandleForReading).flatMap(URL.init(string:)))
     let port = try #require(baseURL.port)
 
     // A request head that never ends: nothing answers or closes it.
@@ -88,7 +88,7 @@ struct SandboxServeTests {
     process.standardOutput = output
     try process.run()
     defer { process.terminate() }
-    let baseURL = try #require(ChildProcess.readLine(output.fileHandleForReading).flatMap(URL.init(string:)))
+    let baseURL = try #require(await ChildProcess.nextLine(output.fileHandleForReading).flatMap(URL.init(string:)))
     let (_, response) = try await URLSession(configuration: .ephemeral).data(
       from: baseURL.appendingPathComponent("v1/me"))
     #expect((response as? HTTPURLResponse)?.statusCode == 503)
