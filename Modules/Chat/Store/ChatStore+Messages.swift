@@ -16,21 +16,7 @@ extension ChatStore {
   @discardableResult
   public func upsert(_ messages: [Message]) async throws -> [Message] {
     guard !messages.isEmpty else { return [] }
-    if let odd = messages.first(where: { !Self.representable($0.createdAt) }) {
-      throw PersistenceError(
-        .invalidInput, "A message's time (\(odd.createdAt.timeIntervalSince1970) s) is outside 1970 to 9999.",
-        path: url.path)
-    }
-    let inserted = try await write("store messages") { db in
-      var inserted: [Message] = []
-      for message in messages where try Self.upsert(message, db) { inserted.append(message) }
-      try Self.indexBacklog(db)
-      return inserted
-    }
-    // What was written stays written and is returned: an eviction that fails now (a busy or full disk) is tried again
-    // after the next upsert, and must not make the caller think these messages were not stored.
-    try? await evictIfGrown(by: messages)
-    return inserted
+    return try await upsert(messages, "store messages") { _ in }
   }
 
   /// Stores `message`, a new message of the user's that is not sent yet, unless the store holds a copy of it already
@@ -215,44 +201,51 @@ extension ChatStore {
     -> [Message]
   {
     let limit = max(0, limit)
-    let page = try await read("read messages") { db in
+    return try await read("read messages") { db in
       // Two statements rather than one with `? IS NULL OR …`: a bound written as a row value is a range of the
       // ordering index, which SQLite seeks to, where the other form made it walk the index from the newest message.
-      guard let position else {
-        return try Self.messages(
-          db.cachedStatement(
-            sql: """
-              SELECT \(Self.messageColumns) FROM message WHERE conversationID = ?
-              ORDER BY createdAt DESC, sortKey DESC LIMIT ?
-              """),
-          arguments: [conversationID, limit])
-      }
+      guard let position else { return try Self.newest(limit, in: conversationID, db) }
       return try Self.messages(
         db.cachedStatement(
           sql: """
             SELECT \(Self.messageColumns) FROM message WHERE conversationID = ? AND (createdAt, sortKey) < (?, ?)
             ORDER BY createdAt DESC, sortKey DESC LIMIT ?
             """),
-        arguments: [conversationID, Self.milliseconds(position.createdAt), position.key, limit])
+        arguments: [conversationID, Self.milliseconds(position.createdAt), position.key, limit]
+      ).reversed()
     }
-    return page.reversed()
+  }
+
+  /// The newest `limit` messages of `conversationID`, oldest first.
+  static func newest(_ limit: Int, in conversationID: String, _ db: Database) throws -> [Message] {
+    try messages(
+      db.cachedStatement(
+        sql: """
+          SELECT \(messageColumns) FROM message WHERE conversationID = ?
+          ORDER BY createdAt DESC, sortKey DESC LIMIT ?
+          """),
+      arguments: [conversationID, max(0, limit)]
+    ).reversed()
+  }
+
+  /// At most `limit` of `conversationID`'s messages after `position`, oldest first.
+  static func messages(
+    after position: Message.Position, in conversationID: String, limit: Int, _ db: Database
+  ) throws -> [Message] {
+    try messages(
+      db.cachedStatement(
+        sql: """
+          SELECT \(messageColumns) FROM message WHERE conversationID = ? AND (createdAt, sortKey) > (?, ?)
+          ORDER BY createdAt, sortKey LIMIT ?
+          """),
+      arguments: [conversationID, milliseconds(position.createdAt), position.key, max(0, limit)])
   }
 
   /// `conversationID`'s messages after `position`, oldest first, at most `limit`.
   public func messages(in conversationID: String, after position: Message.Position, limit: Int) async throws
     -> [Message]
   {
-    let (time, key) = (Self.milliseconds(position.createdAt), position.key)
-    return try await read("read messages") { db in
-      try Self.messages(
-        db.cachedStatement(
-          sql: """
-            SELECT \(Self.messageColumns) FROM message WHERE conversationID = ? AND (createdAt, sortKey) > (?, ?)
-            ORDER BY createdAt, sortKey LIMIT ?
-            """),
-        arguments: [conversationID, time, key, max(0, limit)]
-      )
-    }
+    try await read("read messages") { db in try Self.messages(after: position, in: conversationID, limit: limit, db) }
   }
 
   /// The newest message of `conversationID` the server has (state sent): where a catch-up starts; `nil` when none is
@@ -346,60 +339,6 @@ extension ChatStore {
   /// Records that `conversationID` is stored without a gap up to the message `messageID` (a catch-up's last).
   public func setSyncPoint(_ messageID: String, in conversationID: String) async throws {
     try await write("record a sync point") { db in try Self.setSyncPoint(messageID, in: conversationID, db) }
-  }
-
-  /// Stores a page of `conversationID`'s catch-up and moves its sync point to the page's last message, in one
-  /// transaction: a crash leaves both or neither, and a page costs one write.
-  ///
-  /// - Returns: The messages that were new to the store, as `upsert(_:)`.
-  /// - Throws: as `upsert(_:)`; nothing is written when it throws.
-  @discardableResult
-  public func upsert(_ messages: [Message], movingSyncPointOf conversationID: String) async throws -> [Message] {
-    guard let last = messages.last?.id else { return try await upsert(messages) }
-    return try await upsert(messages, "store a page") { db in try Self.setSyncPoint(last, in: conversationID, db) }
-  }
-
-  /// Stores pushed `messages` and moves `userID`'s read position in `conversationID` to `messageID`, numbered `seq`
-  /// (as ``moveReadPosition(of:in:to:seq:)``), in one transaction: the sender of a pushed message has read up to it.
-  ///
-  /// - Returns: The messages that were new to the store, as `upsert(_:)`.
-  /// - Throws: as `upsert(_:)`; nothing is written when it throws.
-  func upsert(
-    _ messages: [Message], movingReadPositionOf userID: String, in conversationID: String, to messageID: String,
-    seq: Int
-  ) async throws -> [Message] {
-    try await upsert(messages, "store pushed messages") { db in
-      try Self.moveReadPosition(of: userID, in: conversationID, to: messageID, seq: seq, db)
-    }
-  }
-
-  /// `upsert(_:)` with `also` in the same transaction.
-  private func upsert(
-    _ messages: [Message], _ operation: String, also: @escaping @Sendable (Database) throws -> Void
-  ) async throws -> [Message] {
-    if let odd = messages.first(where: { !Self.representable($0.createdAt) }) {
-      throw PersistenceError(
-        .invalidInput, "A message's time (\(odd.createdAt.timeIntervalSince1970) s) is outside 1970 to 9999.",
-        path: url.path)
-    }
-    let inserted = try await write(operation) { db in
-      var inserted: [Message] = []
-      for message in messages where try Self.upsert(message, db) { inserted.append(message) }
-      try Self.indexBacklog(db)
-      try also(db)
-      return inserted
-    }
-    try? await evictIfGrown(by: messages)
-    return inserted
-  }
-
-  private static func setSyncPoint(_ messageID: String, in conversationID: String, _ db: Database) throws {
-    try db.execute(
-      sql: """
-        INSERT INTO sync (conversationID, messageID) VALUES (?, ?)
-        ON CONFLICT(conversationID) DO UPDATE SET messageID = excluded.messageID
-        """,
-      arguments: [conversationID, messageID])
   }
 
   /// How many messages the store holds for `conversationID`.

@@ -60,14 +60,7 @@ extension ChatStore {
   /// snapshot of the store: what an open conversation shows, read at once.
   func window(of conversationID: String, limit: Int) async throws -> ([Message], [String: ReadPosition]) {
     try await read("read a conversation") { db in
-      let newest = try Self.messages(
-        db.cachedStatement(
-          sql: """
-            SELECT \(Self.messageColumns) FROM message WHERE conversationID = ?
-            ORDER BY createdAt DESC, sortKey DESC LIMIT ?
-            """),
-        arguments: [conversationID, max(0, limit)])
-      return (newest.reversed(), try Self.readPositions(in: conversationID, db))
+      (try Self.newest(limit, in: conversationID, db), try Self.readPositions(in: conversationID, db))
     }
   }
 
@@ -77,14 +70,10 @@ extension ChatStore {
     [Message], [String: ReadPosition]
   ) {
     try await read("read a conversation") { db in
-      let newer = try Self.messages(
-        db.cachedStatement(
-          sql: """
-            SELECT \(Self.messageColumns) FROM message WHERE conversationID = ? AND (createdAt, sortKey) > (?, ?)
-            ORDER BY createdAt, sortKey LIMIT ?
-            """),
-        arguments: [conversationID, Self.milliseconds(position.createdAt), position.key, max(0, limit)])
-      return (newer, try Self.readPositions(in: conversationID, db))
+      (
+        try Self.messages(after: position, in: conversationID, limit: limit, db),
+        try Self.readPositions(in: conversationID, db)
+      )
     }
   }
 

@@ -1,0 +1,63 @@
+import Foundation
+import GRDB
+import Persistence
+
+/// Messages stored together with what a catch-up or a push moves with them, one transaction each: a crash leaves both
+/// or neither, and each costs one write.
+extension ChatStore {
+  /// Stores a page of `conversationID`'s catch-up and moves its sync point to the page's last message, in one
+  /// transaction: a crash leaves both or neither, and a page costs one write.
+  ///
+  /// - Returns: The messages that were new to the store, as `upsert(_:)`.
+  /// - Throws: as `upsert(_:)`; nothing is written when it throws.
+  @discardableResult
+  public func upsert(_ messages: [Message], movingSyncPointOf conversationID: String) async throws -> [Message] {
+    guard let last = messages.last?.id else { return try await upsert(messages) }
+    return try await upsert(messages, "store a page") { db in try Self.setSyncPoint(last, in: conversationID, db) }
+  }
+
+  /// Stores pushed `messages` and moves `userID`'s read position in `conversationID` to `messageID`, numbered `seq`
+  /// (as ``moveReadPosition(of:in:to:seq:)``), in one transaction: the sender of a pushed message has read up to it.
+  ///
+  /// - Returns: The messages that were new to the store, as `upsert(_:)`.
+  /// - Throws: as `upsert(_:)`; nothing is written when it throws.
+  func upsert(
+    _ messages: [Message], movingReadPositionOf userID: String, in conversationID: String, to messageID: String,
+    seq: Int
+  ) async throws -> [Message] {
+    try await upsert(messages, "store pushed messages") { db in
+      try Self.moveReadPosition(of: userID, in: conversationID, to: messageID, seq: seq, db)
+    }
+  }
+
+  /// Stores `messages` (as `upsert(_:)`) with `also` in the same transaction, indexing them for search before it
+  /// commits. What was written stays written and is returned: an eviction that fails after it (a busy or full disk)
+  /// is tried again after the next write, and must not make the caller think these messages were not stored.
+  func upsert(
+    _ messages: [Message], _ operation: String, also: @escaping @Sendable (Database) throws -> Void
+  ) async throws -> [Message] {
+    if let odd = messages.first(where: { !Self.representable($0.createdAt) }) {
+      throw PersistenceError(
+        .invalidInput, "A message's time (\(odd.createdAt.timeIntervalSince1970) s) is outside 1970 to 9999.",
+        path: url.path)
+    }
+    let inserted = try await write(operation) { db in
+      var inserted: [Message] = []
+      for message in messages where try Self.upsert(message, db) { inserted.append(message) }
+      try Self.indexBacklog(db)
+      try also(db)
+      return inserted
+    }
+    try? await evictIfGrown(by: messages)
+    return inserted
+  }
+
+  static func setSyncPoint(_ messageID: String, in conversationID: String, _ db: Database) throws {
+    try db.execute(
+      sql: """
+        INSERT INTO sync (conversationID, messageID) VALUES (?, ?)
+        ON CONFLICT(conversationID) DO UPDATE SET messageID = excluded.messageID
+        """,
+      arguments: [conversationID, messageID])
+  }
+}
