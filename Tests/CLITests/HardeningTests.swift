@@ -127,12 +127,11 @@ struct HardeningTests {
       let fifo = directory.appendingPathComponent("pipe")
       #expect(mkfifo(fifo.path, 0o600) == 0)
       // Read on a thread of its own: opening and reading a FIFO blocks until the child writes and closes it, which
-      // must not hold one of the cooperative pool's threads meanwhile.
+      // must not hold one of the cooperative pool's threads meanwhile. With open(2) and read(2), retried when a signal
+      // interrupts them: `FileHandle.readDataToEndOfFile` stops the process on EINTR.
       let received = Task {
         await withCheckedContinuation { continuation in
-          Thread.detachNewThread {
-            continuation.resume(returning: FileHandle(forReadingAtPath: fifo.path)?.readDataToEndOfFile() ?? Data())
-          }
+          Thread.detachNewThread { continuation.resume(returning: Self.readAll(fifo.path)) }
         }
       }
       let piped = try await Keel.run(["images", "get", "/images/c.png", "--output", fifo.path] + target)
@@ -140,6 +139,23 @@ struct HardeningTests {
       #expect(Array(await received.value.prefix(4)) == png)
       var status = stat()
       #expect(lstat(fifo.path, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "still a FIFO")
+    }
+  }
+
+  /// Everything written to the file at `path` until its writer closes it (a FIFO), read with system calls that a
+  /// signal may interrupt and that are then tried again.
+  static func readAll(_ path: String) -> Data {
+    var descriptor: Int32
+    repeat { descriptor = open(path, O_RDONLY) } while descriptor < 0 && errno == EINTR
+    guard descriptor >= 0 else { return Data() }
+    defer { close(descriptor) }
+    var data = Data()
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while true {
+      let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+      if count < 0 && errno == EINTR { continue }
+      guard count > 0 else { return data }
+      data.append(contentsOf: buffer[..<count])
     }
   }
 
