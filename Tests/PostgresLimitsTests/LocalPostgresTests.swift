@@ -12,24 +12,26 @@ import Testing
 @Suite("The tests' PostgreSQL helper", .serialized, .timeLimit(.minutes(3)))
 struct LocalPostgresTests {
   @Test("A taken port is passed over for the next one")
-  func takenPort() throws {
+  func takenPort() async throws {
     let taken = try Listener()
     let free = try Listener.freePort()
     let directory = Self.directory()
-    let cluster = try LocalPostgres.Cluster.start(ports: [taken.port, free], directory: directory)
+    let ports = [taken.port, free]
+    let cluster = try await onOwnThread { try LocalPostgres.Cluster.start(ports: ports, directory: directory) }
     withExtendedLifetime(taken) {}  // the port stays taken until the cluster has started
     defer { cluster.stop() }
     #expect(cluster.url == "postgres://postgres@127.0.0.1:\(free)/postgres?sslmode=disable")
-    cluster.stop()
+    await onOwnThread { cluster.stop() }
     #expect(!FileManager.default.fileExists(atPath: directory.path), "stopping removes the cluster's directory")
   }
 
   @Test("When every port is taken, the error says so and nothing is left behind")
-  func everyPortTaken() throws {
+  func everyPortTaken() async throws {
     let taken = try Listener()
     let directory = Self.directory()
-    #expect(throws: LocalPostgres.Unavailable.self) {
-      try LocalPostgres.Cluster.start(ports: [taken.port, taken.port], directory: directory)
+    let ports = [taken.port, taken.port]
+    await #expect(throws: LocalPostgres.Unavailable.self) {
+      try await onOwnThread { try LocalPostgres.Cluster.start(ports: ports, directory: directory) }
     }
     withExtendedLifetime(taken) {}  // the port stays taken until the start has failed
     #expect(!FileManager.default.fileExists(atPath: directory.path))

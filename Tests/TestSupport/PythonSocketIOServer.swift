@@ -16,8 +16,14 @@ public final class PythonSocketIOServer: Sendable {
   public static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent()
 
-  /// The Python with python-socketio, once per test process.
-  private static let interpreter: Result<URL, PeerUnavailable> = findOrInstall()
+  /// The Python with python-socketio, found (or installed) once per test process. Only ever read on a thread of its
+  /// own (``interpreter()``): the check starts a Python that imports python-socketio, which in a fresh virtual
+  /// environment takes seconds, and every test's task that asks meanwhile waits for the first one's answer.
+  private static let foundInterpreter: Result<URL, PeerUnavailable> = findOrInstall()
+
+  private static func interpreter() async -> Result<URL, PeerUnavailable> {
+    await onOwnThread { foundInterpreter }
+  }
 
   /// The port it listens on.
   public let port: Int
@@ -66,7 +72,7 @@ public final class PythonSocketIOServer: Sendable {
   }
 
   private static func start(_ arguments: [String]) async throws -> (Process, Int) {
-    let python = try interpreter.get()
+    let python = try await interpreter().get()
     let process = Process()
     process.executableURL = python
     process.arguments = [packageRoot.appendingPathComponent("Tests/Peers/socketio_server.py").path] + arguments
