@@ -127,12 +127,14 @@ public enum LocalPostgres {
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, log.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     posix_spawn_file_actions_adddup2(&actions, 1, 2)
-    // Nothing else of this process's: `pg_ctl start` leaves a server running, and a socket of the tests' it inherited
-    // (a stopped Sandbox's listening socket, a dropped connection) would stay open in it, so that a connection to a
-    // stopped server waited in its backlog instead of being refused.
-    // (glibc closes in the child and ignores one that is no longer open by then.)
-    let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.compactMap { Int32($0) } ?? []
-    for descriptor in open where descriptor > 2 { posix_spawn_file_actions_addclose(&actions, descriptor) }
+    // Nothing else of this process's: `pg_ctl start` leaves a server running, and a descriptor of the tests' it
+    // inherited would stay open in it: a stopped Sandbox's listening socket kept connections waiting in its backlog
+    // instead of refused, and the write end of another test's child's pipe kept that test reading forever. Closed in
+    // the child at the spawn itself: a list of open descriptors made before it misses the pipes other tests' threads
+    // open meanwhile. (glibc 2.34 has it; Swift's Glibc module does not declare it.)
+    guard let closeFrom = Self.closeFrom, closeFrom(&actions, 3) == 0 else {
+      throw Unavailable(description: "This glibc has no posix_spawn_file_actions_addclosefrom_np (glibc 2.34 has).")
+    }
     var cArguments = argv.map { strdup($0) } + [nil]
     defer { for argument in cArguments { free(argument) } }
     var pid = pid_t()
@@ -148,6 +150,12 @@ public enum LocalPostgres {
         description: "\(executable) \(arguments.joined(separator: " ")) failed (status \(status)): \(printed)")
     }
   }
+
+  /// glibc's `posix_spawn_file_actions_addclosefrom_np`: a spawn action that closes every descriptor from a number on.
+  private static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? =
+    dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np").map {
+      unsafeBitCast($0, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }
 
   // What the exit handler stops and removes; it is a C function and captures nothing.
   private nonisolated(unsafe) static var cleanup: Cluster?
