@@ -40,12 +40,14 @@ struct ChatTailCommand: AsyncParsableCommand {
       let target = try await context.conversation(conversation, in: chosen)
       let names = await context.nicknames(in: chosen)
       let place = Output.printable(target.kind == .channel ? "#\(target.name)" : "@\(target.name)")
-      context.command.output.note("keel: following \(place) in \(Output.printable(chosen.name)); Ctrl-C to stop.")
+      let following = "keel: following \(place) in \(Output.printable(chosen.name)); Ctrl-C to stop."
       let open = try await context.chat.open(target.id)
       let sessions = context.command.dependencies.sessions
       let stop = await context.untilStopped(interrupts: interrupts) { [last] in
         await withTaskGroup(of: Void.self) { group in
-          group.addTask { await Self.follow(open, last: last, names: names, context: context) }
+          group.addTask {
+            await Self.follow(open, last: last, names: names, context: context, announcing: following)
+          }
           group.addTask { await Self.followTyping(open, names: names, output: context.command.output) }
           // The messages end when the conversation closes; the typing then ends too.
           await group.next()
@@ -70,8 +72,11 @@ struct ChatTailCommand: AsyncParsableCommand {
 
   /// Prints the newest `last` messages once caught up, then every message newer than the last one printed, as each
   /// snapshot brings them; says on standard error when catching up fails and when it works again.
+  ///
+  /// `announcing` goes to standard error once the first messages are printed (or catching up failed): not before, so
+  /// that a message sent after it is always printed as new, never taken for one of the `last` before it.
   private static func follow(
-    _ open: ChatConversation, last: Int, names: [String: String], context: ChatContext
+    _ open: ChatConversation, last: Int, names: [String: String], context: ChatContext, announcing: String
   ) async {
     let output = context.command.output
     var shown: Message.Position?
@@ -98,6 +103,7 @@ struct ChatTailCommand: AsyncParsableCommand {
       }
       let sent = snapshot.messages.filter { $0.state == .sent }
       let fresh = started ? sent.filter { message in shown.map { message.position > $0 } ?? true } : sent.suffix(last)
+      if !started { output.note(announcing) }
       started = true
       // What changed about a message printed already: an edit, a deletion, a reaction.
       for message in sent {
