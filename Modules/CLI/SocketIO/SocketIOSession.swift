@@ -120,6 +120,8 @@ struct SocketIOSession: Sendable {
               + #"{"emit":"NAME","args":[...]} (with "ack":true for an acknowledgement) or {"disconnect":true}."#))
         return
       case .success(.disconnect):
+        // An acknowledgement already here is printed first; one still awaited is not, after the disconnect line.
+        await acks.cancelAll()
         steps.yield(.finish(.success, nil))
         return
       case .success(.emit(let name, let args, let ack)):
@@ -162,6 +164,8 @@ struct SocketIOSession: Sendable {
               let args = try await client.emitWithAck(name, args, timeout: timeout)
               print(SocketIOLines.ack(line: line, args: args))
               return true
+            } catch is CancellationError {
+              return false  // the session is ending: nothing to say
             } catch {
               Output(json: false).note("keel: line \(line): no acknowledgement: \("\(error)".clause).")
               return false
@@ -202,6 +206,13 @@ private actor AckLedger {
   /// Starts awaiting one.
   func start(_ body: @escaping @Sendable () async -> Bool) {
     tasks.append(Task { await body() })
+  }
+
+  /// Stops awaiting them and returns once none can print any more: those that came are printed, the rest never are.
+  func cancelAll() async {
+    for task in tasks { task.cancel() }
+    for task in tasks { _ = await task.value }
+    tasks = []
   }
 
   /// Waits for every one (each ends by its own timeout) and returns how many did not come.
