@@ -70,11 +70,11 @@ struct SandboxServeTests {
     let (ended, end) = AsyncStream<Void>.makeStream()
     process.terminationHandler = { _ in end.yield() }
     if !process.isRunning { end.yield() }
-    let exited = await firstElement(of: ended, within: .seconds(20)) { true } != nil
-    #expect(exited, "still running 20 s after SIGTERM")
-    // 5 s of grace, then the process ends; the stalled connection alone would hold it for good. A loaded run has taken
-    // 8.5 s to exit.
-    #expect(sent.duration(to: .now) < .seconds(20), "stopped in \(sent.duration(to: .now))")
+    let exited = await firstElement(of: ended, within: .seconds(60)) { true } != nil
+    #expect(exited, "still running 60 s after SIGTERM")
+    // 5 s of grace, then the process ends; the stalled connection alone would hold it for good. The bound tells the
+    // two apart, not how fast: with every suite running at once, seeing the exit has taken 20 s.
+    #expect(sent.duration(to: .now) < .seconds(60), "stopped in \(sent.duration(to: .now))")
   }
 
   @Test("--fail-rate and --fail-status inject a fault from the start")

@@ -160,7 +160,8 @@ struct SandboxSecurityTests {
         return [1]
       }
     }
-    #expect(await poll(for: .seconds(30)) { started.count == 1 })
+    // Two minutes for the first draw's task to start: with every suite at once on two cores, 30 s has run out.
+    #expect(await poll(for: .seconds(120)) { started.count == 1 })
     let second = Task {
       await renderer.image(forKey: "b") {
         started.record("b")
