@@ -7,7 +7,9 @@ Every instrumented process of the run (the test process and the `keel` processes
 reports to REPORTS_DIR/report.<pid> (TSan's `log_path`). A report is tolerated only when it is a data race, one of
 its frames matches a pattern of KNOWN_REPORTS (each with its reason there), and none of the frames of its accesses or
 of the memory's allocation is Keel's: no file under one of its source folders, no symbol of a target Package.swift
-declares. A race in Keel code is never tolerated, whatever else its stacks hold. The stacks of the threads' creation
+declares. A race in Keel code is never tolerated, whatever else its stacks hold. One kind of Keel frame is not
+counted: one KNOWN_REPORTS names on a `forwarding` line (a channel handler that only passes a read on), and only below
+the top of its stack, where the access was made by what it called, never by it. The stacks of the threads' creation
 are not looked at: Keel creates the event loops on whose threads SwiftNIO's own races happen. An async task's stack
 ends where its job last resumed, so a Keel caller further up that task is not in it: the patterns name the narrowest
 frame they can.
@@ -24,7 +26,7 @@ import sys
 
 # Where Keel's own sources live, under the repository's root.
 KEEL_SOURCE_FOLDERS = ["Modules", "Tests", "Examples", "Benchmarks", "Fuzz"]
-FRAME = re.compile(r"^\s+#\d+ (\S+) (\S+)")
+FRAME = re.compile(r"^\s+#(\d+) (\S+) (\S+)")
 METADATA_CRASH = "isCanonicalStaticallySpecializedGenericMetadata"
 
 
@@ -57,8 +59,11 @@ def judged_frames(lines):
     return frames
 
 
-def keel_frame(frame, root, modules):
-    symbol, place = FRAME.match(frame).groups()
+def keel_frame(frame, root, modules, forwarding):
+    """Whether `frame` is Keel's and counts: a forwarding frame below the top of its stack does not."""
+    number, symbol, place = FRAME.match(frame).groups()
+    if number != "0" and any(pattern in symbol for pattern in forwarding):
+        return False
     return (any(place.startswith(os.path.join(root, folder) + "/") for folder in KEEL_SOURCE_FOLDERS)
             or keel_symbol(symbol, modules))
 
@@ -67,7 +72,9 @@ def main():
     reports_dir, root, known_file = sys.argv[1:4]
     root = os.path.realpath(root)
     modules = keel_modules(root)
-    patterns = [line.strip() for line in open(known_file) if line.strip() and not line.lstrip().startswith("#")]
+    entries = [line.strip() for line in open(known_file) if line.strip() and not line.lstrip().startswith("#")]
+    forwarding = [entry.split(None, 1)[1] for entry in entries if entry.startswith("forwarding ")]
+    patterns = [entry for entry in entries if not entry.startswith("forwarding ")]
     tolerated, refused, crashed = 0, [], []
     for name in sorted(os.listdir(reports_dir)) if os.path.isdir(reports_dir) else []:
         text = open(os.path.join(reports_dir, name), errors="replace").read()
@@ -85,7 +92,7 @@ def main():
             lines = block.splitlines()
             frames = judged_frames(lines[1:])
             known = next((pattern for pattern in patterns if any(pattern in frame for frame in frames)), None)
-            keel = [frame.strip() for frame in frames if keel_frame(frame, root, modules)]
+            keel = [frame.strip() for frame in frames if keel_frame(frame, root, modules, forwarding)]
             if lines[0].startswith("WARNING: ThreadSanitizer: data race") and known and frames and not keel:
                 tolerated += 1
             else:

@@ -7,7 +7,8 @@
 # the CLI tests start) writes its reports to a file of its own in .build/tsan-reports and goes on (`exitcode=0`, so
 # that a report in a `keel` process does not fail its test by its exit status alone); after the run,
 # Scripts/tsan-judge.py reads them all and fails the run on any report but the known ones in
-# Scripts/tsan-known-reports.txt, and on any of those with a Keel frame.
+# Scripts/tsan-known-reports.txt, and on any of those with a Keel frame (but a handler that only passes a read on, which
+# that file names, below the top of a stack).
 #
 # One retry, for one crash only: the Swift runtime on Linux sometimes dies under ThreadSanitizer with a SEGV while it
 # completes a generic type's metadata (`isCanonicalStaticallySpecializedGenericMetadata`, on a SwiftNIO thread; seen now
