@@ -129,11 +129,7 @@ struct HardeningTests {
       // Read on a thread of its own: opening and reading a FIFO blocks until the child writes and closes it, which
       // must not hold one of the cooperative pool's threads meanwhile. With open(2) and read(2), retried when a signal
       // interrupts them: `FileHandle.readDataToEndOfFile` stops the process on EINTR.
-      let received = Task {
-        await withCheckedContinuation { continuation in
-          Thread.detachNewThread { continuation.resume(returning: Self.readAll(fifo.path)) }
-        }
-      }
+      let received = Task { await onOwnThread { Self.readAll(fifo.path) } }
       let piped = try await Keel.run(["images", "get", "/images/c.png", "--output", fifo.path] + target)
       #expect(piped.status == 0, "\(piped.errors)")
       #expect(Array(await received.value.prefix(4)) == png)

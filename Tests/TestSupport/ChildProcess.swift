@@ -21,18 +21,11 @@ public enum ChildProcess {
   /// ``readLine(_:)`` on a thread of its own, so that a child slow to print (a debug build starting on a loaded
   /// machine) never holds one of the cooperative pool's few threads, and with it every other test's tasks.
   public static func nextLine(_ handle: FileHandle) async -> String? {
-    await withCheckedContinuation { continuation in
-      Thread.detachNewThread { continuation.resume(returning: readLine(handle)) }
-    }
+    await onOwnThread { readLine(handle) }
   }
 
   /// Returns when `process` has exited, without blocking a task's thread: the wait runs on a thread of its own.
   public static func waitForExit(_ process: Process) async {
-    await withCheckedContinuation { continuation in
-      Thread.detachNewThread {
-        process.waitUntilExit()
-        continuation.resume()
-      }
-    }
+    await onOwnThread { process.waitUntilExit() }
   }
 }

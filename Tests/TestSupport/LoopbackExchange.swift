@@ -11,25 +11,22 @@ public enum LoopbackExchange {
   /// Sends `request` over a plain socket to 127.0.0.1:`port`, keeps the sending side open, and reads until the server
   /// closes or `wait` seconds pass without a byte; what came back, and whether the server closed.
   public static func keepingOpen(port: Int, _ request: String, wait: Int) async throws -> (String, closed: Bool) {
-    try await withCheckedThrowingContinuation { continuation in
-      Thread.detachNewThread {
-        guard case .success(let descriptor) = LoopbackSocket.open(port: port, receiveTimeout: wait) else {
-          continuation.resume(throwing: POSIXError(.ECONNREFUSED))
-          return
-        }
-        defer { close(descriptor) }
-        if !request.isEmpty { _ = request.withCString { send(descriptor, $0, strlen($0), 0) } }
-        var received = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 4_096)
-        var closed = false
-        while true {
-          let count = recv(descriptor, &buffer, buffer.count, 0)
-          if count == 0 || (count < 0 && errno == ECONNRESET) { closed = true }
-          if count <= 0 { break }
-          received += buffer[0..<count]
-        }
-        continuation.resume(returning: (String(decoding: received, as: UTF8.self), closed))
+    try await onOwnThread {
+      guard case .success(let descriptor) = LoopbackSocket.open(port: port, receiveTimeout: wait) else {
+        throw POSIXError(.ECONNREFUSED)
       }
+      defer { close(descriptor) }
+      if !request.isEmpty { _ = request.withCString { send(descriptor, $0, strlen($0), 0) } }
+      var received = [UInt8]()
+      var buffer = [UInt8](repeating: 0, count: 4_096)
+      var closed = false
+      while true {
+        let count = recv(descriptor, &buffer, buffer.count, 0)
+        if count == 0 || (count < 0 && errno == ECONNRESET) { closed = true }
+        if count <= 0 { break }
+        received += buffer[0..<count]
+      }
+      return (String(decoding: received, as: UTF8.self), closed)
     }
   }
 }

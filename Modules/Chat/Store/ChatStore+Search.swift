@@ -90,6 +90,7 @@ extension ChatStore {
     }
   }
 
+  /// The words of `query` that have a letter or a digit.
   static func searchWords(_ query: String) -> [Substring] {
     query.split(whereSeparator: \.isWhitespace).filter { word in word.contains { $0.isLetter || $0.isNumber } }
   }
