@@ -26,7 +26,8 @@ extension ImageLoader {
   /// - Throws: ``ImageLoaderError`` of kind `ImageLoaderError.Kind.invalidConfiguration` for limits out of
   ///   range, or the disk level's `PersistenceError` when its directory cannot be created or opened.
   public static func makeCache(
-    directory: URL, limits: ImageCacheLimits = ImageCacheLimits(), now: @escaping @Sendable () -> Date = { Date() }
+    directory: URL, limits: ImageCacheLimits = ImageCacheLimits(),
+    now: @escaping @Sendable () -> Date = CoarseWallClock.now
   ) throws -> HybridCache<CachedImage> {
     try limits.validate()
     let memory = MemoryCache<String, CachedImage>(

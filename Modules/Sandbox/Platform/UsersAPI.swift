@@ -64,7 +64,7 @@ struct UsersAPI: Sendable {
   private func get(_ request: SandboxRequest) throws -> SandboxResponse {
     let userID = try Self.userID(request)
     guard let user = tenants.withLock({ $0[request.tenant]?[userID] }) else { throw PlatformError.userNotFound }
-    return .json(user.json)
+    return SandboxResponse(status: .ok, body: user.encoded, headers: [.contentType: "application/json"])
   }
 
   private func update(_ request: SandboxRequest) throws -> SandboxResponse {

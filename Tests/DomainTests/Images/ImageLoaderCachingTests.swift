@@ -38,6 +38,24 @@ struct ImageLoaderCachingTests {
         })
   }
 
+  @Test("A URL relative to a base and the same URL written whole are one cache entry")
+  func relativeURLSharesTheEntry() async throws {
+    // GIVEN an image loaded by its whole URL
+    let harness = try ImageLoaderHarness(ImageAnswer.image("png-1"))
+    _ = try await harness.loader.data(for: ImageLoaderHarness.url)
+
+    // WHEN the same image is asked for relative to its folder
+    let folder = ImageLoaderHarness.url.deletingLastPathComponent()
+    let relative = try #require(URL(string: "ana.png?size=64", relativeTo: folder))
+    #expect(relative.baseURL != nil)
+    let second = try await harness.loader.data(for: relative)
+
+    // THEN it is the memory hit of the first load: the key is the absolute string either way
+    #expect(second == Data("png-1".utf8))
+    #expect(harness.transport.requests.count == 1)
+    #expect(harness.loader.statistics.memoryHits == 1)
+  }
+
   @Test("After a restart, a new loader on the same directory reads the image from disk, then from memory")
   func diskHitAfterRestart() async throws {
     // GIVEN an image loaded once, then the app restarted: a new loader whose server must not be asked
