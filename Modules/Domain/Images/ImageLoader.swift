@@ -92,6 +92,9 @@ public final class ImageLoader: Sendable {
   /// The image at `url`: from memory if fresh there, else from disk if fresh there, else from the server (a stale
   /// cached copy is revalidated).
   ///
+  /// A memory hit is answered on the caller's executor, with no hop (the main actor's, for a view); anything else
+  /// leaves it before reading the disk or the network.
+  ///
   /// - Parameter url: An absolute `http` or `https` URL; the cache key is its absolute string.
   /// - Returns: The image's bytes, as the server sent them.
   /// - Throws: ``ImageLoaderError`` of kind `ImageLoaderError.Kind.invalidURL` before anything is sent;
