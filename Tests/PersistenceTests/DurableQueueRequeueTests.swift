@@ -79,4 +79,15 @@ struct DurableQueueRequeueTests {
     #expect(try await queue.peek(limit: 10).map(\.element.name) == ["a", "c"])
     #expect(try await queue.deadLetters(limit: 10).map(\.payload) == [Data("not json".utf8)])
   }
+
+  @Test("An element enqueued on the calling thread is encoded as a suspending enqueue would, in order, capped")
+  func elementNow() async throws {
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let queue = try open(capacity: 2)
+    try queue.enqueueNow(Event(name: "a"))
+    try await queue.enqueue(Event(name: "b"))
+    let error = #expect(throws: PersistenceError.self) { try queue.enqueueNow(Event(name: "c")) }
+    #expect(error?.kind == .capacityExceeded)
+    #expect(try await queue.peek(limit: 10).map(\.element) == [Event(name: "a"), Event(name: "b")])
+  }
 }

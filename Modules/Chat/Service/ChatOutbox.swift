@@ -176,7 +176,13 @@ final class ChatOutbox: Sendable {
       conversationID: conversationID, clientMessageID: clientMessageID, senderID: me, text: text, images: names,
       replyTo: replyTo, files: copies)
     do {
-      try await account.outbox.enqueue(outgoing)
+      // At the crash-safe level a commit writes no more than the write-ahead log: done on this thread, it is the
+      // transaction alone, where a hop to the store's writer and back took as long again before the sender could go.
+      if account.outbox.durability == .survivesCrash {
+        try account.outbox.enqueueNow(outgoing)
+      } else {
+        try await account.outbox.enqueue(outgoing)
+      }
     } catch {
       removeImages(names + copies.map(\.copy), of: account)
       throw ChatError.storage(error, doing: "keep the message in the outbox")

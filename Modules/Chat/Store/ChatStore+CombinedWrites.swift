@@ -30,26 +30,56 @@ extension ChatStore {
     }
   }
 
+  /// Stores pushed `messages` and moves `userID`'s read position, as
+  /// ``upsert(_:movingReadPositionOf:in:to:seq:)``, and reads in the same transaction what an open window ending at
+  /// `position` gains: `conversationID`'s messages after it (at most `limit`, oldest first) and every member's read
+  /// position. A push reaches the screen without a read of its own after the write.
+  ///
+  /// - Returns: The messages that were new to the store, as `upsert(_:)`, and what was read.
+  /// - Throws: as `upsert(_:)`; nothing is written when it throws.
+  func upsert(
+    _ messages: [Message], movingReadPositionOf userID: String, in conversationID: String, to messageID: String,
+    seq: Int, readingAfter position: Message.Position, limit: Int
+  ) async throws -> (inserted: [Message], newer: [Message], readPositions: [String: ReadPosition]) {
+    let (inserted, (newer, positions)) = try await upsert(
+      messages, "store pushed messages",
+      alsoReading: { db in
+        try Self.moveReadPosition(of: userID, in: conversationID, to: messageID, seq: seq, db)
+        return (
+          try Self.messages(after: position, in: conversationID, limit: limit, db),
+          try Self.readPositions(in: conversationID, db)
+        )
+      })
+    return (inserted, newer, positions)
+  }
+
   /// Stores `messages` (as `upsert(_:)`) with `also` in the same transaction, indexing them for search before it
   /// commits. What was written stays written and is returned: an eviction that fails after it (a busy or full disk)
   /// is tried again after the next write, and must not make the caller think these messages were not stored.
   func upsert(
     _ messages: [Message], _ operation: String, also: @escaping @Sendable (Database) throws -> Void
   ) async throws -> [Message] {
+    try await upsert(messages, operation, alsoReading: also).inserted
+  }
+
+  /// Stores `messages` with `also` in the same transaction, as ``upsert(_:_:also:)``, and returns what `also` read
+  /// beside the messages that were new.
+  func upsert<Also: Sendable>(
+    _ messages: [Message], _ operation: String, alsoReading also: @escaping @Sendable (Database) throws -> Also
+  ) async throws -> (inserted: [Message], also: Also) {
     if let odd = messages.first(where: { !Self.representable($0.createdAt) }) {
       throw PersistenceError(
         .invalidInput, "A message's time (\(odd.createdAt.timeIntervalSince1970) s) is outside 1970 to 9999.",
         path: url.path)
     }
-    let inserted = try await write(operation) { db in
+    let written = try await write(operation) { db in
       var inserted: [Message] = []
       for message in messages where try Self.upsert(message, db) { inserted.append(message) }
       try Self.indexBacklog(db)
-      try also(db)
-      return inserted
+      return (inserted, try also(db))
     }
     try? await evictIfGrown(by: messages)
-    return inserted
+    return written
   }
 
   static func setSyncPoint(_ messageID: String, in conversationID: String, _ db: Database) throws {

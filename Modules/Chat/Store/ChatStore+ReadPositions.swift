@@ -77,7 +77,8 @@ extension ChatStore {
     }
   }
 
-  private static func readPositions(in conversationID: String, _ db: Database) throws -> [String: ReadPosition] {
+  /// How far each member has read in `conversationID`, by user id, inside a transaction.
+  static func readPositions(in conversationID: String, _ db: Database) throws -> [String: ReadPosition] {
     var positions: [String: ReadPosition] = [:]
     let rows = try Row.fetchCursor(
       db.cachedStatement(sql: "SELECT userID, messageID, seq FROM readPosition WHERE conversationID = ?"),

@@ -205,12 +205,25 @@ actor ConversationSync {
       return (false, known ?? true)
     }
     let inserted: [Message]
+    // What the write read of the window's extension, when it could (`publish(extending:with:)`).
+    var extended: WindowExtension?
     do {
       if let arrival, let messageID = arrival.id, let seq = arrival.seq,
         fresh.contains(where: { $0.id == messageID })
       {
-        inserted = try await store.upsert(
-          fresh, movingReadPositionOf: arrival.senderID, in: id, to: messageID, seq: seq)
+        let base = snapshots.current
+        if publishing == published, let newest = base.messages.last {
+          let begun = publishing
+          let written = try await store.upsert(
+            fresh, movingReadPositionOf: arrival.senderID, in: id, to: messageID, seq: seq,
+            readingAfter: newest.position, limit: shown + fresh.count)
+          inserted = written.inserted
+          extended = WindowExtension(
+            base: base, begun: begun, newer: written.newer, readPositions: written.readPositions)
+        } else {
+          inserted = try await store.upsert(
+            fresh, movingReadPositionOf: arrival.senderID, in: id, to: messageID, seq: seq)
+        }
       } else {
         inserted = try await store.upsert(fresh)
       }
@@ -222,7 +235,13 @@ actor ConversationSync {
     }
     let arrivalKnown = arrival.map { arrival in !inserted.contains { $0.id == arrival.id } } ?? true
     // A message that was not new updated a row the window may show: the whole window is read again.
-    if inserted.count == fresh.count { await publish(after: inserted) } else { await publish() }
+    if inserted.count != fresh.count {
+      await publish()
+    } else if let extended, publish(extending: extended, with: inserted) {
+      // Shown from what the write read.
+    } else {
+      await publish(after: inserted)
+    }
     guard var heard = known else { return (false, arrivalKnown) }
     // A catch-up may have moved it on while this one waited for the store.
     defer { self.heard = max(self.heard ?? heard, heard) }
@@ -333,6 +352,35 @@ actor ConversationSync {
   /// A position as the store orders it: its time to the millisecond, then its key.
   private static func order(_ position: Message.Position) -> (Int64, String) {
     (ChatStore.milliseconds(position.createdAt), position.key)
+  }
+
+  /// The window as it was shown when a push's write began, and what that write read after its newest message.
+  struct WindowExtension {
+    let base: ConversationSnapshot
+    /// ``publishing`` when the write began, none in flight.
+    let begun: Int
+    let newer: [Message]
+    let readPositions: [String: ReadPosition]
+  }
+
+  /// Publishes the window `extended` read in the write that stored `inserted`, as ``publish(after:)`` would have read
+  /// it, when that still holds: no publish began while the write ran (so the window shown is the one it extended),
+  /// each of `inserted` sorts after the newest message shown, and fewer are newer than the window holds.
+  ///
+  /// - Returns: Whether it published; otherwise the caller publishes another way.
+  private func publish(extending extended: WindowExtension, with inserted: [Message]) -> Bool {
+    guard !stopped, publishing == extended.begun, published == extended.begun,
+      let newest = extended.base.messages.last,
+      inserted.allSatisfy({ Self.order($0.position) > Self.order(newest.position) }),
+      extended.newer.count < shown
+    else { return false }
+    publishing += 1
+    published = publishing
+    snapshots.publish(
+      ConversationSnapshot(
+        messages: Array((extended.base.messages + extended.newer).suffix(shown)), status: status,
+        readPositions: extended.readPositions))
+    return true
   }
 
   func publish() async {

@@ -148,6 +148,16 @@ public final class DurableQueue<Element: Codable & Sendable>: SQLiteStore {
     return try outcome(try await write("enqueue", transaction), of: elements.count)
   }
 
+  /// Appends `element` as ``enqueue(_:)`` does, but on the calling thread, as ``enqueueNow(encoded:)`` does: for a
+  /// caller on the path to the network whose queue survives a crash (no `fsync` per commit), where the hop to the
+  /// writer's queue and back took longer than the transaction.
+  ///
+  /// - Throws: As ``enqueue(contentsOf:)``.
+  @discardableResult
+  public func enqueueNow(_ element: Element) throws -> EnqueueResult {
+    try enqueueNow(encoded: try encode([element]))
+  }
+
   /// Appends elements already encoded, as ``enqueue(contentsOf:)`` does, but on the calling thread: it blocks for the
   /// transaction instead of suspending. For a caller with a faster encoder of its own whose transactions take
   /// microseconds (``Durability/survivesCrash``), where a hop to the writer's queue and back would cost more than the
