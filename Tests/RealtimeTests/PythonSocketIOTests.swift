@@ -18,7 +18,7 @@ struct PythonSocketIOTests {
   /// 5 s, and a 5 s attempt then failed again and again for the whole wait (CI's TSan run).
   static func client(
     _ server: PythonSocketIOServer, namespace: String = "/", auth: SocketValue? = nil,
-    connectTimeout: Duration = .seconds(20)
+    connectTimeout: Duration = .seconds(20), transport: NIOWebSocketTransport = transport
   ) throws -> SocketIOClient {
     let configuration = SocketIOConfiguration(
       url: server.url, namespace: namespace, auth: { auth },
@@ -172,14 +172,18 @@ struct PythonSocketIOTests {
 
   @Test("A silent network: ping timeout, then a reconnection once it answers again")
   func silentNetwork() async throws {
-    // The server waits 25 s for a pong: on a loaded CI machine (every suite at once on two cores, under
-    // ThreadSanitizer) a pong was late by more than 10 s, the server dropped the client (`transport close`) before
-    // the pause, and the ping timeout under test never came. The client gives up 27 s (interval + timeout) after the
-    // last ping, within the 60 s the test waits.
-    let server = try await PythonSocketIOServer(pingInterval: 2, pingTimeout: 25)
+    // The server waits 40 s for a pong: on a loaded machine (every suite at once on two cores, with or without
+    // ThreadSanitizer) a pong was late by more than 10 s, and once by more than 25 s; the server dropped the client
+    // (`transport close`) before the pause, and the ping timeout under test never came. The client gives up 42 s
+    // (interval + timeout) after the last ping, within the 120 s the test waits. Its WebSocket sends no pings of its
+    // own: those (every 30 s by default) end a silent connection as a transport error 30 to 60 s after the pause,
+    // which would come first about half the time.
+    let server = try await PythonSocketIOServer(pingInterval: 2, pingTimeout: 40)
     // Attempts of 10 s: while the server is stopped each one times out, so the second comes within the wait; once it
     // answers, a slow handshake under ThreadSanitizer still fits.
-    let client = try Self.client(server, connectTimeout: .seconds(10))
+    let client = try Self.client(
+      server, connectTimeout: .seconds(10),
+      transport: NIOWebSocketTransport(configuration: NIOWebSocketConfiguration(pingInterval: nil)))
     let seen = Recorder<SocketConnectionState>()
     let states = client.states()
     let recording = Task {
@@ -188,7 +192,7 @@ struct PythonSocketIOTests {
     await client.connect()
     try #require(await Self.connected(client))
     server.pause()
-    #expect(await Self.reaches(client, within: .seconds(60)) { $0 == .disconnected(.pingTimeout) }, "\(seen.elements)")
+    #expect(await Self.reaches(client, within: .seconds(120)) { $0 == .disconnected(.pingTimeout) }, "\(seen.elements)")
     #expect(
       await Self.reaches(client, within: .seconds(60)) {
         if case .reconnecting(let attempt, _) = $0 { attempt >= 2 } else { false }
