@@ -179,6 +179,8 @@ final class ChatOutbox: Sendable {
       // At the crash-safe level a commit writes no more than the write-ahead log: done on this thread, it is the
       // transaction alone, where a hop to the store's writer and back took as long again before the sender could go.
       if account.outbox.durability == .survivesCrash {
+        // A cancelled send keeps nothing, as the suspending enqueue (which checks first) does.
+        try Task.checkCancellation()
         try account.outbox.enqueueNow(outgoing)
       } else {
         try await account.outbox.enqueue(outgoing)

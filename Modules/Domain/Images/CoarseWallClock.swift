@@ -9,8 +9,9 @@ import Foundation
 /// The wall-clock time as the kernel last ticked it: what an image's freshness is measured against by default.
 ///
 /// A memory hit is a few hundred nanoseconds, and on Linux `Date()` reads the full-resolution clock for a tenth of
-/// it; `CLOCK_REALTIME_COARSE` returns the time of the last timer tick (a few milliseconds old at most) for a fifth of
-/// that. Freshness is counted in seconds (`max-age`), so an image can be served at most one tick after it went stale.
+/// it; `CLOCK_REALTIME_COARSE` returns the time of the last timer tick (1 to 10 ms old at most, by the kernel's tick
+/// rate) for a fifth of that. Freshness is counted in seconds (`max-age`), so an image can be served at most one tick
+/// after it went stale.
 /// Elsewhere `Date()` is already that cheap, and is used.
 @usableFromInline
 enum CoarseWallClock {

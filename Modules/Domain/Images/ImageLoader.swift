@@ -52,8 +52,8 @@ public final class ImageLoader: Sendable {
   ///   - cache: The memory and disk levels, from ``makeCache(directory:limits:now:)`` or built to match: its disk
   ///     level must have no default time to live, so that stale entries stay to be revalidated.
   ///   - defaultMaxAge: How long an image stays fresh when its response has no `max-age`; not negative.
-  ///   - now: The wall-clock time that freshness is measured against; by default the kernel's last tick (at most a few
-  ///     milliseconds old, a fifth of `Date()`'s cost on Linux); inject a fixed one in tests.
+  ///   - now: The wall-clock time that freshness is measured against; by default the kernel's last tick (at most 1 to 10
+  ///     ms old, a fifth of `Date()`'s cost on Linux); inject a fixed one in tests.
   ///   - logger: Where the loader logs cache failures and stale answers; a logger that discards everything by
   ///     default.
   public init(
