@@ -2,15 +2,10 @@ import Clocks
 import Dispatch
 import Foundation
 import Logging
-import LoopbackSockets
 import TestSupport
 import Testing
 
 @testable import Sandbox
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// The Sandbox's keys, its state file, a truncated body, and one route unable to starve the others.
 @Suite("Sandbox security and robustness", .timeLimit(.minutes(3)))
@@ -201,20 +196,6 @@ struct SandboxSecurityTests {
 
   /// Sends `request` over a plain socket to 127.0.0.1:`port`, closes the sending side, and returns what came back.
   static func raw(port: Int, _ request: String) async throws -> String {
-    try await onOwnThread {
-      guard case .success(let descriptor) = LoopbackSocket.open(port: port) else { throw POSIXError(.ECONNREFUSED) }
-      defer { close(descriptor) }
-      _ = request.withCString { send(descriptor, $0, strlen($0), 0) }
-      shutdown(descriptor, Int32(SHUT_WR))
-      var received = [UInt8]()
-      var buffer = [UInt8](repeating: 0, count: 4_096)
-      while true {
-        let count = recv(descriptor, &buffer, buffer.count, 0)
-        if count <= 0 { break }
-        received += buffer[0..<count]
-      }
-      return String(decoding: received, as: UTF8.self)
-    }
+    try await LoopbackExchange.closingSend(port: port, request)
   }
-
 }

@@ -11,12 +11,26 @@ public enum LoopbackExchange {
   /// Sends `request` over a plain socket to 127.0.0.1:`port`, keeps the sending side open, and reads until the server
   /// closes or `wait` seconds pass without a byte; what came back, and whether the server closed.
   public static func keepingOpen(port: Int, _ request: String, wait: Int) async throws -> (String, closed: Bool) {
+    try await exchange(port: port, request, closingSend: false, wait: wait)
+  }
+
+  /// Sends `request` over a plain socket to 127.0.0.1:`port`, closes the sending side, and returns what came back
+  /// before the server closed.
+  public static func closingSend(port: Int, _ request: String) async throws -> String {
+    try await exchange(port: port, request, closingSend: true, wait: nil).0
+  }
+
+  /// One exchange, on a thread of its own: the socket's calls block.
+  private static func exchange(
+    port: Int, _ request: String, closingSend: Bool, wait: Int?
+  ) async throws -> (String, closed: Bool) {
     try await onOwnThread {
       guard case .success(let descriptor) = LoopbackSocket.open(port: port, receiveTimeout: wait) else {
         throw POSIXError(.ECONNREFUSED)
       }
       defer { close(descriptor) }
       if !request.isEmpty { _ = request.withCString { send(descriptor, $0, strlen($0), 0) } }
+      if closingSend { shutdown(descriptor, Int32(SHUT_WR)) }
       var received = [UInt8]()
       var buffer = [UInt8](repeating: 0, count: 4_096)
       var closed = false

@@ -330,7 +330,7 @@ actor ConversationSync {
   func publish(after inserted: [Message]) async {
     let base = snapshots.current
     guard !stopped, publishing == published, !inserted.isEmpty, let newest = base.messages.last,
-      inserted.allSatisfy({ Self.order($0.position) > Self.order(newest.position) })
+      Self.sort(inserted, after: newest)
     else { return await publish() }
     publishing += 1
     let number = publishing
@@ -339,9 +339,7 @@ actor ConversationSync {
       guard newer.count < shown else { return await publish() }
       guard number > published, !stopped else { return }
       published = number
-      snapshots.publish(
-        ConversationSnapshot(
-          messages: Array((base.messages + newer).suffix(shown)), status: status, readPositions: positions))
+      show(base, then: newer, readPositions: positions)
     } catch {
       guard !stopped else { return }
       logger.warning("Cannot read the messages of \(id) from the store: \(error)")
@@ -370,17 +368,25 @@ actor ConversationSync {
   /// - Returns: Whether it published; otherwise the caller publishes another way.
   private func publish(extending extended: WindowExtension, with inserted: [Message]) -> Bool {
     guard !stopped, publishing == extended.begun, published == extended.begun,
-      let newest = extended.base.messages.last,
-      inserted.allSatisfy({ Self.order($0.position) > Self.order(newest.position) }),
-      extended.newer.count < shown
+      let newest = extended.base.messages.last, Self.sort(inserted, after: newest), extended.newer.count < shown
     else { return false }
     publishing += 1
     published = publishing
+    show(extended.base, then: extended.newer, readPositions: extended.readPositions)
+    return true
+  }
+
+  /// Whether each of `inserted` sorts after `newest`, the newest message shown: then the window shown is still the
+  /// store's up to there, and only what is newer need be added to it.
+  private static func sort(_ inserted: [Message], after newest: Message) -> Bool {
+    inserted.allSatisfy { order($0.position) > order(newest.position) }
+  }
+
+  /// Publishes `base`'s messages with `newer` after them, the newest ``shown`` of them, and `readPositions`.
+  private func show(_ base: ConversationSnapshot, then newer: [Message], readPositions: [String: ReadPosition]) {
     snapshots.publish(
       ConversationSnapshot(
-        messages: Array((extended.base.messages + extended.newer).suffix(shown)), status: status,
-        readPositions: extended.readPositions))
-    return true
+        messages: Array((base.messages + newer).suffix(shown)), status: status, readPositions: readPositions))
   }
 
   func publish() async {
