@@ -53,7 +53,7 @@ import Testing
 
   @Test func aMessageOverTheLimitIsRefusedBeforeAnythingIsSent() async throws {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
-    let small = NIOWebSocketTransport(configuration: .init(maxMessageSize: 1_000))
+    let small = NIOWebSocketTransport(configuration: .init(maxMessageSize: 1_000, connectTimeout: .seconds(60)))
     let connection = try await small.connect(to: echo(sandbox), headers: [:])
     let error = await #expect(throws: WebSocketError.self) {
       try await connection.send(.binary(Data(count: 1_001)))
@@ -69,7 +69,8 @@ import Testing
 
   @Test func aServerMessageOverTheLimitClosesWithMessageTooBig() async throws {
     let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
-    let small = NIOWebSocketTransport(configuration: .init(maxMessageSize: 64 * 1_024, fragmentSize: 1_024))
+    let small = NIOWebSocketTransport(
+      configuration: .init(maxMessageSize: 64 * 1_024, fragmentSize: 1_024, connectTimeout: .seconds(60)))
     let connection = try await small.connect(to: echo(sandbox), headers: [:])
     try await connection.send(.binary(Data(count: 60 * 1_024)))  // echoed as one frame: fine
     try await connection.send(.text(String(repeating: "x", count: 64 * 1_024)))  // within the limit too
