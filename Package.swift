@@ -250,6 +250,7 @@ let package = Package(
       name: "DomainTests",
       dependencies: [
         "Domain", "Networking", "Persistence", "RateLimiting", "TestSupport", clocks, logging, concurrency, json,
+        random,
       ],
       path: "Tests/DomainTests",
       swiftSettings: swiftSettings

@@ -139,7 +139,7 @@ package struct SocketPacket: Sendable, Hashable {
     if index < bytes.count {
       let json: JSONValue
       do {
-        json = try JSONValue(parsing: Data(bytes[index...]))
+        json = try JSONValue(parsingUTF8: bytes[index...])
       } catch {
         throw invalid("a payload that is not JSON", text)
       }
