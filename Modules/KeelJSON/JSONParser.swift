@@ -17,12 +17,13 @@ public struct JSONParsingError: Error, Sendable, Equatable, CustomStringConverti
 
 /// RFC 8259's grammar read from UTF-8 bytes straight into ``JSONValue``s: one pass, no intermediate Foundation
 /// objects to cast back (which made `JSONSerialization` plus a rebuilt tree cost a quarter of a Socket.IO client's
-/// time per event). It accepts what `JSONSerialization` accepts and gives the same values, with two differences a
-/// test pins: a trailing comma (`[1,]`) is refused, as the RFC says, and only UTF-8 text is read (RFC 8259 §8.1; a
-/// byte-order mark is skipped).
+/// time per event). It accepts what `JSONSerialization` accepts and gives the same values, with three differences
+/// the tests pin: a trailing comma (`[1,]`) is refused, as the RFC says; only UTF-8 text is read (RFC 8259 §8.1; a
+/// byte-order mark is skipped); and a number is the `Double` nearest its text, which `JSONSerialization` on Linux
+/// misses by up to ten units in the last place (so a `Double` written by Swift reads back bit for bit).
 ///
-/// Containers nest at most 512 deep, as in `JSONSerialization`, so that no text can exhaust the stack; numbers are
-/// `Double`s (a number too large for one is refused, a tiny one is 0); a duplicate key keeps its last value.
+/// Containers nest at most 512 deep, as in `JSONSerialization`, so that no text can exhaust the stack; a number too
+/// large for a `Double` is refused and a tiny one is 0; a duplicate key keeps its last value.
 struct JSONParser: ~Copyable {
   /// How deep arrays and objects may nest.
   static let maximumDepth = 512
