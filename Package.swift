@@ -360,6 +360,8 @@ let package = Package(
         logging, crypto, cryptoExtras, concurrency, files, json, random,
       ],
       path: "Modules/Sandbox",
+      // The console's page, served as it is: no build step.
+      resources: [.copy("Console/console.html"), .copy("Console/console.css"), .copy("Console/console.js")],
       swiftSettings: swiftSettings
     ),
     .testTarget(

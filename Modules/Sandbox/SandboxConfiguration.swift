@@ -66,6 +66,11 @@ public struct SandboxConfiguration: Sendable {
   /// off by default, so that tests start empty.
   public var seedsChat = false
 
+  /// Whether the Sandbox serves its console, a web page at `/_sandbox/console` that shows the requests, sockets and
+  /// chat it sees and sets its faults, under the control plane's rules (loopback only, the control key presented
+  /// once in the page's URL). `keel sandbox serve` turns it on; off by default, and in the CLI's embedded Sandboxes.
+  public var servesConsole = false
+
   /// The app's client id at Apple and Kakao, which a provider's identity token must name as its audience to sign in
   /// (SandboxAPI §2): `dev.keel.app` by default, as the Sandbox's providers sign unless asked for another.
   public var providerAudience = "dev.keel.app"

@@ -20,9 +20,18 @@ public enum LoopbackExchange {
     try await exchange(port: port, request, closingSend: true, wait: nil).0
   }
 
+  /// Sends `request` over a plain socket to 127.0.0.1:`port` and reads until what came back satisfies `enough` (a
+  /// stream that never ends, such as server-sent events), the server closes, or `wait` seconds pass without a byte.
+  public static func reading(
+    port: Int, _ request: String, wait: Int, until enough: @escaping @Sendable (String) -> Bool
+  ) async throws -> String {
+    try await exchange(port: port, request, closingSend: false, wait: wait, until: enough).0
+  }
+
   /// One exchange, on a thread of its own: the socket's calls block.
   private static func exchange(
-    port: Int, _ request: String, closingSend: Bool, wait: Int?
+    port: Int, _ request: String, closingSend: Bool, wait: Int?,
+    until enough: (@Sendable (String) -> Bool)? = nil
   ) async throws -> (String, closed: Bool) {
     try await onOwnThread {
       guard case .success(let descriptor) = LoopbackSocket.open(port: port, receiveTimeout: wait) else {
@@ -39,6 +48,7 @@ public enum LoopbackExchange {
         if count == 0 || (count < 0 && errno == ECONNRESET) { closed = true }
         if count <= 0 { break }
         received += buffer[0..<count]
+        if let enough, enough(String(decoding: received, as: UTF8.self)) { break }
       }
       return (String(decoding: received, as: UTF8.self), closed)
     }

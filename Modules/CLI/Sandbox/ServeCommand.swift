@@ -128,6 +128,9 @@ struct ServeCommand: AsyncParsableCommand {
     }
     // Written straight to the file descriptor, so that a script reading the pipe gets it at once.
     FileHandle.standardOutput.write(Data((sandbox.baseURL.absoluteString + "\n").utf8))
+    // The console's address for a person, with the key a browser presents once: on the terminal, never in a log.
+    FileHandle.standardError.write(
+      Data("Console: \(Self.consoleURL(of: sandbox.baseURL, key: resolvedControlKey))\n".utf8))
     for await _ in await UnixSignalsSequence(trapping: .sigint, .sigterm) { break }
     // Requests in flight get 5 s to finish. A connection whose handler waits on something that never comes (a
     // request the parser has not finished) would hold stop() past that, so the process ends regardless, a moment
@@ -140,6 +143,15 @@ struct ServeCommand: AsyncParsableCommand {
     if await firstElement(of: stopped, within: .milliseconds(5_500), where: { true }) == nil {
       Logger(label: "keel.sandbox").warning("Stopped with connections still open after 5 s.")
     }
+  }
+
+  /// The console's page on the Sandbox at `baseURL`, with `key` in its query when the control plane has one.
+  static func consoleURL(of baseURL: URL, key: String?) -> String {
+    let page = baseURL.appendingPathComponent("_sandbox/console").absoluteString
+    guard let key else { return page }
+    var allowed = CharacterSet.urlQueryAllowed
+    allowed.remove(charactersIn: "&=+#")
+    return page + "?key=" + (key.addingPercentEncoding(withAllowedCharacters: allowed) ?? key)
   }
 
   /// The control key from `--control-key` or `KEEL_SANDBOX_CONTROL_KEY`.
@@ -182,6 +194,7 @@ struct ServeCommand: AsyncParsableCommand {
     // The accounts to try the chat with, and a workspace for them, unless --account says whom to serve.
     configuration.accounts = SandboxConfiguration.tryingAccounts
     configuration.seedsChat = true
+    configuration.servesConsole = true
     // Checked in `validate()`.
     for setting in rateLimits { try? configuration.rateLimits.apply(setting) }
     if !accounts.isEmpty {

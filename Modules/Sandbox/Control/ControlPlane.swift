@@ -13,14 +13,32 @@ struct ControlPlane: Sendable {
   /// Starts a new edition of `/images`, returning its number.
   let redrawImages: @Sendable () -> Int
   let reset: @Sendable () -> Void
+  /// The chat's workspaces and conversations with their message counts, as ``state`` shows them.
+  let chatSummary: @Sendable () -> JSONValue
+  /// The time since the Sandbox started.
+  let uptime: @Sendable () -> Duration
 
   var routes: [Route] {
     [
       Route(.post, "/_sandbox/faults", handler: addFault),
+      Route(.get, "/_sandbox/faults") { _ in .json(["faults": faults.json]) },
       Route(.delete, "/_sandbox/faults") { _ in
         faults.removeAll()
         return .json([:])
       },
+      Route(.delete, "/_sandbox/faults/:id") { request in
+        guard let id = Int(request.rawParameters["id"] ?? ""), faults.remove(id: id) else {
+          throw BackendError(status: .notFound, code: "E404", message: "No fault of that number is in force.")
+        }
+        return .json(["faults": .number(Double(faults.count))])
+      },
+      Route(.get, "/_sandbox/requests/:id") { request in
+        guard let id = Int(request.rawParameters["id"] ?? ""), let detail = journal.detail(of: id) else {
+          throw BackendError(status: .notFound, code: "E404", message: "No request of that number is kept.")
+        }
+        return .json(detail)
+      },
+      Route(.get, "/_sandbox/state") { _ in .json(state) },
       Route(.post, "/_sandbox/expire-tokens") { _ in
         expireTokens()
         return .json([:])
@@ -129,7 +147,23 @@ struct ControlPlane: Sendable {
       dropResponseRate: try number("dropResponseRate", in: 0...1) ?? 0,
       count: try number("count", in: 1...1_000_000_000).map { Int($0) },
       seed: try number("seed", in: 0...9_007_199_254_740_991).map { UInt64($0) })
-    faults.add(fault)
-    return .json(["faults": .number(Double(faults.count))])
+    let id = faults.add(fault)
+    return .json(["faults": .number(Double(faults.count)), "id": .number(Double(id))])
+  }
+
+  /// What the console shows beside the journal, as `GET /_sandbox/state` returns it: the time since the start, the
+  /// responses per route and status, the connected sockets, the chat, and the faults in force.
+  var state: JSONValue {
+    let milliseconds = { (duration: Duration) in
+      Double(duration.components.seconds) * 1e3 + Double(duration.components.attoseconds) / 1e15
+    }
+    let counts = stats.routeCounts.map { route, status, count -> JSONValue in
+      ["route": .string(route), "status": .number(Double(status)), "count": .number(Double(count))]
+    }
+    return [
+      "uptimeMs": .number(milliseconds(uptime()).rounded()), "counts": .array(counts),
+      "sockets": realtime.socketsJSON, "chat": chatSummary(), "httpFaults": faults.json,
+      "socketFaults": realtime.faultsJSON,
+    ]
   }
 }

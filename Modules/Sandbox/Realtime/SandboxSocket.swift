@@ -101,12 +101,24 @@ final class SandboxSocket: Sendable {
     state.withLock { state in state.tokens.values.contains { tokens.contains($0) } }
   }
 
-  /// Whether the access token that joined `namespace` is `user`'s.
   /// The user whose access token joined `namespace`, if any.
   func user(in namespace: String) -> String? {
     state.withLock { $0.namespaces[namespace] != nil ? $0.users[namespace] : nil }
   }
 
+  /// Each namespace it has joined, with its socket id there, the user whose token joined it and the rooms it is in
+  /// there: what the console lists.
+  var memberships: [(namespace: String, sid: String, user: String?, rooms: [String])] {
+    state.withLock { state in
+      state.namespaces.sorted { $0.key < $1.key }.map { namespace, sid in
+        let prefix = namespace + "\u{0}"
+        let rooms = state.rooms.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }.sorted()
+        return (namespace, sid, state.users[namespace], rooms)
+      }
+    }
+  }
+
+  /// Whether the access token that joined `namespace` is `user`'s.
   func isUser(_ user: String, in namespace: String) -> Bool {
     state.withLock { $0.namespaces[namespace] != nil && $0.users[namespace] == user }
   }

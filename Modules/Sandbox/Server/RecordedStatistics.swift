@@ -33,6 +33,15 @@ struct RecordedStatistics: Sendable {
     }
   }
 
+  /// The responses counted, one `(route, status, count)` for each pair seen, in order of route then status.
+  var routeCounts: [(route: String, status: Int, count: Int)] {
+    counts.withLock { counts in
+      counts.byRoute.sorted { $0.key < $1.key }.flatMap { route, statuses in
+        statuses.sorted { $0.key < $1.key }.map { (route, $0.key, $0.value) }
+      }
+    }
+  }
+
   /// Zeroes everything.
   func reset() { counts.withLock { $0 = Counts() } }
 }

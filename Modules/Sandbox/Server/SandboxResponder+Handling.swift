@@ -9,16 +9,26 @@ import Realtime
 extension SandboxResponder {
   /// The answer to a request that may not be served: 401 without the access key, 403 for the control plane from
   /// off the machine, 401 for it without the control key; `nil` for one that may.
-  func refusal(of request: Request, in section: Section, from peer: SocketAddress?) -> SandboxResponse? {
+  ///
+  /// A browser's request to the control plane is refused (403) unless it comes from the Sandbox's own origin at a
+  /// loopback host name (``SandboxConsole/crossOriginRefusal(of:)``); the console's cookie stands for the key there.
+  func refusal(of request: Request, in section: Section, path: String, from peer: SocketAddress?) -> SandboxResponse? {
     let presented = request.headers[Self.key]
-    if let accessKey = configuration.accessKey, !Secrets.matches(presented, accessKey) {
+    let consoleServed = console != nil && section == .control
+    func carries(_ key: String) -> Bool {
+      Secrets.matches(presented, key) || (consoleServed && SandboxConsole.presents(key, in: request, path: path))
+    }
+    if let accessKey = configuration.accessKey, !carries(accessKey) {
       return BackendError.keyRequired.response
     }
     guard section == .control else { return nil }
     guard Self.isLoopback(peer) else {
       return BackendError(status: .forbidden, code: "E403", message: "The control plane is loopback only.").response
     }
-    if let controlKey = configuration.controlKey ?? configuration.accessKey, !Secrets.matches(presented, controlKey) {
+    if let reason = SandboxConsole.crossOriginRefusal(of: request) {
+      return BackendError(status: .forbidden, code: "E403", message: reason).response
+    }
+    if let controlKey = configuration.controlKey ?? configuration.accessKey, !carries(controlKey) {
       return BackendError.keyRequired.response
     }
     return nil

@@ -27,6 +27,8 @@ struct SandboxResponder: HTTPResponder {
   let realtime: SocketIOHub
   /// Keeps users and sessions between runs, when the configuration has a state directory.
   let persistence: (@Sendable () -> Void)?
+  /// The console's page and live stream, when ``SandboxConfiguration/servesConsole`` is on.
+  let console: SandboxConsole?
 
   init(configuration: SandboxConfiguration, stateFile: SandboxStateFile? = nil, logger: Logger? = nil) {
     let time = Timekeeper(configuration.clock)
@@ -73,7 +75,11 @@ struct SandboxResponder: HTTPResponder {
         journal.reset()
         stats.reset()
         realtime.clearFaults()
-      })
+      }, chatSummary: { chat.summaryJSON }, uptime: { time.now() })
+    let console =
+      configuration.servesConsole
+      ? SandboxConsole(control: control, key: configuration.controlKey ?? configuration.accessKey) : nil
+    self.console = console
     self.configuration = configuration
     self.time = time
     self.stats = stats
@@ -88,7 +94,7 @@ struct SandboxResponder: HTTPResponder {
       users.routes + auth.routes + auth.identity.routes + [auth.identity.mintingRoute] + chat.routes + events.routes
       + segment.routes
       + ImageServer(stats: stats, renderer: ImageRenderer(stats: stats), edition: imageEdition).routes
-      + control.routes
+      + control.routes + (console?.routes ?? [])
     persistence = stateFile.map { file in
       let setAside = { (aside: URL) -> Void in
         logger?.warning(
@@ -123,10 +129,13 @@ struct SandboxResponder: HTTPResponder {
     let path = request.uri.path
     let section = Section(path: path)
     // Before anything is read, counted or changed: a request without the key learns nothing and leaves no trace.
-    if let refusal = refusal(of: request, in: section, from: context.channel.remoteAddress) {
+    if let refusal = refusal(of: request, in: section, path: path, from: context.channel.remoteAddress) {
       return Response(
         status: refusal.status, headers: refusal.headers,
         body: ResponseBody(byteBuffer: ByteBuffer(bytes: refusal.body)))
+    }
+    if let console, section == .control, request.method == .get, path == SandboxConsole.streamPath {
+      return console.stream()
     }
     // Resolved once: for the handler, for the section's rules and for the stats.
     let resolution = routes.resolve(request.method, path: path)
@@ -136,6 +145,8 @@ struct SandboxResponder: HTTPResponder {
       section == .platform && configuration.rateLimitsEnabled
       ? rateLimiter.admit(tenant: request.headers[Self.apiToken] ?? "", method: request.method) : nil
     var response: SandboxResponse
+    // What the journal keeps of the body (masked there), once it has been read.
+    var readBody: Data?
     do {
       try admit(request, resolution: resolution)
       let body = try await request.collectBody(upTo: resolution.maxBodySize)
@@ -143,6 +154,7 @@ struct SandboxResponder: HTTPResponder {
         method: request.method, path: path, headers: request.headers,
         query: Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) }) { $1 },
         body: Data(body.readableBytesView), rawParameters: [:])
+      readBody = sandboxRequest.body
       let decision =
         section == .control
         ? FaultInjector.Decision()
@@ -177,8 +189,8 @@ struct SandboxResponder: HTTPResponder {
     if section != .control {
       stats.record(route: resolution.statsKey, status: Int(response.status.code))
       journal.record(
-        method: request.method.rawValue, path: path, status: Int(response.status.code),
-        apiToken: request.headers[Self.apiToken], arrival: arrival)
+        method: request.method.rawValue, path: path, query: request.uri.query ?? "", headers: request.headers,
+        body: readBody, status: Int(response.status.code), arrival: arrival, answered: time.now())
       context.logger.debug(
         "\(resolution.statsKey) → \(response.status.code)", metadata: ["path": "\(path)"])
     }
