@@ -4,7 +4,7 @@ MODULES := RateLimiting Networking NIOTransports PostgresLimits Realtime Persist
 SOURCES := Package.swift Modules Tests Benchmarks Examples Fuzz
 SYMBOL_GRAPHS := .build/symbol-graphs
 
-.PHONY: build test limits-proof tsan lint format docs samples bench bench-quick demo examples readme-package consumers apple-imports fuzz peers ci
+.PHONY: build test limits-proof tsan lint format docs samples bench bench-quick demo examples readme-package consumers apple-imports fuzz peers browser console-screenshot ci
 
 build:
 	$(SWIFT) build --build-tests
@@ -19,6 +19,29 @@ peers:
 	  .venv-peers/bin/python3 -m pip install --quiet --disable-pip-version-check -r Tests/Peers/requirements.txt; \
 	fi; \
 	.venv-peers/bin/python3 -c "import importlib.metadata as m; print('peers: python-socketio', m.version('python-socketio'))"
+
+# Playwright for Python, which drives Debian's Chromium (`apt-get install chromium`; .ci/run installs it) in the
+# console's browser tests: a virtual environment in .venv-browser with the versions pinned in
+# Tests/Browser/requirements.txt. A test that finds none makes it the same way.
+browser:
+	@if [ -n "$$KEEL_BROWSER_PYTHON" ]; then echo "browser: $$KEEL_BROWSER_PYTHON (KEEL_BROWSER_PYTHON)"; exit 0; fi; \
+	if ! .venv-browser/bin/python3 -c "import playwright.sync_api" 2>/dev/null; then \
+	  python3 -m venv .venv-browser && \
+	  .venv-browser/bin/python3 -m pip install --quiet --disable-pip-version-check -r Tests/Browser/requirements.txt; \
+	fi; \
+	.venv-browser/bin/python3 -c "import importlib.metadata as m; print('browser: playwright', m.version('playwright'))"
+
+# The console's picture in the Sandbox guide, Documentation/Images/sandbox-console.png: `keel sandbox serve` with some
+# traffic and a fault (no rate limits: a picture of 429s says little), in Chromium at 1280 pixels wide.
+console-screenshot: browser
+	$(SWIFT) build --product keel
+	@set -e; key=$$(python3 -c 'import secrets; print(secrets.token_hex(16))'); \
+	out=$$(mktemp); $$($(SWIFT) build --show-bin-path)/keel sandbox serve --port 0 --no-rate-limit --control-key $$key >$$out 2>/dev/null & \
+	pid=$$!; trap 'kill $$pid; rm -f $$out' EXIT; \
+	for i in $$(seq 100); do [ -s $$out ] && break; sleep 0.1; done; \
+	mkdir -p Documentation/Images; \
+	.venv-browser/bin/python3 Tests/Browser/console_browser.py screenshot --base $$(head -1 $$out | sed 's:/$$::') \
+	  --key $$key --chromium $${KEEL_CHROMIUM:-/usr/bin/chromium} --out Documentation/Images/sandbox-console.png
 
 test:
 	$(SWIFT) test
@@ -120,4 +143,4 @@ consumers:
 	SWIFT=$(SWIFT) bash Scripts/consumer-check.sh
 
 ci: export KEEL_STRICT = 1
-ci: build peers samples test limits-proof examples readme-package consumers bench-quick tsan lint apple-imports docs fuzz
+ci: build peers browser samples test limits-proof examples readme-package consumers bench-quick tsan lint apple-imports docs fuzz

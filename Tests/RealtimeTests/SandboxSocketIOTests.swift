@@ -20,16 +20,18 @@ struct SandboxSocketIOTests {
   /// in-process Sandbox once took longer than 10 s to answer an upgrade.
   static let transport = NIOWebSocketTransport(configuration: NIOWebSocketConfiguration(connectTimeout: .seconds(60)))
 
-  /// A Sandbox pinging every `ping` and waiting `pongTimeout` for each pong, and an access token from its auth
-  /// backend. The token lives an hour: a reconnection presents it again, and on a loaded machine the fault test
+  /// A Sandbox pinging every `ping` and waiting `pongTimeout` for each pong, set up further by `configure`, and an
+  /// access token from its auth backend. The token lives an hour: a reconnection presents it again, and on a loaded machine the fault test
   /// reconnects more than the default minute after signing in (the CONNECT was refused as expired).
-  static func sandbox(ping: Duration = .seconds(25), pongTimeout: Duration = .seconds(20)) async throws -> (
-    RunningSandbox, String
-  ) {
+  static func sandbox(
+    ping: Duration = .seconds(25), pongTimeout: Duration = .seconds(20),
+    configure: (inout SandboxConfiguration) -> Void = { _ in }
+  ) async throws -> (RunningSandbox, String) {
     var configuration = SandboxConfiguration()
     configuration.accessTokenTTL = .seconds(3_600)
     configuration.socketIOPingInterval = ping
     configuration.socketIOPingTimeout = pongTimeout
+    configure(&configuration)
     let sandbox = try await Sandbox.start(configuration)
     var login = URLRequest(url: sandbox.baseURL.appendingPathComponent("v1/auth/login"))
     login.httpMethod = "POST"

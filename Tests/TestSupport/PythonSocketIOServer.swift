@@ -8,18 +8,15 @@ import KeelConcurrency
 /// python-socketio, the independent Socket.IO server (Tests/Peers/socketio_server.py), started on 127.0.0.1 for a
 /// test: pause it (SIGSTOP: a silent network), resume it, restart it on the same port.
 ///
-/// Its interpreter is `KEEL_PEERS_PYTHON`, or `.venv-peers/bin/python3` in the package, which `make peers` (and so
-/// `.ci/run`) creates with the pinned versions of Tests/Peers/requirements.txt; when neither exists, the first test
-/// that needs it creates `.venv-peers` the same way, and fails with what to do if it cannot.
+/// Its interpreter is `KEEL_PEERS_PYTHON`, or `.venv-peers/bin/python3` in the package (``PythonEnvironment/peers``).
 public final class PythonSocketIOServer: Sendable {
   /// The package's root folder.
-  public static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
+  public static let packageRoot = PythonEnvironment.packageRoot
 
   /// The Python with python-socketio, found (or installed) once per test process. Only ever read on a thread of its
   /// own (``interpreter()``): the check starts a Python that imports python-socketio, which in a fresh virtual
   /// environment takes seconds, and every test's task that asks meanwhile waits for the first one's answer.
-  private static let foundInterpreter: Result<URL, PeerUnavailable> = findOrInstall()
+  private static let foundInterpreter: Result<URL, PeerUnavailable> = PythonEnvironment.peers.findOrInstall()
 
   private static func interpreter() async -> Result<URL, PeerUnavailable> {
     await onOwnThread { foundInterpreter }
@@ -92,49 +89,4 @@ public final class PythonSocketIOServer: Sendable {
     }
     return (process, port)
   }
-
-  private static func findOrInstall() -> Result<URL, PeerUnavailable> {
-    let fileManager = FileManager.default
-    if let configured = ProcessInfo.processInfo.environment["KEEL_PEERS_PYTHON"] {
-      return fileManager.isExecutableFile(atPath: configured)
-        ? .success(URL(fileURLWithPath: configured))
-        : .failure(PeerUnavailable("KEEL_PEERS_PYTHON=\(configured) is not an executable."))
-    }
-    let venv = packageRoot.appendingPathComponent(".venv-peers")
-    let python = venv.appendingPathComponent("bin/python3")
-    if !fileManager.isExecutableFile(atPath: python.path) || !hasSocketIO(python) {
-      let requirements = packageRoot.appendingPathComponent("Tests/Peers/requirements.txt").path
-      guard run("/usr/bin/env", ["python3", "-m", "venv", venv.path]),
-        run(python.path, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", requirements])
-      else {
-        return .failure(
-          PeerUnavailable(
-            "python-socketio is not installed and could not be: run `make peers` (python3 -m venv .venv-peers, "
-              + "then pip install -r Tests/Peers/requirements.txt), or set KEEL_PEERS_PYTHON to a Python that has it."))
-      }
-    }
-    return .success(python)
-  }
-
-  private static func hasSocketIO(_ python: URL) -> Bool {
-    run(python.path, ["-c", "import socketio, aiohttp"])
-  }
-
-  private static func run(_ executable: String, _ arguments: [String]) -> Bool {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    guard (try? process.run()) != nil else { return false }
-    process.waitUntilExit()
-    return process.terminationStatus == 0
-  }
-}
-
-/// The independent peer a test needs is missing; the message says how to get it.
-public struct PeerUnavailable: Error, CustomStringConvertible {
-  /// What is missing and what to do.
-  public let description: String
-  init(_ description: String) { self.description = description }
 }
