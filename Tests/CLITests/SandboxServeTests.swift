@@ -45,6 +45,34 @@ struct SandboxServeTests {
     #expect(process.terminationStatus == 0)
   }
 
+  @Test("Prints the console's address with its key on standard error, never on standard output; the address opens it")
+  func consoleAddress() async throws {
+    let key = "k&y#1+2=3"
+    let process = Process()
+    process.executableURL = Self.keel
+    process.arguments = ["sandbox", "serve", "--port", "0", "--control-key", key, "--log-level", "warning"]
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    defer { if process.isRunning { process.terminate() } }
+
+    let baseURL = try #require(await ChildProcess.nextLine(output.fileHandleForReading))
+    let line = try #require(await ChildProcess.nextLine(errors.fileHandleForReading))
+    #expect(line == "Console: \(baseURL)/_sandbox/console?key=k%26y%231%2B2%3D3")
+    let console = try #require(URL(string: String(line.dropFirst("Console: ".count))))
+    // The key in the address, traded for the cookie, and the page after the redirect.
+    let (page, response) = try await URLSession(configuration: .ephemeral).data(from: console)
+    #expect((response as? HTTPURLResponse)?.statusCode == 200)
+    #expect(String(decoding: page, as: UTF8.self).contains("Sandbox console"))
+    let bare = try #require(URL(string: "\(baseURL)/_sandbox/console"))
+    let (_, refused) = try await URLSession(configuration: .ephemeral).data(from: bare)
+    #expect((refused as? HTTPURLResponse)?.statusCode == 401, "no key, no console")
+    process.interrupt()
+    #expect(await eventually(maxYields: 5_000_000) { !process.isRunning })
+  }
+
   @Test("SIGTERM stops it within its 5 s even while a client holds a connection that never finished a request")
   func sigtermWithAStalledConnection() async throws {
     let process = Process()

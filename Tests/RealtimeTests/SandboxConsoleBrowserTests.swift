@@ -43,12 +43,15 @@ struct SandboxConsoleBrowserTests {
     await client.connect()
     #expect(await SandboxSocketIOTests.connected(client))
 
+    // The page must show 10,000 journaled requests within a second of opening; under ThreadSanitizer (`make tsan`
+    // sets KEEL_TSAN) the Sandbox that serves them runs several times slower, and the run looks for races instead.
+    let renderLimit = ProcessInfo.processInfo.environment["KEEL_TSAN"] == nil ? "1" : "10"
     let script = PythonEnvironment.packageRoot.appendingPathComponent("Tests/Browser/console_browser.py").path
     let run = try await ChildProcess.run(
       python,
       arguments: [
         script, "check", "--base", sandbox.baseURL.absoluteString.trimmingCharacters(in: ["/"]), "--key", key,
-        "--chromium", chromium,
+        "--chromium", chromium, "--render-limit", renderLimit,
       ],
       killAfter: .seconds(240))
     let report = (run.lines + [run.errors]).joined(separator: "\n")
@@ -58,7 +61,9 @@ struct SandboxConsoleBrowserTests {
     let passed = Set(run.lines.compactMap { $0.hasPrefix("ok ") ? String($0.dropFirst(3).prefix { $0 != ":" }) : nil })
     for check in [
       "no key, no page", "key to cookie", "live journal", "sockets listed", "fault from the page",
-      "fault removed from the page", "socket drop", "another origin", "10,000 requests rendered within 1 s",
+      "fault removed from the page", "socket drop", "another origin",
+      "10,000 requests rendered within \(renderLimit) s",
+      "readable without JavaScript",
       "no console errors", "no other host",
     ] {
       #expect(passed.contains(check), "\(check): \(report)")
