@@ -4,7 +4,7 @@ MODULES := RateLimiting Networking NIOTransports PostgresLimits Realtime Persist
 SOURCES := Package.swift Modules Tests Benchmarks Examples Fuzz
 SYMBOL_GRAPHS := .build/symbol-graphs
 
-.PHONY: build test limits-proof tsan lint format docs samples bench bench-quick demo examples readme-package consumers apple-imports fuzz peers browser console-screenshot ci
+.PHONY: build test limits-proof tsan lint format docs samples bench bench-quick demo examples readme-package consumers apple-imports fuzz peers browser browser-test console-screenshot ci
 
 build:
 	$(SWIFT) build --build-tests
@@ -30,6 +30,11 @@ browser:
 	  .venv-browser/bin/python3 -m pip install --quiet --disable-pip-version-check -r Tests/Browser/requirements.txt; \
 	fi; \
 	.venv-browser/bin/python3 -c "import importlib.metadata as m; print('browser: playwright', m.version('playwright'))"
+
+# The console in Chromium (Tests/RealtimeTests/SandboxConsoleBrowserTests.swift): alone, after `test` (whose build it
+# uses), because it times the page; `swift test` skips it without KEEL_BROWSER_TEST=1.
+browser-test: browser
+	KEEL_BROWSER_TEST=1 $(SWIFT) test --skip-build --filter SandboxConsoleBrowserTests
 
 # The console's picture in the Sandbox guide, Documentation/Images/sandbox-console.png: `keel sandbox serve` with some
 # traffic and a fault (no rate limits: a picture of 429s says little), in Chromium at 1280 pixels wide.
@@ -143,4 +148,4 @@ consumers:
 	SWIFT=$(SWIFT) bash Scripts/consumer-check.sh
 
 ci: export KEEL_STRICT = 1
-ci: build peers browser samples test limits-proof examples readme-package consumers bench-quick tsan lint apple-imports docs fuzz
+ci: build peers browser samples test limits-proof browser-test examples readme-package consumers bench-quick tsan lint apple-imports docs fuzz

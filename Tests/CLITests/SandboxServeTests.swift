@@ -4,6 +4,8 @@ import LoopbackSockets
 import TestSupport
 import Testing
 
+@testable import KeelCLI
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -45,7 +47,7 @@ struct SandboxServeTests {
     #expect(process.terminationStatus == 0)
   }
 
-  @Test("Prints the console's address with its key on standard error, never on standard output; the address opens it")
+  @Test("Prints the console's address on standard error, its key only to a terminal; the address with the key opens it")
   func consoleAddress() async throws {
     let key = "k&y#1+2=3"
     let process = Process()
@@ -60,8 +62,11 @@ struct SandboxServeTests {
 
     let baseURL = try #require(await ChildProcess.nextLine(output.fileHandleForReading))
     let line = try #require(await ChildProcess.nextLine(errors.fileHandleForReading))
-    #expect(line == "Console: \(baseURL)/_sandbox/console?key=k%26y%231%2B2%3D3")
-    let console = try #require(URL(string: String(line.dropFirst("Console: ".count))))
+    // A pipe is no terminal: the key is left out.
+    #expect(line == "Console: \(baseURL)/_sandbox/console?key= and the control key (shown only to a terminal)")
+    #expect(!line.contains("k&y") && !line.contains("k%26y"))
+    #expect(ServeCommand.consoleURL(of: URL(string: baseURL)!, key: key).hasSuffix("?key=k%26y%231%2B2%3D3"))
+    let console = try #require(URL(string: "\(baseURL)/_sandbox/console?key=k%26y%231%2B2%3D3"))
     // The key in the address, traded for the cookie, and the page after the redirect.
     let (page, response) = try await URLSession(configuration: .ephemeral).data(from: console)
     #expect((response as? HTTPURLResponse)?.statusCode == 200)

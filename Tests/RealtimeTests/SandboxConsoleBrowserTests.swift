@@ -9,7 +9,16 @@ import Testing
 /// (Tests/Browser/console_browser.py, its versions pinned in Tests/Browser/requirements.txt), against a Sandbox that
 /// serves the console, with a Keel `SocketIOClient` connected for the page to see and to drop. Here, in the realtime
 /// tests, for that client.
-@Suite("The Sandbox console in a browser", .timeLimit(.minutes(5)))
+///
+/// It times the page (10,000 requests shown within a second), and a browser and 10,000 requests beside every other
+/// suite on two cores slowed the suites that wait on real time until they failed. So it runs on its own, `make
+/// browser-test` (a step of `make ci`, after `swift test`), and `swift test` lists it as skipped unless
+/// `KEEL_BROWSER_TEST=1`.
+@Suite(
+  "The Sandbox console in a browser", .timeLimit(.minutes(5)),
+  .enabled(
+    if: ProcessInfo.processInfo.environment["KEEL_BROWSER_TEST"] == "1",
+    "times the page in Chromium: run alone with `make browser-test` (KEEL_BROWSER_TEST=1)"))
 struct SandboxConsoleBrowserTests {
   /// Debian's Chromium (`apt-get install chromium`, as .ci/run does), or the one `KEEL_CHROMIUM` names.
   static func chromium() -> Result<String, PeerUnavailable> {
@@ -43,9 +52,7 @@ struct SandboxConsoleBrowserTests {
     await client.connect()
     #expect(await SandboxSocketIOTests.connected(client))
 
-    // The page must show 10,000 journaled requests within a second of opening; under ThreadSanitizer (`make tsan`
-    // sets KEEL_TSAN) the Sandbox that serves them runs several times slower, and the run looks for races instead.
-    let renderLimit = ProcessInfo.processInfo.environment["KEEL_TSAN"] == nil ? "1" : "10"
+    let renderLimit = "1"
     let script = PythonEnvironment.packageRoot.appendingPathComponent("Tests/Browser/console_browser.py").path
     let run = try await ChildProcess.run(
       python,

@@ -59,7 +59,9 @@ struct SandboxConsoleTests {
       #expect(head.contains("\r\nlocation: /_sandbox/console\r\n"), "the key is gone from the address")
       let setCookie = try #require(head.split(separator: "\r\n").first { $0.hasPrefix("set-cookie:") })
       #expect(setCookie.contains("httponly") && setCookie.contains("samesite=strict"))
-      #expect(setCookie.contains("path=/_sandbox"))
+      #expect(setCookie.contains("path=/_sandbox") && setCookie.contains("keel_sandbox_console_\(port)="))
+      let twoKeys = "/_sandbox/console?key=wrong&key=\(Self.key)"
+      #expect(try await raw(port, "GET", twoKeys).status == 401, "one guess a request")
       #expect(!setCookie.contains(Self.key.lowercased()))
 
       let cookie = try await cookie(port)
@@ -96,6 +98,11 @@ struct SandboxConsoleTests {
         #expect(try await raw(port, "POST", "/_sandbox/faults", headers: headers, body: fault).status == status)
       }
       #expect(try await client.send("GET", "/v3/users").status == 200, "no refused write added the fault")
+      // A name an attacker's DNS points at 127.0.0.1 reads nothing, even with no Origin (a same-origin read).
+      let rebound = ["Host: evil.example:\(port)", "Sandbox-Key: \(Self.key)"]
+      #expect(try await raw(port, "GET", "/_sandbox/state", headers: rebound).status == 403)
+      #expect(
+        try await raw(port, "GET", "/_sandbox/state", headers: ["Host: localhost:\(port)", cookie]).status == 200)
       // A browser's request with the key itself, from another origin, is refused too.
       let keyed = ["Sandbox-Key: \(Self.key)", "Origin: http://evil.example"]
       #expect(try await raw(port, "POST", "/_sandbox/reset", headers: keyed).status == 403)
@@ -147,7 +154,9 @@ struct SandboxConsoleTests {
       let headers = try #require(detail.json["headers"] as? [String: String])
       #expect(headers["authorization"] == "***" && headers["api-token"] == "***")
       #expect((detail.json["body"] as? String)?.contains(#""nickname":"Ann""#) == true)
-      #expect(try await client.send("GET", "/_sandbox/requests/\(id + 1)", headers: keyed).status == 404)
+      for missing in ["\(id + 1)", "0", "-9223372036854775808", "x"] {
+        #expect(try await client.send("GET", "/_sandbox/requests/\(missing)", headers: keyed).status == 404)
+      }
     }
   }
 
@@ -163,13 +172,19 @@ struct SandboxConsoleTests {
           wait: 30
         ) { text in
           if text.contains("event: journal") { journalHeard.withLock { $0 = true } }
-          return text.contains("event: request") && text.contains("event: state")
+          return text.contains("/v3/users/again") && text.contains("event: state")
         }
       }
       // A real server's stream: waited for in steps of 10 ms, 10 s at most.
       for _ in 0..<1_000 where !journalHeard.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
       _ = try await client.send("GET", "/v3/users/after")
+      // A reset sends the journal again, empty, and numbering starts over.
+      #expect(try await client.send("POST", "/_sandbox/reset", headers: ["Sandbox-Key": Self.key]).status == 200)
+      _ = try await client.send("GET", "/v3/users/again")
       let heard = try await reading.value
+      let reset = try #require(heard.range(of: "event: journal\ndata: ", options: .backwards))
+      #expect(heard[reset.upperBound...].prefix { $0 != "\n" }.contains(#""requests":[]"#))
+      #expect(heard[reset.upperBound...].contains(#""id":1,"#) && heard[reset.upperBound...].contains("again"))
       #expect(heard.lowercased().contains("content-type: text/event-stream"))
       let journal = try #require(heard.range(of: "event: journal\ndata: "))
       let journalLine = heard[journal.upperBound...].prefix { $0 != "\n" }

@@ -128,9 +128,12 @@ struct ServeCommand: AsyncParsableCommand {
     }
     // Written straight to the file descriptor, so that a script reading the pipe gets it at once.
     FileHandle.standardOutput.write(Data((sandbox.baseURL.absoluteString + "\n").utf8))
-    // The console's address for a person, with the key a browser presents once: on the terminal, never in a log.
-    FileHandle.standardError.write(
-      Data("Console: \(Self.consoleURL(of: sandbox.baseURL, key: resolvedControlKey))\n".utf8))
+    // The console's address for a person, with the key a browser presents once when standard error is a terminal;
+    // written elsewhere (a log file, a CI log), the key is left out.
+    let key = isatty(STDERR_FILENO) == 1 ? resolvedControlKey : nil
+    var console = Self.consoleURL(of: sandbox.baseURL, key: key)
+    if key == nil, resolvedControlKey != nil { console += "?key= and the control key (shown only to a terminal)" }
+    FileHandle.standardError.write(Data("Console: \(console)\n".utf8))
     for await _ in await UnixSignalsSequence(trapping: .sigint, .sigterm) { break }
     // Requests in flight get 5 s to finish. A connection whose handler waits on something that never comes (a
     // request the parser has not finished) would hold stop() past that, so the process ends regardless, a moment

@@ -12,18 +12,19 @@ import ServiceLifecycle
 /// serve`), under the control plane's rules: loopback only, and with the control key.
 ///
 /// A browser presents the key once, in the URL `keel sandbox serve` prints (`/_sandbox/console?key=…`); the answer
-/// sets an HTTP-only, same-site cookie that holds a digest of the key (never the key) and sends the browser to the
-/// same page without it. The cookie stands for the key only for a request no other origin could have made: one whose
-/// `Origin`, when it has one, is the Sandbox's own, to a loopback host name, and, for anything but a read, that says
-/// so in a `Sandbox-Console` header (which no other origin can send without a CORS preflight the Sandbox never
-/// answers).
+/// sets an HTTP-only, same-site cookie named for the port, which holds a keyed digest of the key under a secret of
+/// this run (never the key, and good for nothing once the Sandbox stops), and sends the browser to the same page
+/// without it. The cookie stands for the key only for a request no other origin could have made: one to a loopback
+/// host name whose `Origin`, when it has one, is the Sandbox's own, and, for anything but a read, that says so in a
+/// `Sandbox-Console` header (which no other origin can send without a CORS preflight the Sandbox never answers).
 struct SandboxConsole: Sendable {
   /// The page.
   static let path = "/_sandbox/console"
   /// The live journal and state, as server-sent events.
   static let streamPath = "/_sandbox/console/stream"
-  /// The cookie that stands for the control key.
-  static let cookieName = "keel_sandbox_console"
+  /// The cookie that stands for the control key, followed by the port: cookies ignore ports, and two Sandboxes on one
+  /// machine must not overwrite each other's.
+  static let cookiePrefix = "keel_sandbox_console_"
   /// The header a write from the page carries.
   static let header = HTTPField.Name("Sandbox-Console")!
 
@@ -32,10 +33,13 @@ struct SandboxConsole: Sendable {
   let key: String?
   /// The page's files, read once from the module's resources.
   private let files: [String: (contentType: String, body: Data)]
+  /// This run's secret, under which the cookie digests the key.
+  private let secret: String
 
   init(control: ControlPlane, key: String?) {
     self.control = control
     self.key = key
+    secret = SandboxConfiguration.randomKey()
     var files: [String: (String, Data)] = [:]
     for (name, type) in [
       ("console.html", "text/html; charset=utf-8"), ("console.css", "text/css; charset=utf-8"),
@@ -51,9 +55,14 @@ struct SandboxConsole: Sendable {
     self.files = files
   }
 
-  /// The cookie's value for `key`: a digest of it under the console's own label, so that the browser never holds
-  /// the key itself and the cookie is good for nothing but the console.
-  static func cookieValue(for key: String) -> String { Secrets.digest("keel-sandbox-console\u{0}" + key) }
+  /// The cookie's value for `key`: a digest of it under this run's secret, so that the browser never holds the key
+  /// itself, nothing guesses the key from the cookie, and the cookie is good for this console alone.
+  func cookieValue(for key: String) -> String { Secrets.digest(secret + "\u{0}" + key) }
+
+  /// The cookie's name for a request to `authority` (`127.0.0.1:8080`): the prefix and the port.
+  static func cookieName(for authority: String?) -> String {
+    cookiePrefix + String((authority ?? "").reversed().prefix { $0 != ":" }.reversed())
+  }
 
   var routes: [Route] {
     [
@@ -74,7 +83,8 @@ struct SandboxConsole: Sendable {
       response.headers[.location] = Self.path
       if let key {
         response.headers[.setCookie] =
-          "\(Self.cookieName)=\(Self.cookieValue(for: key)); Path=/_sandbox; HttpOnly; SameSite=Strict"
+          "\(Self.cookieName(for: request.authority))=\(cookieValue(for: key)); Path=/_sandbox; HttpOnly; "
+          + "SameSite=Strict"
       }
       return response
     }
@@ -104,55 +114,57 @@ struct SandboxConsole: Sendable {
 
   // MARK: - Who may use it
 
-  /// Why a browser's request to the control plane is refused, whatever key it carries: an `Origin` other than the
-  /// Sandbox's own, a cross-site or same-site (another port's) fetch, or a host name that is not loopback (a name an
-  /// attacker's DNS points at 127.0.0.1); `nil` for any other request, a test's or the CLI's included.
-  static func crossOriginRefusal(of request: Request) -> String? {
-    let origin = request.headers[.origin]
-    let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!]
-    guard origin != nil || site != nil else { return nil }
-    guard let host = request.head.authority, isLoopback(host: host) else {
-      return "The control plane answers a browser only at a loopback address."
+  /// Why a request to the control plane is refused, whatever key it carries: a host name that is neither loopback
+  /// nor `host`, the one the Sandbox binds (a name an attacker's DNS points at 127.0.0.1, whose pages would otherwise
+  /// read the control plane as their own origin), or, from a browser, an `Origin` other than the Sandbox's own or a
+  /// cross-site or same-site (another port's) fetch; `nil` for any other request, a test's or the CLI's included.
+  static func browserRefusal(of request: Request, host: String) -> String? {
+    if let authority = request.head.authority, !isLoopback(host: authority), name(of: authority) != host {
+      return "The control plane answers only at a loopback address."
     }
-    if let origin, origin != "http://" + host { return "The control plane answers no other origin." }
-    if let site, site != "same-origin", site != "none" { return "The control plane answers no other site." }
+    if let origin = request.headers[.origin], origin != "http://" + (request.head.authority ?? "") {
+      return "The control plane answers no other origin."
+    }
+    if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!], site != "same-origin", site != "none" {
+      return "The control plane answers no other site."
+    }
     return nil
   }
 
   /// Whether `request` comes from the console in a browser that opened it with `key`: the key in the page's URL, or
   /// the cookie, on a request ``crossOriginRefusal(of:)`` let through, that says it is the console's when it writes.
-  static func presents(_ key: String, in request: Request, path: String) -> Bool {
+  /// One `key=` only: a URL with several tries no more than one guess.
+  func presents(_ key: String, in request: Request, path: String) -> Bool {
     if request.method == .get, path == Self.path, let query = request.uri.query {
-      for item in query.split(separator: "&") where item.hasPrefix("key=") {
-        let value = String(item.dropFirst(4)).removingPercentEncoding ?? ""
-        if Secrets.matches(value, key) { return true }
+      let keys = query.split(separator: "&").filter { $0.hasPrefix("key=") }
+      if keys.count == 1, Secrets.matches(String(keys[0].dropFirst(4)).removingPercentEncoding ?? "", key) {
+        return true
       }
     }
-    guard let cookie = cookie(in: request) else { return false }
     if request.method != .get && request.method != .head {
       guard request.headers[Self.header] == "1", request.headers[.origin] != nil else { return false }
     }
-    return Secrets.matches(cookie, cookieValue(for: key))
-  }
-
-  private static func cookie(in request: Request) -> String? {
+    // Every cookie of the name: another server of the machine may have set one of its own, with another path.
+    let name = Self.cookieName(for: request.head.authority) + "="
+    let expected = cookieValue(for: key)
+    var matched = false
     for field in request.headers[values: .cookie] {
       for pair in field.split(separator: ";") {
         let trimmed = pair.drop { $0 == " " }
-        if trimmed.hasPrefix(cookieName + "=") { return String(trimmed.dropFirst(cookieName.count + 1)) }
+        if trimmed.hasPrefix(name), Secrets.matches(String(trimmed.dropFirst(name.count)), expected) { matched = true }
       }
     }
-    return nil
+    return matched
+  }
+
+  /// The host name of `authority`, without its port (and an IPv6 literal without its brackets).
+  private static func name(of authority: String) -> Substring {
+    authority.hasPrefix("[") ? authority.dropFirst().prefix { $0 != "]" } : authority.prefix { $0 != ":" }
   }
 
   /// Whether `host` (a `Host` header: a name and a port) names this machine by a loopback address or `localhost`.
   private static func isLoopback(host: String) -> Bool {
-    let name: Substring
-    if host.hasPrefix("[") {
-      name = host.dropFirst().prefix { $0 != "]" }
-    } else {
-      name = host.prefix { $0 != ":" }
-    }
+    let name = name(of: host)
     return name == "localhost" || name == "::1"
       || (name.hasPrefix("127.") && name.allSatisfy { $0.isNumber || $0 == "." })
   }
@@ -160,8 +172,9 @@ struct SandboxConsole: Sendable {
   // MARK: - The live stream
 
   /// The journal as it is, then each request as it is journaled and the state every second, as server-sent events
-  /// (`journal`, `request`, `state`; a reset sends `journal` again, empty); it ends when the browser goes or the
-  /// Sandbox stops.
+  /// (`journal`, `request`, `state`; a reset sends `journal` again, empty, as does a reader so far behind that the
+  /// journal dropped rows it had not had); it ends when the browser goes or the Sandbox stops. What waits for a slow
+  /// browser is bounded by the journal itself: the stream reads what is new when it can write, never a queue.
   func stream() -> Response {
     var headers: HTTPFields = [.contentType: "text/event-stream"]
     for (name, value) in Self.securityHeaders { headers[name] = value }
@@ -169,14 +182,15 @@ struct SandboxConsole: Sendable {
     return Response(
       status: .ok, headers: headers,
       body: ResponseBody { writer in
-        let (now, changes) = control.journal.follow()
-        let (items, sink) = AsyncStream<Item>.makeStream(bufferingPolicy: .bufferingNewest(RequestJournal.capacity))
+        let journal = control.journal
+        let (wakes, start) = journal.follow()
+        let (items, sink) = AsyncStream<Item>.makeStream(bufferingPolicy: .bufferingNewest(2))
         let forward = Task {
-          for await change in changes { sink.yield(.change(change)) }
+          for await _ in wakes { sink.yield(.journal) }
         }
         let tick = Task {
           while !Task.isCancelled {
-            sink.yield(.tick)
+            sink.yield(.state)
             try? await Task.sleep(for: .seconds(1))
           }
         }
@@ -185,13 +199,14 @@ struct SandboxConsole: Sendable {
           tick.cancel()
         }
         try await withGracefulShutdownHandler {
-          try await writer.write(Self.event("journal", now))
+          var position = start
+          try await writer.write(Self.news(journal.since(position), position: &position))
           for await item in items {
-            switch item {
-            case .change(.recorded(let entry)): try await writer.write(Self.event("request", entry.json))
-            case .change(.reset): try await writer.write(Self.event("journal", ["requests": [], "dropped": 0]))
-            case .tick: try await writer.write(Self.event("state", control.state))
-            }
+            // What is new in the journal goes first whatever woke the stream: with two wakes at most waiting, a
+            // journal's wake may give way to a newer one, or to a tick, never to nothing.
+            var buffer = Self.news(journal.since(position), position: &position)
+            if item == .state { buffer.writeImmutableBuffer(Self.event("state", control.state)) }
+            if buffer.readableBytes > 0 { try await writer.write(buffer) }
           }
         } onGracefulShutdown: {
           sink.finish()
@@ -200,9 +215,23 @@ struct SandboxConsole: Sendable {
       })
   }
 
-  private enum Item: Sendable {
-    case change(RequestJournal.Change)
-    case tick
+  private enum Item: Sendable, Equatable {
+    case journal
+    case state
+  }
+
+  /// `news` as events, in one buffer: each new row a `request`, or the whole journal a `journal`.
+  private static func news(_ news: RequestJournal.News, position: inout RequestJournal.Position) -> ByteBuffer {
+    switch news {
+    case .rows(let rows, let last):
+      position = last
+      var buffer = ByteBuffer()
+      for row in rows { buffer.writeImmutableBuffer(event("request", row)) }
+      return buffer
+    case .journal(let page, let last):
+      position = last
+      return event("journal", page)
+    }
   }
 
   /// One server-sent event: its name and its data, JSON on one line.

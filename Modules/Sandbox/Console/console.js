@@ -454,7 +454,7 @@
     if (f.latencyMs) parts.push(`+${f.latencyMs} ms`);
     if (f.dropConnectionRate) parts.push(`drop connection ${f.dropConnectionRate}`);
     if (f.dropResponseRate) parts.push(`lose answer ${f.dropResponseRate}`);
-    parts.push(f.count == null ? 'always' : `${f.count} left`);
+    parts.push(f.remaining == null ? 'always' : `${f.remaining} left`);
     return parts.join(' · ');
   }
 
@@ -528,7 +528,7 @@
 
   $('expire-tokens').addEventListener('click', () => send('POST', '/_sandbox/expire-tokens', {}));
   $('reset').addEventListener('click', () => {
-    if (confirm('Reset the Sandbox to its initial state? The journal, faults and tokens are cleared.')) {
+    if (confirm('Reset the Sandbox to its initial state? Its users, sessions, chat, journal, counts and socket faults are cleared; HTTP faults stay.')) {
       send('POST', '/_sandbox/reset', {});
     }
   });

@@ -24,10 +24,11 @@ struct RequestJournal: Sendable {
     let arrival: Duration
     /// From arrival to the answer's head, on the same clock.
     let latency: Duration
-    /// What the detail shows, secrets masked: the query, the headers, the body's start and its length.
+    /// What the detail shows, kept as it came and masked only when it is read: the query, the headers, the body's
+    /// first ``LogRedaction/bodyLimit`` bytes and its length.
     let query: String
-    let headers: [String: String]
-    let body: String?
+    let headers: HTTPFields
+    let bodyStart: Data
     let bodyBytes: Int
 
     /// The row: what `GET /_sandbox/requests` lists and the console's live journal shows.
@@ -40,12 +41,32 @@ struct RequestJournal: Sendable {
       ])
     }
 
-    /// The row with the query, the headers and the body.
+    /// The row with the query, the headers and the body, secrets masked as Keel's logs mask them.
     var detail: JSONValue {
       guard case .object(var fields) = json else { return json }
+      let redaction = RequestJournal.redaction
+      var headers: [String: String] = [:]
+      for field in self.headers {
+        let name = field.name.canonicalName
+        let value = redaction.headers.contains(name) ? LogRedaction.mask : field.value
+        headers[name] = headers[name].map { $0 + ", " + value } ?? value
+      }
+      // Each `name=value` of the query whose name the logs treat as a secret keeps its name alone.
+      let query = query.split(separator: "&", omittingEmptySubsequences: false).map { item in
+        let name = item.prefix { $0 != "=" }
+        return redaction.isSecret(field: String(name)) && item.count > name.count
+          ? name + "=" + LogRedaction.mask : String(item)
+      }.joined(separator: "&")
+      var body: JSONValue = .null
+      if bodyBytes > 0 {
+        // The first bytes, and how many more there were, as the logs write a body.
+        var text = redaction.render(body: bodyStart)
+        if bodyBytes > bodyStart.count { text += " … (\(bodyBytes) bytes)" }
+        body = .string(text)
+      }
       fields["query"] = .string(query)
       fields["headers"] = .object(headers.mapValues { .string($0) })
-      fields["body"] = body.map { .string($0) } ?? .null
+      fields["body"] = body
       fields["bodyBytes"] = .number(Double(bodyBytes))
       return .object(fields)
     }
@@ -57,10 +78,17 @@ struct RequestJournal: Sendable {
     }
   }
 
-  /// What a live reader of the journal hears: each request as it is recorded, and the journal emptied by a reset.
-  enum Change: Sendable {
-    case recorded(Entry)
-    case reset
+  /// What a live reader gets from ``since(_:)``: the rows journaled after the last it had, or, when the journal was
+  /// reset or dropped some of them before it read them, the whole journal again.
+  enum News: Sendable {
+    case rows([JSONValue], last: Position)
+    case journal(JSONValue, last: Position)
+  }
+
+  /// Where a live reader is: the last request it has, in which edition of the journal (one more at each reset).
+  struct Position: Sendable, Equatable {
+    let id: Int
+    let edition: Int
   }
 
   /// The most entries kept; when full, the oldest tenth is dropped.
@@ -70,48 +98,39 @@ struct RequestJournal: Sendable {
     var kept: [Entry] = []
     var dropped = 0
     var lastID = 0
-    var readers: [Int: AsyncStream<Change>.Continuation] = [:]
+    var edition = 0
+    /// Live readers, each woken (never queued up) when the journal changes.
+    var readers: [Int: AsyncStream<Void>.Continuation] = [:]
     var nextReader = 0
   }
 
   private let entries = Locked(Entries())
+  static let redaction = LogRedaction.standard
 
-  /// Records a request that arrived at `arrival` and was answered with `status` at `answered`. Its headers and body
-  /// are kept masked, as the logs show them; the `Api-Token` is kept only as its tenant's digest.
+  /// Records a request that arrived at `arrival` and was answered with `status` at `answered`, with its query, its
+  /// headers and the start of its body, kept as they came (masked when read) so that a request pays only for a copy;
+  /// the `Api-Token` is kept as its tenant's digest. Wakes every live reader.
   func record(
     method: String, path: String, query: String, headers: HTTPFields, body: Data?, status: Int, arrival: Duration,
     answered: Duration
   ) {
     let tenant = headers[SandboxResponder.apiToken].map { String(Secrets.digest($0).prefix(12)) }
-    var fields: [String: String] = [:]
-    for field in headers {
-      let name = field.name.canonicalName
-      let value = Self.redaction.headers.contains(name) ? LogRedaction.mask : field.value
-      fields[name] = fields[name].map { $0 + ", " + value } ?? value
-    }
-    // Each `name=value` of the query whose name the logs treat as a secret keeps its name alone.
-    let maskedQuery = query.split(separator: "&", omittingEmptySubsequences: false).map { item in
-      let name = item.prefix { $0 != "=" }
-      return Self.redaction.isSecret(field: String(name)) && item.count > name.count
-        ? name + "=" + LogRedaction.mask : String(item)
-    }.joined(separator: "&")
-    let (entry, readers) = entries.withLock { entries in
+    let bodyStart = body.map { Data($0.prefix(Self.redaction.bodyLimit)) } ?? Data()
+    entries.withLock { entries in
       entries.lastID += 1
       let entry = Entry(
         id: entries.lastID, method: method, path: path, status: status, tenant: tenant, arrival: arrival,
-        latency: answered - arrival, query: maskedQuery, headers: fields,
-        body: (body?.isEmpty ?? true) ? nil : Self.redaction.render(body: body), bodyBytes: body?.count ?? 0)
+        latency: answered - arrival, query: query, headers: headers, bodyStart: bodyStart,
+        bodyBytes: body?.count ?? 0)
       if entries.kept.count >= Self.capacity {
         entries.kept.removeFirst(Self.capacity / 10)
         entries.dropped += Self.capacity / 10
       }
       entries.kept.append(entry)
-      return (entry, Array(entries.readers.values))
+      // Under the lock, so that readers are woken in the order requests were numbered; a wake never blocks.
+      for reader in entries.readers.values { reader.yield() }
     }
-    for reader in readers { reader.yield(.recorded(entry)) }
   }
-
-  private static let redaction = LogRedaction.standard
 
   /// The entries in arrival order, those of `method` under `pathPrefix` when given, as the route returns them:
   /// `{"requests":[…],"dropped":N}`, N the older entries no longer kept.
@@ -132,36 +151,51 @@ struct RequestJournal: Sendable {
 
   /// The request numbered `id` with its query, headers and body, while it is kept.
   func detail(of id: Int) -> JSONValue? {
-    entries.withLock { entries in
-      // Numbers are consecutive: the entry is at its distance from the newest.
-      guard let last = entries.kept.last, id <= last.id, last.id - id < entries.kept.count else { return nil }
-      return entries.kept[entries.kept.count - 1 - (last.id - id)].detail
+    let entry = entries.withLock { entries -> Entry? in
+      // Numbers are consecutive: the entry is at its distance from the first kept.
+      guard let first = entries.kept.first, (first.id...entries.lastID).contains(id) else { return nil }
+      return entries.kept[id - first.id]
     }
+    return entry?.detail
   }
 
-  /// The journal as it is now, as `GET /_sandbox/requests` lists it, and every change after it, with none missed in
-  /// between; the stream ends when its reader stops reading. At most a journal's worth of changes wait for a slow
-  /// reader; older ones are dropped from its stream.
-  func follow() -> (now: JSONValue, changes: AsyncStream<Change>) {
-    let (stream, continuation) = AsyncStream<Change>.makeStream(bufferingPolicy: .bufferingNewest(Self.capacity))
-    let (kept, dropped, id) = entries.withLock { entries in
+  /// A live reader: a stream that yields whenever the journal changes (wakes that come together are one), and the
+  /// position to ask ``since(_:)`` from, taken after the reader was added, so that nothing falls between them. The
+  /// stream ends when its reader stops reading.
+  func follow() -> (wakes: AsyncStream<Void>, from: Position) {
+    let (wakes, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    let (id, position) = entries.withLock { entries in
       entries.nextReader += 1
       entries.readers[entries.nextReader] = continuation
-      return (entries.kept, entries.dropped, entries.nextReader)
+      // Before the first request of this edition: the reader's first `since` gives the whole journal.
+      return (entries.nextReader, Position(id: -1, edition: entries.edition))
     }
     continuation.onTermination = { [entries] _ in
       _ = entries.withLock { $0.readers.removeValue(forKey: id) }
     }
-    return (Self.page(kept, dropped: dropped), stream)
+    return (wakes, position)
   }
 
-  /// Forgets every entry; live readers hear of it.
-  func reset() {
-    let readers = entries.withLock { entries in
-      let readers = Array(entries.readers.values)
-      entries = Entries(readers: entries.readers, nextReader: entries.nextReader)
-      return readers
+  /// What a reader at `position` has not had: the rows after it, or the whole journal when the journal was reset
+  /// since, some rows after it were dropped before it read them, or it has had nothing yet. Bounded by the journal's
+  /// capacity however far behind the reader is.
+  func since(_ position: Position) -> News {
+    let (rows, dropped, last, whole) = entries.withLock { entries -> ([Entry], Int, Position, Bool) in
+      let last = Position(id: entries.lastID, edition: entries.edition)
+      let firstKept = entries.kept.first?.id ?? entries.lastID + 1
+      if position.id < 0 || position.edition != entries.edition || position.id + 1 < firstKept {
+        return (entries.kept, entries.dropped, last, true)
+      }
+      return (Array(entries.kept.suffix(entries.lastID - position.id)), entries.dropped, last, false)
     }
-    for reader in readers { reader.yield(.reset) }
+    return whole ? .journal(Self.page(rows, dropped: dropped), last: last) : .rows(rows.map(\.json), last: last)
+  }
+
+  /// Forgets every entry; live readers are woken, and their next ``since(_:)`` gives the empty journal.
+  func reset() {
+    entries.withLock { entries in
+      entries = Entries(edition: entries.edition + 1, readers: entries.readers, nextReader: entries.nextReader)
+      for reader in entries.readers.values { reader.yield() }
+    }
   }
 }

@@ -13,6 +13,8 @@ struct SandboxRequest: Sendable {
   var rawParameters: [String: Substring]
   /// The tenant, for routes that authenticate with `Api-Token`.
   var tenant: String = ""
+  /// The host and port the request named (its `Host`), if it named one.
+  var authority: String?
 
   /// The path parameter `name`, percent-decoded; `nil` when it is missing or its percent-encoding is invalid.
   func parameter(_ name: String) -> String? {

@@ -10,13 +10,14 @@ extension SandboxResponder {
   /// The answer to a request that may not be served: 401 without the access key, 403 for the control plane from
   /// off the machine, 401 for it without the control key; `nil` for one that may.
   ///
-  /// A browser's request to the control plane is refused (403) unless it comes from the Sandbox's own origin at a
-  /// loopback host name (``SandboxConsole/crossOriginRefusal(of:)``); the console's cookie stands for the key there.
+  /// A request to the control plane that names another host than a loopback one (or the one the Sandbox binds) is
+  /// refused (403), as is a browser's request from another origin (``SandboxConsole/browserRefusal(of:host:)``); the
+  /// console's cookie stands for the key there.
   func refusal(of request: Request, in section: Section, path: String, from peer: SocketAddress?) -> SandboxResponse? {
     let presented = request.headers[Self.key]
-    let consoleServed = console != nil && section == .control
+    let console = section == .control ? console : nil
     func carries(_ key: String) -> Bool {
-      Secrets.matches(presented, key) || (consoleServed && SandboxConsole.presents(key, in: request, path: path))
+      Secrets.matches(presented, key) || console?.presents(key, in: request, path: path) == true
     }
     if let accessKey = configuration.accessKey, !carries(accessKey) {
       return BackendError.keyRequired.response
@@ -25,7 +26,7 @@ extension SandboxResponder {
     guard Self.isLoopback(peer) else {
       return BackendError(status: .forbidden, code: "E403", message: "The control plane is loopback only.").response
     }
-    if let reason = SandboxConsole.crossOriginRefusal(of: request) {
+    if let reason = SandboxConsole.browserRefusal(of: request, host: configuration.host) {
       return BackendError(status: .forbidden, code: "E403", message: reason).response
     }
     if let controlKey = configuration.controlKey ?? configuration.accessKey, !carries(controlKey) {

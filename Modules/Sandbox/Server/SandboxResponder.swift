@@ -150,10 +150,11 @@ struct SandboxResponder: HTTPResponder {
     do {
       try admit(request, resolution: resolution)
       let body = try await request.collectBody(upTo: resolution.maxBodySize)
-      let sandboxRequest = SandboxRequest(
+      var sandboxRequest = SandboxRequest(
         method: request.method, path: path, headers: request.headers,
         query: Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) }) { $1 },
         body: Data(body.readableBytesView), rawParameters: [:])
+      sandboxRequest.authority = request.head.authority
       readBody = sandboxRequest.body
       let decision =
         section == .control
