@@ -171,7 +171,9 @@ struct SocketIOCommandTests {
     keel.standardError = FileHandle.nullDevice
     try keel.run()
     // Killed rather than waited for here: Foundation reaps it on a thread of its own, and a wait would hold a task's.
-    defer { kill(keel.processIdentifier, SIGKILL) }
+    // Only while it runs: once reaped, its number may already be another process's (pids wrap at 32,768 here, and
+    // the suite's threads use them up too), such as a python-socketio server another test has paused.
+    defer { if keel.isRunning { kill(keel.processIdentifier, SIGKILL) } }
     var joined = false
     for _ in 0..<300 where !joined {
       joined = (try? await sandbox.control.pushSocketIOEvent("hello")) ?? 0 > 0
