@@ -3,33 +3,34 @@ SWIFT ?= swift
 MODULES := RateLimiting Networking NIOTransports PostgresLimits Realtime Persistence Domain Chat ReducerRuntime Features FeaturesTesting KeelUI Sandbox
 SOURCES := Package.swift Modules Tests Benchmarks Examples Fuzz
 SYMBOL_GRAPHS := .build/symbol-graphs
+comma := ,
 
 .PHONY: build test limits-proof tsan lint format docs samples bench bench-quick demo examples readme-package consumers apple-imports fuzz peers browser browser-test console-screenshot ci
 
 build:
 	$(SWIFT) build --build-tests
 
-# python-socketio, the independent Socket.IO server the realtime tests, the CLI's contract tests and keel-bench run
-# against: a virtual environment in .venv-peers with the versions pinned in Tests/Peers/requirements.txt. A test that
-# finds none makes it the same way.
-peers:
-	@if [ -n "$$KEEL_PEERS_PYTHON" ]; then echo "peers: $$KEEL_PEERS_PYTHON (KEEL_PEERS_PYTHON)"; exit 0; fi; \
-	if ! .venv-peers/bin/python3 -c "import socketio, aiohttp" 2>/dev/null; then \
-	  python3 -m venv .venv-peers && \
-	  .venv-peers/bin/python3 -m pip install --quiet --disable-pip-version-check -r Tests/Peers/requirements.txt; \
+# A Python virtual environment with an independent peer's packages, every version pinned: $(1) the variable that names
+# another Python to use instead, $(2) its folder, $(3) the modules whose import tells that it is installed, $(4) the
+# requirements file, $(5) the package whose version it prints. A test that finds none makes it the same way.
+define python-environment
+	@if [ -n "$$$(1)" ]; then echo "$@: $$$(1) ($(1))"; exit 0; fi; \
+	if ! $(2)/bin/python3 -c "import $(3)" 2>/dev/null; then \
+	  python3 -m venv $(2) && \
+	  $(2)/bin/python3 -m pip install --quiet --disable-pip-version-check -r $(4); \
 	fi; \
-	.venv-peers/bin/python3 -c "import importlib.metadata as m; print('peers: python-socketio', m.version('python-socketio'))"
+	$(2)/bin/python3 -c "import importlib.metadata as m; print('$@: $(5)', m.version('$(5)'))"
+endef
+
+# python-socketio, the independent Socket.IO server the realtime tests, the CLI's contract tests and keel-bench run
+# against.
+peers:
+	$(call python-environment,KEEL_PEERS_PYTHON,.venv-peers,socketio$(comma) aiohttp,Tests/Peers/requirements.txt,python-socketio)
 
 # Playwright for Python, which drives Debian's Chromium (`apt-get install chromium`; .ci/run installs it) in the
-# console's browser tests: a virtual environment in .venv-browser with the versions pinned in
-# Tests/Browser/requirements.txt. A test that finds none makes it the same way.
+# console's browser tests.
 browser:
-	@if [ -n "$$KEEL_BROWSER_PYTHON" ]; then echo "browser: $$KEEL_BROWSER_PYTHON (KEEL_BROWSER_PYTHON)"; exit 0; fi; \
-	if ! .venv-browser/bin/python3 -c "import playwright.sync_api" 2>/dev/null; then \
-	  python3 -m venv .venv-browser && \
-	  .venv-browser/bin/python3 -m pip install --quiet --disable-pip-version-check -r Tests/Browser/requirements.txt; \
-	fi; \
-	.venv-browser/bin/python3 -c "import importlib.metadata as m; print('browser: playwright', m.version('playwright'))"
+	$(call python-environment,KEEL_BROWSER_PYTHON,.venv-browser,playwright.sync_api,Tests/Browser/requirements.txt,playwright)
 
 # The console in Chromium (Tests/RealtimeTests/SandboxConsoleBrowserTests.swift): alone, after `test` (whose build it
 # uses), because it times the page; `swift test` skips it without KEEL_BROWSER_TEST=1.

@@ -66,6 +66,8 @@ extension JSONValue {
   /// objects nest at most 512 deep; a trailing comma is refused.
   ///
   /// ```swift
+  /// import Foundation
+  ///
   /// let value = try JSONValue(parsing: Data(#"{"name":"Ann","tags":["a"],"age":30}"#.utf8))
   /// ```
   ///

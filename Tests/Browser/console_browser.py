@@ -151,6 +151,19 @@ def checks(playwright, chromium, sandbox, render_limit):
     page.wait_for_selector('#journal .row >> text="/v3/users/journal-me"', timeout=1_000)
     check("live journal", True, f"shown {time.monotonic() - started:.3f} s after the request")
 
+    # The filters narrow the journal; a row's detail shows its headers, secrets masked.
+    page.fill("#filter-path", "journal-me")
+    wait_until(page, "window.sandboxConsole.entries() === 1", 5)
+    page.select_option("#filter-status", "5xx")
+    wait_until(page, "window.sandboxConsole.entries() === 0", 5)
+    page.select_option("#filter-status", "all")
+    page.click('#journal .row >> text="/v3/users/journal-me"')
+    page.wait_for_selector('#detail >> text="api-token"', timeout=5_000)
+    detail = page.inner_text("#detail")
+    check("filters and detail", "***" in detail and "GET /v3/users/journal-me" in detail, " / ".join(detail.split()[:8]))
+    page.fill("#filter-path", "")
+    wait_until(page, f"window.sandboxConsole.entries() === window.sandboxConsole.total()", 5)
+
     # The connected SocketIOClient is listed.
     page.wait_for_selector('#sockets tr >> text="/"', timeout=5_000)
     check("sockets listed", True, page.inner_text("#socket-count"))

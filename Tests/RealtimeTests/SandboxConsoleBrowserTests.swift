@@ -70,7 +70,7 @@ struct SandboxConsoleBrowserTests {
       "no key, no page", "key to cookie", "live journal", "sockets listed", "fault from the page",
       "fault removed from the page", "socket drop", "another origin",
       "10,000 requests rendered within \(renderLimit) s",
-      "readable without JavaScript",
+      "readable without JavaScript", "filters and detail",
       "no console errors", "no other host",
     ] {
       #expect(passed.contains(check), "\(check): \(report)")

@@ -164,22 +164,30 @@ struct JSONParserTests {
     }
   }
 
-  private static func hasTrailingComma(_ bytes: [UInt8]) -> Bool {
+  /// For each byte of `bytes`, whether it is part of a string (its quotes included): where a test may not add
+  /// whitespace, and where a comma is text.
+  private static func inStrings(_ bytes: [UInt8]) -> [Bool] {
     var inString = false
     var escaped = false
-    var lastSignificant: UInt8 = 0
-    for byte in bytes {
-      if inString {
-        if escaped {
-          escaped = false
-        } else if byte == UInt8(ascii: "\\") {
+    return bytes.map { byte in
+      defer {
+        if inString && !escaped && byte == UInt8(ascii: "\\") {
           escaped = true
-        } else if byte == UInt8(ascii: "\"") {
-          inString = false
+        } else {
+          if escaped {
+            escaped = false
+          } else if byte == UInt8(ascii: "\"") {
+            inString.toggle()
+          }
         }
-        continue
       }
-      if byte == UInt8(ascii: "\"") { inString = true }
+      return inString || byte == UInt8(ascii: "\"")
+    }
+  }
+
+  private static func hasTrailingComma(_ bytes: [UInt8]) -> Bool {
+    var lastSignificant: UInt8 = 0
+    for (byte, quoted) in zip(bytes, inStrings(bytes)) where !quoted {
       if (byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}")) && lastSignificant == UInt8(ascii: ",") {
         return true
       }
@@ -219,24 +227,14 @@ struct JSONParserTests {
     let spaces = Array(" \n\r\t".utf8)
     let punctuation = Array("{}[],:".utf8)
     var result: [UInt8] = []
-    var inString = false
-    var escaped = false
-    for byte in bytes {
-      if !inString, punctuation.contains(byte) || byte == UInt8(ascii: "\""), random.next() % 2 == 0 {
+    var previousQuoted = false
+    for (byte, quoted) in zip(bytes, inStrings(bytes)) {
+      // Before punctuation, and before a string's opening quote.
+      if (!quoted && punctuation.contains(byte)) || (quoted && !previousQuoted), random.next() % 2 == 0 {
         result.append(spaces[Int(random.next() % 4)])
       }
       result.append(byte)
-      if inString {
-        if escaped {
-          escaped = false
-        } else if byte == UInt8(ascii: "\\") {
-          escaped = true
-        } else if byte == UInt8(ascii: "\"") {
-          inString = false
-        }
-      } else if byte == UInt8(ascii: "\"") {
-        inString = true
-      }
+      previousQuoted = quoted
     }
     return result + [spaces[Int(random.next() % 4)]]
   }
