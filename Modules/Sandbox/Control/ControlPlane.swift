@@ -154,14 +154,11 @@ struct ControlPlane: Sendable {
   /// What the console shows beside the journal, as `GET /_sandbox/state` returns it: the time since the start, the
   /// responses per route and status, the connected sockets, the chat, and the faults in force.
   var state: JSONValue {
-    let milliseconds = { (duration: Duration) in
-      Double(duration.components.seconds) * 1e3 + Double(duration.components.attoseconds) / 1e15
-    }
     let counts = stats.routeCounts.map { route, status, count -> JSONValue in
       ["route": .string(route), "status": .number(Double(status)), "count": .number(Double(count))]
     }
     return [
-      "uptimeMs": .number(milliseconds(uptime()).rounded()), "counts": .array(counts),
+      "uptimeMs": .number(uptime().milliseconds.rounded()), "counts": .array(counts),
       "sockets": realtime.socketsJSON, "chat": chatSummary(), "httpFaults": faults.json,
       "socketFaults": realtime.faultsJSON,
     ]

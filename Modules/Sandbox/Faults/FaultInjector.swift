@@ -67,15 +67,12 @@ struct FaultInjector: Sendable {
     return .array(
       active.map { active in
         let fault = active.fault
-        let milliseconds = { (duration: Duration) in
-          Double(duration.components.seconds) * 1e3 + Double(duration.components.attoseconds) / 1e15
-        }
         return .object([
           "id": .number(Double(active.id)), "route": .string(fault.route),
           "method": fault.method.map { .string($0.uppercased()) } ?? .null,
           "status": fault.status.map { .number(Double($0)) } ?? .null, "rate": .number(fault.rate),
-          "retryAfter": fault.retryAfter.map { .number(milliseconds($0) / 1e3) } ?? .null,
-          "latencyMs": .number(milliseconds(fault.latency)),
+          "retryAfter": fault.retryAfter.map { .number($0.milliseconds / 1e3) } ?? .null,
+          "latencyMs": .number(fault.latency.milliseconds),
           "dropConnectionRate": .number(fault.dropConnectionRate), "dropResponseRate": .number(fault.dropResponseRate),
           "remaining": active.remaining.map { .number(Double($0)) } ?? .null,
         ])

@@ -72,9 +72,7 @@ struct RequestJournal: Sendable {
     }
 
     private static func milliseconds(_ duration: Duration) -> Double {
-      let milliseconds =
-        Double(duration.components.seconds) * 1e3 + Double(duration.components.attoseconds) / 1e15
-      return (milliseconds * 1_000).rounded() / 1_000
+      (duration.milliseconds * 1_000).rounded() / 1_000
     }
   }
 

@@ -12,3 +12,10 @@ struct Timekeeper: Sendable {
     sleep = { try await clock.sleep(for: $0) }
   }
 }
+
+extension Duration {
+  /// The duration in milliseconds, fractions kept: what the control plane's JSON says of latencies and times.
+  var milliseconds: Double {
+    Double(components.seconds) * 1e3 + Double(components.attoseconds) / 1e15
+  }
+}
