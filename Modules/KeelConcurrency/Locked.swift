@@ -14,7 +14,9 @@
 /// `Mutex<Int>` incremented by four tasks). A `pthread_mutex_t`, which ThreadSanitizer intercepts, does not have that
 /// problem, and costs a few nanoseconds more uncontended.
 ///
-/// Package-internal: every Keel module may use it; no client sees it.
+/// Package-internal: every Keel module may use it; no client names it. It is `@usableFromInline`, so that a public
+/// `@inlinable` operation of a Keel module (`MemoryCache`'s lookup) can be specialized into its client, lock and all.
+@usableFromInline
 package final class Locked<State>: @unchecked Sendable {
   // @unchecked: `state` is read and written only inside `withLock`, with `mutex` held. For the same reason the
   // runtime's exclusivity check on it is redundant, and skipped: it cost ~5% of a rate limiter's fast path.

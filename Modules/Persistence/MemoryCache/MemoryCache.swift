@@ -25,9 +25,9 @@ import KeelConcurrency
 ///   after it was stored, on the injected clock. An expired entry is a miss, and is removed when a lookup finds it,
 ///   when it comes up for eviction, or by ``removeExpiredObjects()``; no timer runs in the background.
 /// - **Cost**: `setObject`, `object(forKey:)`, `removeObject(forKey:)` and the subscript are O(1): one lock, one hash
-///   of the key, and a few stores into one contiguous array (a dictionary from key to slot, and a doubly linked list
-///   threaded through the slots in recency order). Each entry evicted costs one more hash. Nothing is allocated per
-///   entry once the array has grown to the cache's size.
+///   of the key, and a few stores into one small contiguous array (a dictionary from key to value, expiry and slot,
+///   and a doubly linked list of the slots in recency order, 8 bytes an entry). Each entry evicted costs one more
+///   hash. Nothing is allocated per entry once the arrays have grown to the cache's size.
 /// - **Threads**: every operation takes one internal lock once, so the cache can be shared freely. Evicted and
 ///   replaced values are released with that lock held: a value's `deinit` must not call back into the same cache.
 ///
@@ -35,7 +35,7 @@ import KeelConcurrency
 /// count as use, and among entries of equal cost the newest is evicted first. `keel-bench --filter memoryCache`
 /// compares the two.
 public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-  private let storage: Locked<MemoryCacheStorage<Key, Value>>
+  @usableFromInline let storage: Locked<MemoryCacheStorage<Key, Value>>
   @usableFromInline let timeline: CacheTimeline
 
   /// The time-to-live of an entry stored without one of its own; `nil` if such entries do not expire.
@@ -165,8 +165,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
   }
 
   /// Runs `body` on the state with the lock held: the one way in for the inlinable operations above, which clients
-  /// specialize for their own `Key` and `Value` (the lock itself is package-internal, so cannot be inlined into them).
-  @usableFromInline
+  /// specialize for their own `Key` and `Value`, lock and all.
+  @inlinable
   func withStorage<Result>(_ body: (inout MemoryCacheStorage<Key, Value>) -> Result) -> Result {
     storage.withLock(body)
   }

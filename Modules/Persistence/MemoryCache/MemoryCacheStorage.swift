@@ -1,39 +1,64 @@
-/// The state of a ``MemoryCache``, kept under its one lock: a dictionary from key to slot, and the entries in one
-/// contiguous array threaded by an intrusive doubly linked list in recency order.
+/// The state of a ``MemoryCache``, kept under its one lock: a dictionary from key to entry, and a doubly linked list
+/// of the entries' slots in recency order, threaded through one small contiguous array.
 ///
-/// Slots are `Int` indices into `nodes`, so linking, unlinking and moving an entry to the front are a few stores into
-/// the array: no allocation and no reference counting per entry. Freed slots form a free list (through `next`) and
-/// are reused before the array grows. Every operation hashes its key once, and an eviction hashes the evicted key
-/// once more to drop it from the index.
+/// A hit reads what it returns (the value, and the expiry it checks) from the dictionary, in the same probe that found
+/// the key, and moves the entry to the front of the list with a few stores into ``links``: two 32-bit slot numbers an
+/// entry, so that the list of a cache of tens of thousands of entries stays within the processor's second-level cache,
+/// where a hit's neighbours in the list are random slots. What only a store and an eviction need (an entry's key, to
+/// take it out of the dictionary, and its cost) is kept apart, in ``slots``. Nothing is allocated and nothing is
+/// reference counted per entry once the arrays have grown to the cache's size; freed slots form a free list (through
+/// ``Link/next``) and are reused before the arrays grow. Every operation hashes its key once, and an eviction hashes
+/// the evicted key once more to drop it from the dictionary.
 @usableFromInline
 struct MemoryCacheStorage<Key: Hashable, Value> {
-  /// One cache entry, or a free slot when `entry` is `nil`.
+  /// What the dictionary holds for a key: all that a hit reads.
   @usableFromInline
-  struct Node {
-    /// The key and value; `nil` in a free slot, so that a removed value is released at once.
-    @usableFromInline var entry: (key: Key, value: Value)?
-    @usableFromInline var cost: Int
+  struct Entry {
+    @usableFromInline var value: Value
     /// The instant on the cache's timeline at which the entry expires; ``CacheTimeline/never`` if it does not.
     @usableFromInline var expiry: Int64
-    /// The neighbour used more recently, or `none`.
-    @usableFromInline var previous: Int
-    /// The neighbour used less recently, or `none`; in a free slot, the next free slot.
-    @usableFromInline var next: Int
+    /// The entry's slot in ``links`` and ``slots``.
+    @usableFromInline var slot: Int32
 
-    /// An unlinked entry.
     @inlinable
-    init(key: Key, value: Value, cost: Int, expiry: Int64) {
-      (entry, self.cost, self.expiry, previous, next) = (
-        (key, value), cost, expiry, MemoryCacheStorage.none, MemoryCacheStorage.none
-      )
+    init(value: Value, expiry: Int64, slot: Int32) {
+      (self.value, self.expiry, self.slot) = (value, expiry, slot)
+    }
+  }
+
+  /// A slot's neighbours in the recency list.
+  @usableFromInline
+  struct Link {
+    /// The neighbour used more recently, or `none`.
+    @usableFromInline var previous: Int32
+    /// The neighbour used less recently, or `none`; in a free slot, the next free slot.
+    @usableFromInline var next: Int32
+
+    @inlinable
+    init(previous: Int32, next: Int32) {
+      (self.previous, self.next) = (previous, next)
+    }
+  }
+
+  /// What an eviction needs of a slot: the key, to take the entry out of the dictionary (`nil` in a free slot, so
+  /// that a removed key is released at once), and the cost.
+  @usableFromInline
+  struct Slot {
+    @usableFromInline var key: Key?
+    @usableFromInline var cost: Int
+
+    @inlinable
+    init(key: Key?, cost: Int) {
+      (self.key, self.cost) = (key, cost)
     }
   }
 
   /// No slot.
-  @inlinable static var none: Int { -1 }
+  @inlinable static var none: Int32 { -1 }
 
-  @usableFromInline var nodes: [Node] = []
-  @usableFromInline var index: [Key: Int] = [:]
+  @usableFromInline var index: [Key: Entry] = [:]
+  @usableFromInline var links: [Link] = []
+  @usableFromInline var slots: [Slot] = []
   /// The most recently used entry.
   @usableFromInline var head = none
   /// The least recently used entry: the next to be evicted.
@@ -78,23 +103,23 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
   /// removed.
   @inlinable
   mutating func value(forKey key: Key, on timeline: CacheTimeline) -> Value? {
-    guard let slot = index[key] else {
+    guard let entry = index[key] else {
       misses += 1
       return nil
     }
-    if nodes[slot].expiry != CacheTimeline.never, timeline.now() >= nodes[slot].expiry {
+    if entry.expiry != CacheTimeline.never, timeline.now() >= entry.expiry {
       index[key] = nil
-      release(slot)
+      release(entry.slot)
       expirations += 1
       misses += 1
       return nil
     }
-    if slot != head {
-      unlink(slot)
-      linkAtFront(slot)
+    if entry.slot != head {
+      unlink(entry.slot)
+      linkAtFront(entry.slot)
     }
     hits += 1
-    return nodes[slot].entry.unsafelyUnwrapped.value
+    return entry.value
   }
 
   /// Stores `value` as the most recently used entry, replacing any entry for `key`, then evicts the least recently
@@ -107,15 +132,17 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
     _ value: Value, forKey key: Key, cost: Int, expiry: Int64, on timeline: CacheTimeline
   ) -> Bool {
     guard cost <= maxEntryCost else {
-      if let old = index.removeValue(forKey: key) { release(old) }
+      if let old = index.removeValue(forKey: key) { release(old.slot) }
       rejections += 1
       return false
     }
-    let slot = allocate(Node(key: key, value: value, cost: cost, expiry: expiry))
+    let slot = allocate(Slot(key: key, cost: cost))
     linkAtFront(slot)
     totalCost += cost
-    // One hash for both an insert and a replacement: the new node goes in first, the old one (if any) comes out.
-    if let old = index.updateValue(slot, forKey: key) { release(old) }
+    // One hash for both an insert and a replacement: the new entry goes in first, the old one (if any) comes out.
+    if let old = index.updateValue(Entry(value: value, expiry: expiry, slot: slot), forKey: key) {
+      release(old.slot)
+    }
     trim(on: timeline)
     return true
   }
@@ -125,16 +152,16 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
   /// - Returns: Its value, or `nil` if there was none.
   @inlinable
   mutating func removeValue(forKey key: Key) -> Value? {
-    guard let slot = index.removeValue(forKey: key) else { return nil }
-    let value = nodes[slot].entry?.value
-    release(slot)
-    return value
+    guard let entry = index.removeValue(forKey: key) else { return nil }
+    release(entry.slot)
+    return entry.value
   }
 
   /// Removes every entry and gives back the memory they used. Statistics are kept.
   mutating func removeAll() {
-    nodes = []
     index = [:]
+    links = []
+    slots = []
     (head, tail, firstFree, totalCost) = (Self.none, Self.none, Self.none, 0)
   }
 
@@ -143,19 +170,13 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
   /// - Returns: How many were removed.
   mutating func removeExpired(on timeline: CacheTimeline) -> Int {
     let now = timeline.now()
-    var removed = 0
-    var slot = head
-    while slot != Self.none {
-      let next = nodes[slot].next
-      if now >= nodes[slot].expiry, let key = nodes[slot].entry?.key {
-        index[key] = nil
-        release(slot)
-        removed += 1
-      }
-      slot = next
+    let expired = index.filter { now >= $0.value.expiry }
+    for (key, entry) in expired {
+      index[key] = nil
+      release(entry.slot)
     }
-    expirations += removed
-    return removed
+    expirations += expired.count
+    return expired.count
   }
 
   /// Evicts least recently used entries until both limits hold. An evicted entry that had already expired counts as
@@ -167,55 +188,58 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
       (countLimit > 0 && index.count > countLimit) || (totalCostLimit > 0 && totalCost > totalCostLimit)
     {
       let slot = tail
+      let entry = index.removeValue(forKey: slots[Int(slot)].key.unsafelyUnwrapped).unsafelyUnwrapped
       var expired = false
-      if nodes[slot].expiry != CacheTimeline.never {
+      if entry.expiry != CacheTimeline.never {
         // The clock is read once, and only if an entry with a time-to-live comes up for eviction.
         if now == nil { now = timeline.now() }
-        expired = nodes[slot].expiry <= now.unsafelyUnwrapped
+        expired = entry.expiry <= now.unsafelyUnwrapped
       }
       if expired { expirations += 1 } else { evictions += 1 }
-      index[nodes[slot].entry.unsafelyUnwrapped.key] = nil
       release(slot)
     }
   }
 
   // MARK: - The list
 
-  /// Puts `node` in a free slot, or a new one, and returns the slot; the node is not linked yet.
+  /// Puts `slot` in a free slot, or a new one, and returns its number; it is not linked yet.
+  ///
+  /// - Precondition: Fewer than `Int32.max` entries.
   @inlinable
-  mutating func allocate(_ node: Node) -> Int {
+  mutating func allocate(_ slot: Slot) -> Int32 {
     guard firstFree != Self.none else {
-      nodes.append(node)
-      return nodes.count - 1
+      precondition(slots.count < Int32.max, "a MemoryCache holds fewer than \(Int32.max) entries")
+      slots.append(slot)
+      links.append(Link(previous: Self.none, next: Self.none))
+      return Int32(truncatingIfNeeded: slots.count - 1)
     }
-    let slot = firstFree
-    firstFree = nodes[slot].next
-    nodes[slot] = node
-    return slot
+    let number = firstFree
+    firstFree = links[Int(number)].next
+    slots[Int(number)] = slot
+    return number
   }
 
   /// Unlinks the entry in `slot`, subtracts its cost and frees the slot. The caller has removed it from the index.
   @inlinable
-  mutating func release(_ slot: Int) {
+  mutating func release(_ slot: Int32) {
     unlink(slot)
-    totalCost -= nodes[slot].cost
-    nodes[slot].entry = nil
-    nodes[slot].next = firstFree
+    totalCost -= slots[Int(slot)].cost
+    slots[Int(slot)] = Slot(key: nil, cost: 0)
+    links[Int(slot)].next = firstFree
     firstFree = slot
   }
 
   @inlinable
-  mutating func unlink(_ slot: Int) {
-    let (previous, next) = (nodes[slot].previous, nodes[slot].next)
-    if previous == Self.none { head = next } else { nodes[previous].next = next }
-    if next == Self.none { tail = previous } else { nodes[next].previous = previous }
+  mutating func unlink(_ slot: Int32) {
+    let link = links[Int(slot)]
+    if link.previous == Self.none { head = link.next } else { links[Int(link.previous)].next = link.next }
+    if link.next == Self.none { tail = link.previous } else { links[Int(link.next)].previous = link.previous }
   }
 
   @inlinable
-  mutating func linkAtFront(_ slot: Int) {
-    nodes[slot].previous = Self.none
-    nodes[slot].next = head
-    if head == Self.none { tail = slot } else { nodes[head].previous = slot }
+  mutating func linkAtFront(_ slot: Int32) {
+    links[Int(slot)] = Link(previous: Self.none, next: head)
+    if head == Self.none { tail = slot } else { links[Int(head)].previous = slot }
     head = slot
   }
 }
