@@ -107,12 +107,12 @@ struct RequestJournal: Sendable {
 
   /// Records a request that arrived at `arrival` and was answered with `status` at `answered`, with its query, its
   /// headers and the start of its body, kept as they came (masked when read) so that a request pays only for a copy;
-  /// the `Api-Token` is kept as its tenant's digest. Wakes every live reader.
+  /// of its `Api-Token`, only `tokenDigest` (``Secrets/digest(_:)``), as its tenant. Wakes every live reader.
   func record(
-    method: String, path: String, query: String, headers: HTTPFields, body: Data?, status: Int, arrival: Duration,
-    answered: Duration
+    method: String, path: String, query: String, headers: HTTPFields, tokenDigest: String?, body: Data?, status: Int,
+    arrival: Duration, answered: Duration
   ) {
-    let tenant = headers[SandboxResponder.apiToken].map { String(Secrets.digest($0).prefix(12)) }
+    let tenant = tokenDigest.map { String($0.prefix(12)) }
     // Bytes, not a `Data` slice copied into a new `Data`: that copy is what LeakSanitizer reported as leaked under the
     // fuzzer (Foundation's inline-slice storage).
     let bodyStart = body.map { [UInt8]($0.prefix(Self.redaction.bodyLimit)) } ?? []

@@ -36,15 +36,34 @@ struct Route: Sendable {
   /// The raw (still percent-encoded) parameters captured from `path`, or `nil` when the path does not match.
   func match(_ path: [Substring]) -> [String: Substring]? {
     guard path.count == segments.count else { return nil }
+    // The literal segments first: a route that does not match costs no dictionary.
+    for (pattern, segment) in zip(segments, path) where pattern.first != ":" && pattern != segment { return nil }
     var parameters: [String: Substring] = [:]
-    for (pattern, segment) in zip(segments, path) {
-      if pattern.first == ":" {
-        parameters[String(pattern.dropFirst())] = segment
-      } else if pattern != segment {
-        return nil
-      }
+    for (pattern, segment) in zip(segments, path) where pattern.first == ":" {
+      parameters[String(pattern.dropFirst())] = segment
     }
     return parameters
+  }
+}
+
+/// The routes, grouped by their number of segments, which a path must have to match: a request is matched against
+/// the few routes of its own length, in the order they were given.
+struct RouteTable: Sendable {
+  private let byLength: [Int: [Route]]
+
+  init(_ routes: [Route]) {
+    byLength = Dictionary(grouping: routes) { $0.segments.count }
+  }
+
+  /// Resolves `method` and the raw path's segments (`path.split(separator: "/")`) against the table.
+  func resolve(_ method: HTTPRequest.Method, segments: [Substring]) -> RouteResolution {
+    var allowed: [HTTPRequest.Method] = []
+    for route in byLength[segments.count] ?? [] {
+      guard let parameters = route.match(segments) else { continue }
+      if route.method == method { return .route(route, parameters: parameters) }
+      allowed.append(route.method)
+    }
+    return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
   }
 }
 
@@ -65,19 +84,5 @@ enum RouteResolution {
   var statsKey: String {
     guard case .route(let route, _) = self else { return "unmatched" }
     return route.statsKey
-  }
-}
-
-extension [Route] {
-  /// Resolves `method` and the raw `path` against the table.
-  func resolve(_ method: HTTPRequest.Method, path: String) -> RouteResolution {
-    let segments = path.split(separator: "/")
-    var allowed: [HTTPRequest.Method] = []
-    for route in self {
-      guard let parameters = route.match(segments) else { continue }
-      if route.method == method { return .route(route, parameters: parameters) }
-      allowed.append(route.method)
-    }
-    return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
   }
 }

@@ -14,6 +14,8 @@ extension SandboxResponder {
   /// refused (403), as is a browser's request from another origin (``SandboxConsole/browserRefusal(of:host:)``); the
   /// console's cookie stands for the key there.
   func refusal(of request: Request, in section: Section, path: String, from peer: SocketAddress?) -> SandboxResponse? {
+    // An open Sandbox's requests outside the control plane name no key: nothing to read.
+    guard configuration.accessKey != nil || section == .control else { return nil }
     let presented = request.headers[Self.key]
     let console = section == .control ? console : nil
     func carries(_ key: String) -> Bool {
@@ -50,18 +52,21 @@ extension SandboxResponder {
     if decision.latency > .zero { try await time.sleep(decision.latency) }
     if decision.dropConnection { try await drop(context) }
     guard let status = decision.status else { return nil }
-    return Section(path: request.path).injected(status: status, retryAfterSeconds: decision.retryAfterSeconds)
+    return Section(segments: request.path.split(separator: "/")).injected(
+      status: status, retryAfterSeconds: decision.retryAfterSeconds)
   }
 
-  /// `/v3` and `/v1/events` need a tenant (`Api-Token`); an unknown route is 404 whatever the token.
+  /// `/v3` and `/v1/events` need a tenant (`Api-Token`, here with its digest); an unknown route is 404 whatever the
+  /// token.
   func handle(
-    _ request: SandboxRequest, in section: Section, resolution: RouteResolution
+    _ request: SandboxRequest, in section: Section, resolution: RouteResolution,
+    token: (value: String, digest: String)?
   ) async -> SandboxResponse {
     guard section == .platform || section == .events else {
       return await dispatch(request, in: section, resolution: resolution)
     }
     if case .notFound = resolution { return section.notFound(request.path) }
-    guard let tenant = tenant(of: request) else { return PlatformError.invalidAPIToken.response }
+    guard let tenant = tenant(of: token) else { return PlatformError.invalidAPIToken.response }
     var request = request
     request.tenant = tenant
     return await dispatch(request, in: section, resolution: resolution)
@@ -69,9 +74,9 @@ extension SandboxResponder {
 
   /// The tenant named by `Api-Token`: any non-empty token in open mode, else one of the configured tokens. A tenant
   /// is known by its token's digest, which is what a state file keeps.
-  func tenant(of request: SandboxRequest) -> String? {
-    guard let token = request.headers[Self.apiToken], !token.isEmpty else { return nil }
-    return configuration.apiTokens.isEmpty || configuration.apiTokens.contains(token) ? Secrets.digest(token) : nil
+  func tenant(of token: (value: String, digest: String)?) -> String? {
+    guard let token, !token.value.isEmpty else { return nil }
+    return configuration.apiTokens.isEmpty || configuration.apiTokens.contains(token.value) ? token.digest : nil
   }
 
   func dispatch(
@@ -107,10 +112,10 @@ extension SandboxResponder {
   /// Asks the route's ``Route/admits`` of the request's headers, before its body is read.
   ///
   /// - Throws: ``RefusedBeforeReading`` with what it refused.
-  func admit(_ request: Request, resolution: RouteResolution) throws {
+  func admit(_ request: Request, path: String, resolution: RouteResolution) throws {
     guard case .route(let route, let parameters) = resolution, let admits = route.admits else { return }
     let headersOnly = SandboxRequest(
-      method: request.method, path: request.uri.path, headers: request.headers, query: [:], body: Data(),
+      method: request.method, path: path, headers: request.headers, query: [:], body: Data(),
       rawParameters: parameters)
     do {
       try admits(headersOnly)

@@ -22,7 +22,7 @@ struct SandboxResponder: HTTPResponder {
   let faults: FaultInjector
   let rateLimiter: ServerRateLimiter
   let journal: RequestJournal
-  let routes: [Route]
+  let routes: RouteTable
   /// The Socket.IO server at `/socket.io/`.
   let realtime: SocketIOHub
   /// Keeps users and sessions between runs, when the configuration has a state directory.
@@ -90,11 +90,11 @@ struct SandboxResponder: HTTPResponder {
     let segment = SegmentIngestion(events: events) { writeKey in
       configuration.apiTokens.isEmpty || configuration.apiTokens.contains(writeKey) ? Secrets.digest(writeKey) : nil
     }
-    self.routes =
+    self.routes = RouteTable(
       users.routes + auth.routes + auth.identity.routes + [auth.identity.mintingRoute] + chat.routes + events.routes
-      + segment.routes
-      + ImageServer(stats: stats, renderer: ImageRenderer(stats: stats), edition: imageEdition).routes
-      + control.routes + (console?.routes ?? [])
+        + segment.routes
+        + ImageServer(stats: stats, renderer: ImageRenderer(stats: stats), edition: imageEdition).routes
+        + control.routes + (console?.routes ?? []))
     persistence = stateFile.map { file in
       let setAside = { (aside: URL) -> Void in
         logger?.warning(
@@ -127,7 +127,9 @@ struct SandboxResponder: HTTPResponder {
     var request = request
     // Read once: Hummingbird builds the path's string anew on every read.
     let path = request.uri.path
-    let section = Section(path: path)
+    // Split once, for the section and for routing, which read the same segments.
+    let segments = path.split(separator: "/")
+    let section = Section(segments: segments)
     // Before anything is read, counted or changed: a request without the key learns nothing and leaves no trace.
     if let refusal = refusal(of: request, in: section, path: path, from: context.channel.remoteAddress) {
       return Response(
@@ -138,17 +140,21 @@ struct SandboxResponder: HTTPResponder {
       return console.stream()
     }
     // Resolved once: for the handler, for the section's rules and for the stats.
-    let resolution = routes.resolve(request.method, path: path)
+    let resolution = routes.resolve(request.method, segments: segments)
+    // The tenant's token and its digest, read once: for tenancy, for the rate limit and for the journal.
+    let token = (section == .control ? nil : request.headers[Self.apiToken]).map {
+      (value: $0, digest: Secrets.digest($0))
+    }
     // /v3 counts against its rate limit first, so that every /v3 response carries the headers: faulted, too large
     // and refused ones included.
     let limit =
       section == .platform && configuration.rateLimitsEnabled
-      ? rateLimiter.admit(tenant: request.headers[Self.apiToken] ?? "", method: request.method) : nil
+      ? rateLimiter.admit(tenant: token?.value ?? "", method: request.method) : nil
     var response: SandboxResponse
     // What the journal keeps of the body (masked there), once it has been read.
     var readBody: Data?
     do {
-      try admit(request, resolution: resolution)
+      try admit(request, path: path, resolution: resolution)
       let body = try await request.collectBody(upTo: resolution.maxBodySize)
       var sandboxRequest = SandboxRequest(
         method: request.method, path: path, headers: request.headers,
@@ -166,7 +172,7 @@ struct SandboxResponder: HTTPResponder {
       } else if let limit, !limit.allowed {
         response = PlatformError.tooManyRequests("\(limit.limit);w=1").response
       } else {
-        response = await handle(sandboxRequest, in: section, resolution: resolution)
+        response = await handle(sandboxRequest, in: section, resolution: resolution, token: token)
         if decision.dropResponse { try await drop(context) }
       }
     } catch let error as DroppedConnection {
@@ -191,7 +197,8 @@ struct SandboxResponder: HTTPResponder {
       stats.record(route: resolution.statsKey, status: Int(response.status.code))
       journal.record(
         method: request.method.rawValue, path: path, query: request.uri.query ?? "", headers: request.headers,
-        body: readBody, status: Int(response.status.code), arrival: arrival, answered: time.now())
+        tokenDigest: token?.digest, body: readBody, status: Int(response.status.code), arrival: arrival,
+        answered: time.now())
       context.logger.debug(
         "\(resolution.statsKey) → \(response.status.code)", metadata: ["path": "\(path)"])
     }

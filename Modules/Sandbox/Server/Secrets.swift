@@ -7,16 +7,22 @@ enum Secrets {
   /// The hex SHA-256 digest of `secret`: what the Sandbox keeps in place of an API token, an access token or a
   /// refresh token.
   static func digest(_ secret: String) -> String {
-    let digest = SHA256.hash(data: Array(secret.utf8))
-    // Written digit by digit into one string: every request's tenant is found by it.
-    return String(unsafeUninitializedCapacity: SHA256.Digest.byteCount * 2) { buffer in
-      var index = 0
-      for byte in digest {
-        buffer[index] = hexDigits[Int(byte >> 4)]
-        buffer[index + 1] = hexDigits[Int(byte & 0xF)]
-        index += 2
+    // Hashed from the string's own bytes and written digit by digit into one string: every request's tenant is found
+    // by it, so no array is made on the way.
+    var secret = secret
+    var hasher = SHA256()
+    secret.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+    let digest = hasher.finalize()
+    return digest.withUnsafeBytes { bytes in
+      String(unsafeUninitializedCapacity: SHA256.Digest.byteCount * 2) { buffer in
+        var index = 0
+        for byte in bytes {
+          buffer[index] = hexDigits[Int(byte >> 4)]
+          buffer[index + 1] = hexDigits[Int(byte & 0xF)]
+          index += 2
+        }
+        return index
       }
-      return index
     }
   }
 

@@ -16,10 +16,9 @@ enum Section: Equatable {
   /// Anything else.
   case unknown
 
-  /// The section of `path`, read from the same segments routing matches (empty segments dropped), so that a path
-  /// such as `//v3/users` cannot reach a route while escaping its section's rules.
-  init(path: String) {
-    let segments = path.split(separator: "/")
+  /// The section of a path from its segments as routing matches them (`path.split(separator: "/")`, empty segments
+  /// dropped), so that a path such as `//v3/users` cannot reach a route while escaping its section's rules.
+  init(segments: [Substring]) {
     self =
       switch (segments.first, segments.dropFirst().first) {
       case ("v3"?, _): .platform
