@@ -1,6 +1,7 @@
 import Clocks
 import Domain
 import Foundation
+import GRDB
 import KeelConcurrency
 import Logging
 import Networking
@@ -334,6 +335,46 @@ struct ConversationSyncTests {
     #expect(texts(sync) == (16...48).map { "message \($0)" }, "the window grows with what the catch-up brought")
     #expect(try await sync.loadOlder(), "older pages come from the server once the store has none")
     #expect(texts(sync).first == "message 11")
+  }
+
+  @Test(
+    "A catch-up asks for its next page while it stores this one, and for none past the last", .timeLimit(.minutes(1)))
+  func pagesOverlapTheStore() async throws {
+    server.add(1...5)
+    let sync = sync(pageSize: 5)
+    await sync.requestCatchUp()
+    await until(sync, isLive)
+    server.add(6...30)
+    // With the store's writer held, the first page after the sync point cannot be stored until it is let go: the
+    // request for the page after it comes all the same (the suite's time limit fails a catch-up that waits instead).
+    let writer = HeldWriter(store.pool)
+    await sync.requestCatchUp()
+    await requests(3)
+    #expect(try await store.messageCount(in: "c1") == 5, "the first page is not stored yet")
+    writer.release()
+    await until(sync, isLive)
+    #expect(server.requests.map(\.after) == [nil, "m5", "m15", "m25"])
+    #expect(try await store.messageCount(in: "c1") == 30)
+    #expect(try await store.syncPoint(in: "c1") == "m30")
+  }
+
+  /// The writer of a store's database, held by a thread of its own until ``release()``: a write begun meanwhile waits.
+  final class HeldWriter: Sendable {
+    private let released = DispatchSemaphore(value: 0)
+
+    /// Returns once the writer is held.
+    init(_ pool: DatabasePool) {
+      let held = DispatchSemaphore(value: 0)
+      Thread.detachNewThread { [released] in
+        pool.writeWithoutTransaction { _ in
+          held.signal()
+          released.wait()
+        }
+      }
+      held.wait()
+    }
+
+    func release() { released.signal() }
   }
 
   @Test("A server whose pages always say there is more but bring nothing new stops the paging with an error")

@@ -78,10 +78,20 @@ extension ConversationSync {
     guard var since = try await store.syncPoint(in: id) else { return try await startFromNewest() }
     guard !since.isEmpty else { return try await catchUpFromStart() }
     var read = 0
+    // The next page, asked for while this one is stored: the server's answer and the store's write overlap, where one
+    // waited for the other. It is asked after the message the store is about to move its sync point to, so it is the
+    // page the loop would ask for next; a catch-up that ends or fails first cancels it.
+    var nextPage: Task<ChatWire.Page, any Error>?
+    defer { nextPage?.cancel() }
     while !stopped {
       let page: ChatWire.Page
       do {
-        page = try await fetchFitting(since, nil, configuration.catchUpPageSize)
+        if let asked = nextPage {
+          nextPage = nil
+          page = try await asked.value
+        } else {
+          page = try await fetchFitting(since, nil, configuration.catchUpPageSize)
+        }
       } catch let error as ChatError where error.requestFailure?.serverCode == "E404" {
         // The message the last catch-up ended with is gone (deleted, or another server's store): start again.
         logger.info("The sync point of \(id) is unknown to the server; starting from the newest page.")
@@ -89,6 +99,12 @@ extension ConversationSync {
       }
       let messages = page.messages.map(\.record)
       if page.hasMore, !messages.isEmpty, messages.last?.id == since { throw ChatError.pagingStalled(id) }
+      if page.hasMore, let last = messages.last?.id, last != since,
+        read + messages.count < configuration.maxCatchUpMessages
+      {
+        let size = configuration.catchUpPageSize
+        nextPage = Task { try await self.fetchFitting(last, nil, size) }
+      }
       let inserted = try await store.upsert(messages, movingSyncPointOf: id)
       shown += inserted.count
       if let last = messages.last?.id { since = last }
