@@ -170,19 +170,7 @@ public final class DurableQueue<Element: Codable & Sendable>: SQLiteStore {
     guard !payloads.isEmpty else { return EnqueueResult(ids: [], dropped: 0) }
     let transaction = enqueueTransaction(payloads)
     do {
-      // BEGIN and COMMIT as cached statements: GRDB's `write` compiles them for every transaction, which cost more
-      // than the insert itself here.
-      let result = try pool.writeWithoutTransaction { db -> EnqueueOutcome in
-        try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
-        do {
-          let result = try transaction(db)
-          try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
-          return result
-        } catch {
-          if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK TRANSACTION") }
-          throw error
-        }
-      }
+      let result = try pool.writeWithoutTransaction { db in try Self.transaction(db, transaction) }
       return try outcome(result, of: payloads.count)
     } catch let error as DatabaseError {
       throw PersistenceError.sqlite(error, while: "enqueue", path: url.path, in: Self.storeName)
