@@ -51,6 +51,13 @@ public final class PythonSocketIOServer: Sendable {
     await ChildProcess.waitForExit(process)
   }
 
+  /// How its process ended, for a failure's message: `nil` while it runs (a paused one runs).
+  public var ended: String? {
+    guard let process = process.withLock({ $0 }), !process.isRunning else { return nil }
+    let how = process.terminationReason == .uncaughtSignal ? "was killed by signal" : "exited with status"
+    return "python-socketio (pid \(process.processIdentifier)) \(how) \(process.terminationStatus)"
+  }
+
   /// Freezes it: it keeps its sockets but sends nothing, pings included.
   public func pause() {
     _ = process.withLock { $0.map { kill($0.processIdentifier, SIGSTOP) } }
