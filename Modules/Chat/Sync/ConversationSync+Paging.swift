@@ -99,9 +99,7 @@ extension ConversationSync {
       }
       let messages = page.messages.map(\.record)
       if page.hasMore, !messages.isEmpty, messages.last?.id == since { throw ChatError.pagingStalled(id) }
-      if page.hasMore, let last = messages.last?.id, last != since,
-        read + messages.count < configuration.maxCatchUpMessages
-      {
+      if page.hasMore, let last = messages.last?.id, read + messages.count < configuration.maxCatchUpMessages {
         let size = configuration.catchUpPageSize
         nextPage = Task { try await self.fetchFitting(last, nil, size) }
       }

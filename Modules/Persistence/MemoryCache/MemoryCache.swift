@@ -35,6 +35,8 @@ import KeelConcurrency
 /// count as use, and among entries of equal cost the newest is evicted first. `keel-bench --filter memoryCache`
 /// compares the two.
 public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+  /// The state under its lock: `@usableFromInline`, so that the inlinable operations below, which clients specialize
+  /// for their own `Key` and `Value`, take the lock themselves.
   @usableFromInline let storage: Locked<MemoryCacheStorage<Key, Value>>
   @usableFromInline let timeline: CacheTimeline
 
@@ -109,7 +111,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
   /// The value stored for `key`, made the most recently used entry; `nil` if there is none or it has expired.
   @inlinable
   public func object(forKey key: Key) -> Value? {
-    withStorage { [timeline] in $0.value(forKey: key, on: timeline) }
+    storage.withLock { [timeline] in $0.value(forKey: key, on: timeline) }
   }
 
   /// Stores `value` for `key` as the most recently used entry, replacing any older one, then evicts least recently
@@ -127,7 +129,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
   public func setObject(_ value: Value, forKey key: Key, cost: Int = 0, ttl: Duration? = nil) -> Bool {
     precondition(cost >= 0, "cost must not be negative, got \(cost)")
     let expiry = (ttl ?? defaultTTL).map(timeline.expiry(after:)) ?? CacheTimeline.never
-    return withStorage { [timeline] in
+    return storage.withLock { [timeline] in
       $0.setValue(value, forKey: key, cost: cost, expiry: expiry, on: timeline)
     }
   }
@@ -137,7 +139,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
   /// - Returns: The removed value, or `nil` if there was none (an expired entry's value is returned too).
   @inlinable @discardableResult
   public func removeObject(forKey key: Key) -> Value? {
-    withStorage { $0.removeValue(forKey: key) }
+    storage.withLock { $0.removeValue(forKey: key) }
   }
 
   /// Removes every entry. The statistics are kept.
@@ -162,12 +164,5 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     set {
       if let newValue { setObject(newValue, forKey: key) } else { removeObject(forKey: key) }
     }
-  }
-
-  /// Runs `body` on the state with the lock held: the one way in for the inlinable operations above, which clients
-  /// specialize for their own `Key` and `Value`, lock and all.
-  @inlinable
-  func withStorage<Result>(_ body: (inout MemoryCacheStorage<Key, Value>) -> Result) -> Result {
-    storage.withLock(body)
   }
 }

@@ -45,15 +45,15 @@ extension SandboxResponder {
     throw DroppedConnection()
   }
 
-  /// Waits the injected latency; returns the injected error response, closes the connection, or lets it through.
-  func apply(_ decision: FaultInjector.Decision, to request: SandboxRequest, context: Context) async throws
+  /// Waits the injected latency; returns the injected error response in `section`'s shape, closes the connection, or
+  /// lets the request through.
+  func apply(_ decision: FaultInjector.Decision, in section: Section, context: Context) async throws
     -> SandboxResponse?
   {
     if decision.latency > .zero { try await time.sleep(decision.latency) }
     if decision.dropConnection { try await drop(context) }
     guard let status = decision.status else { return nil }
-    return Section(segments: request.path.split(separator: "/")).injected(
-      status: status, retryAfterSeconds: decision.retryAfterSeconds)
+    return section.injected(status: status, retryAfterSeconds: decision.retryAfterSeconds)
   }
 
   /// `/v3` and `/v1/events` need a tenant (`Api-Token`, here with its digest); an unknown route is 404 whatever the

@@ -167,7 +167,7 @@ struct SandboxResponder: HTTPResponder {
         ? FaultInjector.Decision()
         : faults.decide(
           method: sandboxRequest.method.rawValue, path: sandboxRequest.path)
-      if let faulted = try await apply(decision, to: sandboxRequest, context: context) {
+      if let faulted = try await apply(decision, in: section, context: context) {
         response = faulted
       } else if let limit, !limit.allowed {
         response = PlatformError.tooManyRequests("\(limit.limit);w=1").response
