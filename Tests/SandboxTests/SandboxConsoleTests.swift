@@ -32,6 +32,20 @@ struct SandboxConsoleTests {
     return (status, parts.first ?? "", parts.dropFirst().joined(separator: "\r\n\r\n"))
   }
 
+  /// The server-sent events in a stream's text, in order: each one's name and its data, a JSON object. The chunks'
+  /// sizes are lines of their own, between events (each event is written whole).
+  private static func events(in text: String) -> [(name: String, data: [String: Any])] {
+    // "\r\n" is one Character: lines are split on either end of line as the text's own scalars.
+    text.replacingOccurrences(of: "\r\n", with: "\n").components(separatedBy: "\n\n").compactMap { block in
+      let lines = block.components(separatedBy: "\n")
+      guard let name = lines.first(where: { $0.hasPrefix("event: ") })?.dropFirst("event: ".count),
+        let data = lines.first(where: { $0.hasPrefix("data: ") })?.dropFirst("data: ".count),
+        let object = try? JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any]
+      else { return nil }
+      return (String(name), object)
+    }
+  }
+
   private func cookie(_ port: Int) async throws -> String {
     let opened = try await raw(port, "GET", "/_sandbox/console?key=\(Self.key)")
     let line = try #require(opened.head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie:") })
@@ -165,33 +179,40 @@ struct SandboxConsoleTests {
     try await withConsole { client, port in
       _ = try await client.send("GET", "/v3/users/before")
       let cookie = try await cookie(port)
-      let journalHeard = Mutex(false)
+      let journalsHeard = Mutex(0)
       let reading = Task {
         try await LoopbackExchange.reading(
           port: port, "GET /_sandbox/console/stream HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nCookie: \(cookie)\r\n\r\n",
           wait: 30
         ) { text in
-          if text.contains("event: journal") { journalHeard.withLock { $0 = true } }
+          let journals = text.components(separatedBy: "event: journal\n").count - 1
+          journalsHeard.withLock { $0 = journals }
           return text.contains("/v3/users/again") && text.contains("event: state")
         }
       }
-      // A real server's stream: waited for in steps of 10 ms, 10 s at most.
-      for _ in 0..<1_000 where !journalHeard.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+      // A real server's stream: waited for in steps of 10 ms, 10 s at most each time.
+      for _ in 0..<1_000 where journalsHeard.withLock({ $0 }) < 1 { try await Task.sleep(for: .milliseconds(10)) }
       _ = try await client.send("GET", "/v3/users/after")
-      // A reset sends the journal again, empty, and numbering starts over.
+      // A reset sends the journal again, empty, and numbering starts over. The next request waits for it: a stream that
+      // read the journal only after that request would send it in the journal, rightly, not as a row of its own.
       #expect(try await client.send("POST", "/_sandbox/reset", headers: ["Sandbox-Key": Self.key]).status == 200)
+      for _ in 0..<1_000 where journalsHeard.withLock({ $0 }) < 2 { try await Task.sleep(for: .milliseconds(10)) }
       _ = try await client.send("GET", "/v3/users/again")
       let heard = try await reading.value
-      let reset = try #require(heard.range(of: "event: journal\ndata: ", options: .backwards))
-      #expect(heard[reset.upperBound...].prefix { $0 != "\n" }.contains(#""requests":[]"#))
-      #expect(heard[reset.upperBound...].contains(#""id":1,"#) && heard[reset.upperBound...].contains("again"))
       #expect(heard.lowercased().contains("content-type: text/event-stream"))
-      let journal = try #require(heard.range(of: "event: journal\ndata: "))
-      let journalLine = heard[journal.upperBound...].prefix { $0 != "\n" }
-      #expect(journalLine.contains("/v3/users/before") && !journalLine.contains("/v3/users/after"))
-      let request = try #require(heard.range(of: "event: request\ndata: "))
-      #expect(heard[request.upperBound...].prefix { $0 != "\n" }.contains("/v3/users/after"))
       #expect(!heard.contains(Self.key))
+      let events = Self.events(in: heard)
+      func paths(_ rows: Any?) -> [String] { (rows as? [[String: Any]] ?? []).compactMap { $0["path"] as? String } }
+      let journals = events.indices.filter { events[$0].name == "journal" }
+      let first = try #require(journals.first)
+      #expect(paths(events[first].data["requests"]) == ["/v3/users/before"])
+      let next = events[(first + 1)...].first { $0.name != "state" }
+      #expect(next?.name == "request" && next?.data["path"] as? String == "/v3/users/after")
+      #expect(events.contains { $0.name == "state" })
+      let reset = try #require(journals.last)
+      #expect(reset != first && paths(events[reset].data["requests"]).isEmpty)
+      let again = events[reset...].first { $0.data["path"] as? String == "/v3/users/again" }
+      #expect(again?.name == "request" && again?.data["id"] as? Int == 1, "numbering starts over after a reset")
     }
   }
 }
