@@ -1,6 +1,7 @@
 """A python-socketio server for Keel's realtime tests and keel-bench: an independent Socket.IO v5 implementation.
 
-Prints "PORT <n>" on standard output once it listens on 127.0.0.1, then serves until killed.
+Prints "PORT <n>" on standard output once it listens on 127.0.0.1, then serves until killed; with --log, every packet
+and every close with its reason on standard error.
 
 Namespaces: "/" and "/chat" accept everyone; "/private" wants the CONNECT auth {"token": "letmein"} and refuses
 anything else with CONNECT_ERROR {"message": "Not authorized"}.
@@ -16,6 +17,7 @@ Events (every namespace):
 
 import argparse
 import asyncio
+import logging
 import signal
 import sys
 
@@ -23,9 +25,22 @@ import socketio
 from aiohttp import web
 
 
-def make_server(ping_interval, ping_timeout):
+def timed_logger(name):
+    """A logger of every message at INFO and above, each with its time, on standard error."""
+    logger = logging.getLogger(name)
+    logger.setLevel(logging.INFO)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(message)s"))
+    logger.addHandler(handler)
+    return logger
+
+
+def make_server(ping_interval, ping_timeout, log):
     sio = socketio.AsyncServer(
         async_mode="aiohttp",
+        # Every packet and every close with its reason, on standard error, for a test that asks (--log).
+        logger=timed_logger("socketio") if log else False,
+        engineio_logger=timed_logger("engineio") if log else False,
         ping_interval=ping_interval,
         ping_timeout=ping_timeout,
         transports=["websocket"],
@@ -82,8 +97,9 @@ async def main():
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--ping-interval", type=float, default=25)
     parser.add_argument("--ping-timeout", type=float, default=20)
+    parser.add_argument("--log", action="store_true")
     options = parser.parse_args()
-    sio = make_server(options.ping_interval, options.ping_timeout)
+    sio = make_server(options.ping_interval, options.ping_timeout, options.log)
     app = web.Application()
     sio.attach(app)
     runner = web.AppRunner(app, access_log=None)

@@ -177,25 +177,28 @@ struct PythonSocketIOTests {
     // and the ping timeout under test then never came. The client gives up 42 s (interval + timeout) after the last
     // ping, within the 120 s the test waits. Its WebSocket sends no pings of its own: those (every 30 s by default)
     // end a silent connection as a transport error 30 to 60 s after the pause, which would often come first.
-    let server = try await PythonSocketIOServer(pingInterval: 2, pingTimeout: 40)
+    let server = try await PythonSocketIOServer(pingInterval: 2, pingTimeout: 40, logging: true)
     // Attempts of 10 s: while the server is stopped each one times out, so the second comes within the wait; once it
     // answers, a slow handshake under ThreadSanitizer still fits.
     let client = try Self.client(
       server, connectTimeout: .seconds(10),
       transport: NIOWebSocketTransport(configuration: NIOWebSocketConfiguration(pingInterval: nil)))
-    let seen = Recorder<SocketConnectionState>()
+    let seen = Recorder<String>()
     let states = client.states()
+    let clock = ContinuousClock()
+    let start = clock.now
     let recording = Task {
-      for await state in states { seen.record(state) }
+      for await state in states { seen.record("\(state) at \(start.duration(to: clock.now))") }
     }
     await client.connect()
     try #require(await Self.connected(client))
+    seen.record("paused at \(start.duration(to: clock.now))")
     server.pause()
-    // The server's end, if it ended: the connection has closed under the whole suite as if the server had died (every
-    // reconnection refused at once), and nothing in the test stops it.
+    // The server's end, if it ended, and its log: the connection has closed under the whole suite as a transport close
+    // with the server still running, and the states' times and the server's own account should say when and why.
     #expect(
       await Self.reaches(client, within: .seconds(120)) { $0 == .disconnected(.pingTimeout) },
-      "\(seen.elements); \(server.ended ?? "the server still runs")")
+      "\(seen.elements); \(server.ended ?? "the server still runs"); its log:\n\(server.log)")
     #expect(
       await Self.reaches(client, within: .seconds(60)) {
         if case .reconnecting(let attempt, _) = $0 { attempt >= 2 } else { false }

@@ -26,22 +26,35 @@ public final class PythonSocketIOServer: Sendable {
   public let port: Int
   private let options: [String]
   private let process = Locked<Process?>(nil)
+  private let logFile: URL?
 
   /// `http://127.0.0.1:PORT`.
   public var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
   /// Starts a server with a heartbeat of `pingInterval` and `pingTimeout` seconds, on `port` (a free one by default).
+  /// With `logging`, it writes every packet and every close with its reason to a file of its own, for ``log``.
   ///
   /// - Throws: ``PeerUnavailable`` when python-socketio cannot be found or installed, or the server does not start.
-  public init(pingInterval: Double = 25, pingTimeout: Double = 20, port: Int = 0) async throws {
-    options = ["--ping-interval", "\(pingInterval)", "--ping-timeout", "\(pingTimeout)"]
-    let (process, port) = try await Self.start(options + ["--port", "\(port)"])
+  public init(pingInterval: Double = 25, pingTimeout: Double = 20, port: Int = 0, logging: Bool = false) async throws {
+    options =
+      ["--ping-interval", "\(pingInterval)", "--ping-timeout", "\(pingTimeout)"] + (logging ? ["--log"] : [])
+    logFile =
+      logging
+      ? FileManager.default.temporaryDirectory.appendingPathComponent("keel-socketio-\(UUID().uuidString).log") : nil
+    let (process, port) = try await Self.start(options + ["--port", "\(port)"], log: logFile)
     self.port = port
     self.process.withLock { $0 = process }
   }
 
   deinit {
     if let process = process.withLock({ $0 }), process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    if let logFile { try? FileManager.default.removeItem(at: logFile) }
+  }
+
+  /// The end of what a server started with `logging` wrote (its last 40 lines), for a failure's message; empty without.
+  public var log: String {
+    guard let logFile, let text = try? String(contentsOf: logFile, encoding: .utf8) else { return "" }
+    return text.split(separator: "\n").suffix(40).joined(separator: "\n")
   }
 
   /// Stops it (SIGKILL: a test runner may have left SIGTERM ignored, which a child inherits) and waits for its end.
@@ -71,18 +84,28 @@ public final class PythonSocketIOServer: Sendable {
   /// Stops it and starts a new one on the same port.
   public func restart() async throws {
     await stop()
-    let (process, _) = try await Self.start(options + ["--port", "\(port)"])
+    let (process, _) = try await Self.start(options + ["--port", "\(port)"], log: logFile)
     self.process.withLock { $0 = process }
   }
 
-  private static func start(_ arguments: [String]) async throws -> (Process, Int) {
+  private static func start(_ arguments: [String], log: URL?) async throws -> (Process, Int) {
     let python = try await interpreter().get()
     let process = Process()
     process.executableURL = python
     process.arguments = [packageRoot.appendingPathComponent("Tests/Peers/socketio_server.py").path] + arguments
     let output = Pipe()
     process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
+    if let log {
+      // Owner-only, appended to across a restart.
+      if !FileManager.default.fileExists(atPath: log.path) {
+        FileManager.default.createFile(atPath: log.path, contents: nil, attributes: [.posixPermissions: 0o600])
+      }
+      let handle = try FileHandle(forWritingTo: log)
+      handle.seekToEndOfFile()
+      process.standardError = handle
+    } else {
+      process.standardError = FileHandle.nullDevice
+    }
     try process.run()
     let line = Locked<String?>(nil)
     Thread.detachNewThread {
