@@ -446,7 +446,7 @@ let package = Package(
     .target(
       name: "TestSupport",
       dependencies: [
-        clocks, logging, "Networking", "FeaturesTesting", "LocalPostgres", concurrency, "LoopbackSockets",
+        clocks, logging, "Networking", "FeaturesTesting", "LocalPostgres", concurrency, "LoopbackSockets", grdb,
       ],
       path: "Tests/TestSupport",
       swiftSettings: swiftSettings

@@ -358,25 +358,6 @@ struct ConversationSyncTests {
     #expect(try await store.syncPoint(in: "c1") == "m30")
   }
 
-  /// The writer of a store's database, held by a thread of its own until ``release()``: a write begun meanwhile waits.
-  final class HeldWriter: Sendable {
-    private let released = DispatchSemaphore(value: 0)
-
-    /// Returns once the writer is held.
-    init(_ pool: DatabasePool) {
-      let held = DispatchSemaphore(value: 0)
-      Thread.detachNewThread { [released] in
-        pool.writeWithoutTransaction { _ in
-          held.signal()
-          released.wait()
-        }
-      }
-      held.wait()
-    }
-
-    func release() { released.signal() }
-  }
-
   @Test("A server whose pages always say there is more but bring nothing new stops the paging with an error")
   func stuckPaging() async throws {
     server.add(1...25)

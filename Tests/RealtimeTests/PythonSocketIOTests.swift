@@ -1,5 +1,6 @@
 import Foundation
 import KeelConcurrency
+import Logging
 import NIOTransports
 import Networking
 import TestSupport
@@ -18,13 +19,14 @@ struct PythonSocketIOTests {
   /// 5 s, and a 5 s attempt then failed again and again for the whole wait (CI's TSan run).
   static func client(
     _ server: PythonSocketIOServer, namespace: String = "/", auth: SocketValue? = nil,
-    connectTimeout: Duration = .seconds(20), transport: NIOWebSocketTransport = transport
+    connectTimeout: Duration = .seconds(20), transport: NIOWebSocketTransport = transport, logger: Logger? = nil
   ) throws -> SocketIOClient {
     let configuration = SocketIOConfiguration(
       url: server.url, namespace: namespace, auth: { auth },
       reconnection: ReconnectionPolicy(initialDelay: .milliseconds(200), maxDelay: .seconds(1)),
       connectTimeout: connectTimeout, ackTimeout: .seconds(120))
-    return try SocketIOClient(configuration: configuration, transport: transport)
+    guard let logger else { return try SocketIOClient(configuration: configuration, transport: transport) }
+    return try SocketIOClient(configuration: configuration, transport: transport, logger: logger)
   }
 
   /// Whether `client` reaches a state `matching` within `limit` of real time (the server is another process).
@@ -180,9 +182,13 @@ struct PythonSocketIOTests {
     let server = try await PythonSocketIOServer(pingInterval: 2, pingTimeout: 40, logging: true)
     // Attempts of 10 s: while the server is stopped each one times out, so the second comes within the wait; once it
     // answers, a slow handshake under ThreadSanitizer still fits.
+    // The client's log and its WebSocket's, for the failure's message.
+    let logs = LogCapture()
     let client = try Self.client(
       server, connectTimeout: .seconds(10),
-      transport: NIOWebSocketTransport(configuration: NIOWebSocketConfiguration(pingInterval: nil)))
+      transport: NIOWebSocketTransport(
+        configuration: NIOWebSocketConfiguration(pingInterval: nil), logger: logs.logger(level: .debug)),
+      logger: logs.logger(level: .debug))
     let seen = Recorder<String>()
     let states = client.states()
     let clock = ContinuousClock()
@@ -198,7 +204,12 @@ struct PythonSocketIOTests {
     // with the server still running, and the states' times and the server's own account should say when and why.
     #expect(
       await Self.reaches(client, within: .seconds(120)) { $0 == .disconnected(.pingTimeout) },
-      "\(seen.elements); \(server.ended ?? "the server still runs"); its log:\n\(server.log)")
+      """
+      \(seen.elements); \(server.ended ?? "the server still runs"); its log:
+      \(server.log)
+      the client's log:
+      \(logs.text.split(separator: "\n").suffix(40).joined(separator: "\n"))
+      """)
     #expect(
       await Self.reaches(client, within: .seconds(60)) {
         if case .reconnecting(let attempt, _) = $0 { attempt >= 2 } else { false }

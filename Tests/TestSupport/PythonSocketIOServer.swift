@@ -98,7 +98,7 @@ public final class PythonSocketIOServer: Sendable {
     if let log {
       // Owner-only, appended to across a restart.
       if !FileManager.default.fileExists(atPath: log.path) {
-        FileManager.default.createFile(atPath: log.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil, attributes: [.posixPermissions: 0o600])
       }
       let handle = try FileHandle(forWritingTo: log)
       handle.seekToEndOfFile()
