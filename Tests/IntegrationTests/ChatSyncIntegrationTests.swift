@@ -7,6 +7,7 @@ import Networking
 import Persistence
 import Realtime
 import Sandbox
+import TestSupport
 import Testing
 
 extension ChatAgainstSandbox {
@@ -261,6 +262,34 @@ extension ChatAgainstSandbox {
           annSees.snapshot.messages.allSatisfy { $0.state == .sent } && annSees.snapshot.messages.count == 20
         })
       await annSees.close()
+      await bobSees.close()
+      await ann.chat.shutDown()
+      await bob.chat.shutDown()
+      await sandbox.stop()
+    }
+
+    @Test("The next message goes while the one before it is still stored as sent; both stay in the outbox till then")
+    func sendsWhileTheLastSettles() async throws {
+      let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+      let (ann, bob, channel) = try await pair(sandbox)
+      let route = "POST /v1/conversations/:conversation/messages"
+      // Ann's store held: her pending copies and her sent copies wait for it; her outbox, a database of its own, does
+      // not. The sender that waited for each message to be stored as sent would never send the second one.
+      let writer = HeldWriter(try ann.chat.store.pool)
+      let first = Task { try await ann.chat.send("first", to: channel) }
+      #expect(await chatPoll { try await sandbox.control.statistics().requests(route) == 1 })
+      let second = Task { try await ann.chat.send("second", to: channel) }
+      #expect(
+        await chatPoll { try await sandbox.control.statistics().requests(route) == 2 },
+        "the second message goes while the first waits to be stored as sent")
+      #expect(try await ann.chat.outboxCount() == 2, "neither is taken off the outbox before it is stored as sent")
+      writer.release()
+      let pending = try await [first.value, second.value]
+      #expect(await chatPoll { try await ann.chat.outboxCount() == 0 })
+      for message in pending { #expect(await ann.chat.outcome(of: message).state == .sent) }
+      let bobSees = try await bob.chat.open(channel)
+      #expect(await bobSees.caughtUp() == .live)
+      #expect(bobSees.snapshot.messages.map(\.text) == ["first", "second"])
       await bobSees.close()
       await ann.chat.shutDown()
       await bob.chat.shutDown()

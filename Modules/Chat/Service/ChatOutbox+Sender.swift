@@ -27,10 +27,15 @@ extension ChatOutbox {
     case wait(Duration?)
     /// Stops: the service is shutting down.
     case stop
+
+    var isNext: Bool {
+      if case .next = self { true } else { false }
+    }
   }
 
-  /// The outbox's sender: one message at a time, oldest first; after a failure that may pass, it waits (a growing
-  /// delay, cut short when the network comes back) and sends the same message again, so that the order holds.
+  /// The outbox's sender: one message at a time, oldest first, each stored as sent while the next one goes; after a
+  /// failure that may pass, it waits (a growing delay, cut short when the network comes back) and sends the same
+  /// message again, so that the order holds.
   ///
   /// It sends from the signed-in user's outbox alone, and waits while nobody is signed in. Every chat service on the
   /// directory sends from the same outbox (a `keel chat send` beside a `keel chat tail`): each sends only while it
@@ -60,7 +65,24 @@ extension ChatOutbox {
         await wakeup.wait(orAfter: Self.outboxLockRetry, sleep: sleep)
         continue
       }
-      let turn = await sendNext(from: account, failures: &failures)
+      // While a message settles the next goes, as soon as there is one; the lock is held until the last has settled
+      // (its files are removed then).
+      var settling: Settling?
+      var turn: Turn
+      while true {
+        turn = await sendNext(from: account, failures: &failures, settling: &settling)
+        guard let current = settling else { break }
+        if turn.isNext { continue }
+        guard case .wait(nil) = turn, !Task.isCancelled else { break }
+        // The outbox has nothing more yet: a new message, or the end of the settle, wakes the sender.
+        await wakeup.wait()
+        if current.isDone {
+          settling = nil
+          turn = .next
+          break
+        }
+      }
+      await settling?.task.value
       account.lock.unlock()
       switch turn {
       case .next: continue
@@ -73,11 +95,38 @@ extension ChatOutbox {
   /// How soon a service that found another sending from the outbox tries again.
   static let outboxLockRetry: Duration = .milliseconds(100)
 
-  /// Sends the oldest message, once, and settles it; says what to do next.
-  func sendNext(from account: ChatAccount, failures: inout Int) async -> Turn {
+  /// A message the server has, being stored as sent and taken off the outbox while the next one goes.
+  struct Settling {
+    /// Its outbox item's id: still in the outbox until the task is done, and not sent again meanwhile.
+    let itemID: Int64
+    let task: Task<Void, Never>
+    private let done: Locked<Bool>
+
+    /// Settles `item` as `message` in a task of its own, which wakes the sender when it is done.
+    init(_ item: QueuedItem<OutgoingMessage>, as message: Message, in account: ChatAccount, by outbox: ChatOutbox) {
+      let done = Locked(false)
+      itemID = item.id
+      self.done = done
+      task = Task {
+        await outbox.settle(item, as: message, in: account)
+        done.withLock { $0 = true }
+        outbox.wakeup.signal()
+      }
+    }
+
+    /// Whether it has settled.
+    var isDone: Bool { done.withLock { $0 } }
+  }
+
+  /// Sends the oldest message but the one `settling`, once, and settles it; says what to do next. A message the server
+  /// took settles while the next one goes (in `settling`, after the one before it): its two writes were a good part of
+  /// the time between two messages. Every other outcome waits for that settle first, so that what the app hears of the
+  /// messages comes in their order.
+  func sendNext(from account: ChatAccount, failures: inout Int, settling: inout Settling?) async -> Turn {
     let item: QueuedItem<OutgoingMessage>?
     do {
-      item = try await account.outbox.peek(limit: 1).first
+      let skipped = settling?.itemID
+      item = try await account.outbox.peek(limit: skipped == nil ? 1 : 2).first { $0.id != skipped }
     } catch {
       // Shutting down: a read cut short says nothing about the outbox.
       if error is CancellationError || Task.isCancelled { return .stop }
@@ -85,16 +134,21 @@ extension ChatOutbox {
       return .wait(configuration.maxRetryDelay)
     }
     guard let item else { return .wait(nil) }
-    if let change = item.element.change { return await send(change, of: item, from: account, failures: &failures) }
+    if let change = item.element.change {
+      await finishSettling(&settling)
+      return await send(change, of: item, from: account, failures: &failures)
+    }
     let outcome = await deliverCancellably(item.element, from: account)
     guard !Task.isCancelled else { return .stop }
     switch outcome {
     case .sent(let message):
       failures = 0
       retryReason.withLock { $0 = nil }
-      await settle(item, as: message, in: account)
+      await finishSettling(&settling)
+      settling = Settling(item, as: message, in: account, by: self)
       return .next
     case .refused(let reason):
+      await finishSettling(&settling)
       failures = 0
       logger.warning("The server refused message \(item.element.clientMessageID): \(reason)")
       var failed = pendingRecord(of: item.element, in: account)
@@ -103,8 +157,10 @@ extension ChatOutbox {
       await settle(item, as: failed, in: account)
       return .next
     case .retry(let reason):
+      // The one settling goes on meanwhile: the loop waits for it before it waits to try again.
       return retry(item.element, because: reason, failures: &failures)
     case .cancelled:
+      await finishSettling(&settling)
       logger.info("Message \(item.element.clientMessageID) was cancelled before the server had it.")
       var failed = pendingRecord(of: item.element, in: account)
       failed.state = .failed
@@ -112,6 +168,12 @@ extension ChatOutbox {
       await settle(item, as: failed, in: account)
       return .next
     }
+  }
+
+  /// Waits for the message `settling` to have settled.
+  private func finishSettling(_ settling: inout Settling?) async {
+    await settling?.task.value
+    settling = nil
   }
 
   /// ``deliver(_:from:)`` in a task of its own, which ``cancel(_:)`` cancels when the app cancels this message; a
