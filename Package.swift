@@ -447,6 +447,7 @@ let package = Package(
       name: "TestSupport",
       dependencies: [
         clocks, logging, "Networking", "FeaturesTesting", "LocalPostgres", concurrency, "LoopbackSockets", grdb,
+        "WholeDirectoryEntries",
       ],
       path: "Tests/TestSupport",
       swiftSettings: swiftSettings
@@ -455,6 +456,11 @@ let package = Package(
     // A raw TCP socket to 127.0.0.1, for the tests, the fuzz harness and the load generator that speak bytes. No
     // Swift Testing, so that keel-bench and the fuzz harness can link it.
     .target(name: "LoopbackSockets", path: "Tests/LoopbackSockets", swiftSettings: swiftSettings),
+
+    // readdir(3) for the test binary: each entry from a whole `struct dirent`, so that Foundation's Process.run() in
+    // Swift 6.3, which copies more of an entry than glibc hands out, cannot read past glibc's buffer (the source says
+    // why). Linked into every test through TestSupport; nothing calls it by name.
+    .target(name: "WholeDirectoryEntries", path: "Tests/WholeDirectoryEntries", linkerSettings: [.linkedLibrary("dl")]),
 
     // A PostgreSQL server for the shared limiter's tests and keel-bench rows: the one .ci/run started, or a cluster
     // of its own. No Swift Testing, so that keel-bench can link it.
