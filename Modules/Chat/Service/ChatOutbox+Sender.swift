@@ -28,6 +28,7 @@ extension ChatOutbox {
     /// Stops: the service is shutting down.
     case stop
 
+    /// Whether it is ``next``.
     var isNext: Bool {
       if case .next = self { true } else { false }
     }
@@ -95,33 +96,10 @@ extension ChatOutbox {
   /// How soon a service that found another sending from the outbox tries again.
   static let outboxLockRetry: Duration = .milliseconds(100)
 
-  /// A message the server has, being stored as sent and taken off the outbox while the next one goes.
-  struct Settling {
-    /// Its outbox item's id: still in the outbox until the task is done, and not sent again meanwhile.
-    let itemID: Int64
-    let task: Task<Void, Never>
-    private let done: Locked<Bool>
-
-    /// Settles `item` as `message` in a task of its own, which wakes the sender when it is done.
-    init(_ item: QueuedItem<OutgoingMessage>, as message: Message, in account: ChatAccount, by outbox: ChatOutbox) {
-      let done = Locked(false)
-      itemID = item.id
-      self.done = done
-      task = Task {
-        await outbox.settle(item, as: message, in: account)
-        done.withLock { $0 = true }
-        outbox.wakeup.signal()
-      }
-    }
-
-    /// Whether it has settled.
-    var isDone: Bool { done.withLock { $0 } }
-  }
-
   /// Sends the oldest message but the one `settling`, once, and settles it; says what to do next. A message the server
-  /// took settles while the next one goes (in `settling`, after the one before it): its two writes were a good part of
-  /// the time between two messages. Every other outcome waits for that settle first, so that what the app hears of the
-  /// messages comes in their order.
+  /// took settles while the next one goes (in `settling`, after the one before it), so that a slow store never holds
+  /// the next message back. Every other outcome waits for that settle first, so that what the app hears of the messages
+  /// comes in their order.
   func sendNext(from account: ChatAccount, failures: inout Int, settling: inout Settling?) async -> Turn {
     let item: QueuedItem<OutgoingMessage>?
     do {
@@ -170,12 +148,6 @@ extension ChatOutbox {
     }
   }
 
-  /// Waits for the message `settling` to have settled.
-  private func finishSettling(_ settling: inout Settling?) async {
-    await settling?.task.value
-    settling = nil
-  }
-
   /// ``deliver(_:from:)`` in a task of its own, which ``cancel(_:)`` cancels when the app cancels this message; a
   /// message cancelled before its turn is not sent at all.
   func deliverCancellably(_ outgoing: OutgoingMessage, from account: ChatAccount) async -> Delivery {
@@ -208,25 +180,6 @@ extension ChatOutbox {
     let what = outgoing.change == nil ? "Message" : "Change"
     logger.info("\(what) \(outgoing.clientMessageID) waits \(delay) to be sent again: \(reason)")
     return .wait(delay)
-  }
-
-  /// Stores what became of `item`, then takes it off the outbox: a crash between the two sends it again, and the
-  /// server, seeing its client message id, answers with the message it stored the first time.
-  func settle(
-    _ item: QueuedItem<OutgoingMessage>, as message: Message, in account: ChatAccount
-  ) async {
-    await show(message, in: account, added: false)
-    do {
-      _ = try await account.outbox.acknowledge([item.id])
-    } catch {
-      logger.error("Cannot take message \(item.element.clientMessageID) off the outbox; it goes again: \(error)")
-      return
-    }
-    _ = settled.publish(message)
-    // A failed message keeps its image and file copies for `resend(_:)`.
-    if message.state == .sent {
-      removeImages(item.element.images + (item.element.files ?? []).map(\.copy), of: account)
-    }
   }
 
   func pendingRecord(of outgoing: OutgoingMessage, in account: ChatAccount) -> Message {
