@@ -175,15 +175,15 @@ struct PythonSocketIOTests {
   @Test("A silent network: ping timeout, then a reconnection once it answers again")
   func silentNetwork() async throws {
     // The server waits 40 s for a pong. Under the whole suite on two cores the connection has ended as a `transport
-    // close` before the pause, with 25 s and with 40 s to wait (a late pong is the likely cause, not a proven one),
-    // and the ping timeout under test then never came. The client gives up 42 s (interval + timeout) after the last
-    // ping, within the 120 s the test waits. Its WebSocket sends no pings of its own: those (every 30 s by default)
+    // close` before the pause, with 25 s and with 40 s to wait, and the ping timeout under test then never came; the
+    // server's log of one such run has the pongs in time and no close of its own, so a late pong is not the cause.
+    // The client gives up 42 s (interval + timeout) after the last ping, within the 120 s the test waits. Its WebSocket sends no pings of its own: those (every 30 s by default)
     // end a silent connection as a transport error 30 to 60 s after the pause, which would often come first.
     let server = try await PythonSocketIOServer(pingInterval: 2, pingTimeout: 40, logging: true)
-    // Attempts of 10 s: while the server is stopped each one times out, so the second comes within the wait; once it
-    // answers, a slow handshake under ThreadSanitizer still fits.
     // The client's log and its WebSocket's, for the failure's message.
     let logs = LogCapture()
+    // Attempts of 10 s: while the server is stopped each one times out, so the second comes within the wait; once it
+    // answers, a slow handshake under ThreadSanitizer still fits.
     let client = try Self.client(
       server, connectTimeout: .seconds(10),
       transport: NIOWebSocketTransport(

@@ -191,12 +191,12 @@ struct SandboxConsoleTests {
         }
       }
       // A real server's stream: waited for in steps of 10 ms, 10 s at most each time.
-      for _ in 0..<1_000 where journalsHeard.withLock({ $0 }) < 1 { try await Task.sleep(for: .milliseconds(10)) }
+      #expect(await poll(every: .milliseconds(10), for: .seconds(10)) { journalsHeard.withLock { $0 } >= 1 })
       _ = try await client.send("GET", "/v3/users/after")
       // A reset sends the journal again, empty, and numbering starts over. The next request waits for it: a stream that
       // read the journal only after that request would send it in the journal, rightly, not as a row of its own.
       #expect(try await client.send("POST", "/_sandbox/reset", headers: ["Sandbox-Key": Self.key]).status == 200)
-      for _ in 0..<1_000 where journalsHeard.withLock({ $0 }) < 2 { try await Task.sleep(for: .milliseconds(10)) }
+      #expect(await poll(every: .milliseconds(10), for: .seconds(10)) { journalsHeard.withLock { $0 } >= 2 })
       _ = try await client.send("GET", "/v3/users/again")
       let heard = try await reading.value
       #expect(heard.lowercased().contains("content-type: text/event-stream"))

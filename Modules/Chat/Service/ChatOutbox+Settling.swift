@@ -1,4 +1,3 @@
-import Foundation
 import KeelConcurrency
 import Logging
 import Persistence
