@@ -174,11 +174,9 @@ struct PythonSocketIOTests {
 
   @Test("A silent network: ping timeout, then a reconnection once it answers again")
   func silentNetwork() async throws {
-    // The server waits 40 s for a pong. Under the whole suite on two cores the connection has ended as a `transport
-    // close` before the pause, with 25 s and with 40 s to wait, and the ping timeout under test then never came; the
-    // server's log of one such run has the pongs in time and no close of its own, so a late pong is not the cause.
-    // The client gives up 42 s (interval + timeout) after the last ping, within the 120 s the test waits. Its WebSocket sends no pings of its own: those (every 30 s by default)
-    // end a silent connection as a transport error 30 to 60 s after the pause, which would often come first.
+    // The server waits 40 s for a pong. The client gives up 42 s (interval + timeout) after the last ping, within the
+    // 120 s the test waits. Its WebSocket sends no pings of its own: those (every 30 s by default) end a silent
+    // connection as a transport error 30 to 60 s after the pause, which would often come first.
     let server = try await PythonSocketIOServer(pingInterval: 2, pingTimeout: 40, logging: true)
     // The client's log and its WebSocket's, for the failure's message.
     let logs = LogCapture()
@@ -200,8 +198,7 @@ struct PythonSocketIOTests {
     try #require(await Self.connected(client))
     seen.record("paused at \(start.duration(to: clock.now))")
     server.pause()
-    // The server's end, if it ended, and its log: the connection has closed under the whole suite as a transport close
-    // with the server still running, and the states' times and the server's own account should say when and why.
+    // The states with their times, the server's end if it ended, and both sides' logs: what a failure needs to be read.
     #expect(
       await Self.reaches(client, within: .seconds(120)) { $0 == .disconnected(.pingTimeout) },
       """

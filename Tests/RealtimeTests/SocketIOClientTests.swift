@@ -152,6 +152,28 @@ struct SocketIOClientTests {
     await harness.client.disconnect()
   }
 
+  @Test("A CONNECT read just as the connect timeout fires ends the attempt as timed out, never as connected (R3)")
+  func connectTimeoutRacesTheServersConnect() async throws {
+    let harness = try Harness()
+    await harness.client.connect()
+    let connection = try await harness.connection(0)
+    connection.open()
+    #expect(await eventually { connection.sentTexts.contains { $0.hasPrefix("40") } })
+    // The client's reading task takes the server's CONNECT; the timeout fires before the client acts on it.
+    connection.holdTaken()
+    connection.serverSends(#"40{"sid":"a"}"#)
+    #expect(await eventually { connection.taken == 2 })
+    await harness.clock.advance(by: .seconds(20))
+    #expect(await eventually { connection.readerCancelledWhileHeld })
+    connection.releaseHeld()
+    #expect(await harness.reaches(.reconnecting(attempt: 1, delay: .seconds(1))))
+    #expect(!harness.states.elements.contains(.connected(sid: "a")))
+    #expect(await harness.clock.sleeperArrived())
+    await harness.clock.advance(by: .seconds(1))
+    #expect(await harness.accept(try await harness.connection(1), sid: "b"))
+    await harness.client.disconnect()
+  }
+
   @Test("The network coming back starts a waiting reconnection at once (R3)")
   func networkBack() async throws {
     let monitor = ManualNetworkMonitor(.online)

@@ -54,6 +54,10 @@ extension SocketIOClient {
       guard let sid = packet.data?["sid"]?.string else {
         throw SocketIOError(.invalidPacket, "The server's CONNECT has no socket id.")
       }
+      // The connect timeout (or the app's disconnect) can come between the reading of the server's CONNECT and its
+      // handling here: the attempt is cancelled by then, and its next read would end it. It ends now, as what it is,
+      // not as a connection that came up and closed at once.
+      guard !live.timedOut, live.endReason == nil else { return outcome(of: live) }
       live.sid = sid
       live.timer?.cancel()
       logger.info("Connected to \(configuration.namespace).")

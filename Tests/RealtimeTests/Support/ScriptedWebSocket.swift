@@ -46,15 +46,37 @@ final class ScriptedConnection: WebSocketConnection {
   private let state = Locked((sent: [WebSocketMessage](), closed: false))
   private let ended = OneShot<WebSocketClosure>()
   private let takenCount = Locked(0)
+  private let hold = Locked((gate: OneShot<Void>?.none, readerCancelled: false))
 
   init() {
-    let (inbound, takenCount) = (inbound, takenCount)
+    let (inbound, takenCount, hold) = (inbound, takenCount, hold)
     messages = AsyncThrowingStream(unfolding: {
       let message = try await inbound.next()
       if message != nil { takenCount.withLock { $0 += 1 } }
+      if message != nil, let gate = hold.withLock({ $0.gate }) {
+        await withTaskCancellationHandler {
+          await gate.value()
+        } onCancel: {
+          hold.withLock { $0.readerCancelled = true }
+        }
+      }
       return message
     })
   }
+
+  /// Holds each message the client takes from here on until ``releaseHeld()``: the client's reading task has it in
+  /// hand but does not act on it yet.
+  func holdTaken() { hold.withLock { $0.gate = OneShot() } }
+  /// Lets the message held by ``holdTaken()`` go on to the client, and the ones after it.
+  func releaseHeld() {
+    let gate = hold.withLock { state in
+      defer { state.gate = nil }
+      return state.gate
+    }
+    _ = gate?.fulfill(())
+  }
+  /// Whether the client's reading task was cancelled while it waited on a held message.
+  var readerCancelledWhileHeld: Bool { hold.withLock { $0.readerCancelled } }
 
   /// How many of the server's messages the client has taken from the connection so far.
   var taken: Int { takenCount.withLock { $0 } }
