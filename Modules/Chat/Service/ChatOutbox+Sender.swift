@@ -104,7 +104,12 @@ extension ChatOutbox {
     let item: QueuedItem<OutgoingMessage>?
     do {
       let skipped = settling?.itemID
-      item = try await account.outbox.peek(limit: skipped == nil ? 1 : 2).first { $0.id != skipped }
+      let limit = skipped == nil ? 1 : 2
+      // Read on this task's thread: the hop to a reader's queue and back took longer than the read. A payload that no
+      // longer decodes goes through `peek`, which sets it aside.
+      var items = try account.outbox.peekNow(limit: limit)
+      if items == nil { items = try await account.outbox.peek(limit: limit) }
+      item = items?.first { $0.id != skipped }
     } catch {
       // Shutting down: a read cut short says nothing about the outbox.
       if error is CancellationError || Task.isCancelled { return .stop }
@@ -208,7 +213,8 @@ extension ChatOutbox {
     form.append(outgoing.clientMessageID, name: "clientMessageId")
     if let replyTo = outgoing.replyTo { form.append(replyTo, name: "replyTo") }
     let file = account.images.appendingPathComponent("\(outgoing.clientMessageID).body")
-    defer { try? FileManager.default.removeItem(at: file) }
+    var written = false
+    defer { if written { try? FileManager.default.removeItem(at: file) } }
     let body: HTTPBody
     do throws(MultipartError) {
       for name in outgoing.images {
@@ -224,6 +230,7 @@ extension ChatOutbox {
       if form.fileCount == 0 {
         body = .data(try form.encoded(limits: Self.bodyLimits), contentType: form.contentType)
       } else {
+        written = true
         _ = try form.write(to: file, limits: Self.bodyLimits)
         body = .file(file, contentType: form.contentType)
       }

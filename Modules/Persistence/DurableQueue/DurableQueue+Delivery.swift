@@ -1,6 +1,11 @@
 import Foundation
 import GRDB
 
+/// The due elements, oldest first: the cutoff time and the limit as its arguments.
+private let dueElementsSQL = """
+  SELECT id, payload, enqueuedAt, attempts, notBefore FROM queue WHERE notBefore <= ? ORDER BY id LIMIT ?
+  """
+
 extension DurableQueue {
   /// The oldest pending elements that are due, without removing them: those never released, and those whose
   /// ``QueuedItem/notBefore`` is at or before `now`, in enqueue (id) order.
@@ -18,13 +23,7 @@ extension DurableQueue {
     let decoder = JSONDecoder()
     while true {
       let rows = try await read("read pending elements") { db in
-        try StoredItem.fetchAll(
-          db,
-          sql: """
-            SELECT id, payload, enqueuedAt, attempts, notBefore FROM queue
-            WHERE notBefore <= ? ORDER BY id LIMIT ?
-            """,
-          arguments: [cutoff, limit])
+        try StoredItem.fetchAll(db.cachedStatement(sql: dueElementsSQL), arguments: [cutoff, limit])
       }
       var items: [QueuedItem<Element>] = []
       var undecodable: [(id: Int64, reason: String)] = []
@@ -38,6 +37,34 @@ extension DurableQueue {
       if undecodable.isEmpty { return items }
       for (id, reason) in undecodable { try await deadLetter([id], reason: reason) }
     }
+  }
+
+  /// The oldest pending elements that are due, as ``peek(limit:now:)`` returns them, but read on the calling thread:
+  /// it blocks for the read (which in SQLite's write-ahead log never waits for a writer) instead of suspending. For a
+  /// deliverer on the path to the network, where the hop to a reader's queue and back took longer than the read.
+  ///
+  /// - Returns: The items; `nil` when one of them no longer decodes as `Element`, which ``peek(limit:now:)`` then sets
+  ///   aside as a dead letter.
+  public func peekNow(limit: Int) throws -> [QueuedItem<Element>]? {
+    guard limit > 0 else { return [] }
+    let cutoff = self.now().timeIntervalSince1970
+    let rows: [StoredItem]
+    do {
+      rows = try pool.read { db in
+        try StoredItem.fetchAll(db.cachedStatement(sql: dueElementsSQL), arguments: [cutoff, limit])
+      }
+    } catch let error as DatabaseError {
+      throw PersistenceError.sqlite(error, while: "read pending elements", path: url.path, in: Self.storeName)
+    } catch {
+      throw PersistenceError.wrapping(error, while: "read pending elements", path: url.path)
+    }
+    let decoder = JSONDecoder()
+    var items: [QueuedItem<Element>] = []
+    for row in rows {
+      guard let element = try? decoder.decode(Element.self, from: row.payload) else { return nil }
+      items.append(row.item(element))
+    }
+    return items
   }
 
   /// The earliest time at which ``peek(limit:now:)`` returns something, so that a deliverer knows when to wake: a time
