@@ -41,16 +41,21 @@ extension ChatStore {
     _ messages: [Message], movingReadPositionOf userID: String, in conversationID: String, to messageID: String,
     seq: Int, readingAfter position: Message.Position, limit: Int
   ) async throws -> (inserted: [Message], newer: [Message], readPositions: [String: ReadPosition]) {
-    let (inserted, (newer, positions)) = try await upsert(
-      messages, "store pushed messages",
-      alsoReading: { db in
-        try Self.moveReadPosition(of: userID, in: conversationID, to: messageID, seq: seq, db)
-        return (
-          try Self.messages(after: position, in: conversationID, limit: limit, db),
-          try Self.readPositions(in: conversationID, db)
-        )
-      })
-    return (inserted, newer, positions)
+    try Self.checkTimes(of: messages, at: url)
+    // On the caller's thread: this write is the one between the server's push and the screen, and the hop to the
+    // writer's queue and back cost as much as the write. Its messages wait in the search backlog for the write of
+    // their count, which follows (or the next write, or a search): indexed here, they were a third of this write.
+    let written = try writeNow("store pushed messages") { db in
+      var inserted: [Message] = []
+      for message in messages where try Self.upsert(message, db) { inserted.append(message) }
+      try Self.moveReadPosition(of: userID, in: conversationID, to: messageID, seq: seq, db)
+      return (
+        inserted, try Self.messages(after: position, in: conversationID, limit: limit, db),
+        try Self.readPositions(in: conversationID, db)
+      )
+    }
+    try? await evictIfGrown(by: messages)
+    return written
   }
 
   /// Stores `messages` (as `upsert(_:)`) with `also` in the same transaction, indexing them for search before it
@@ -67,11 +72,7 @@ extension ChatStore {
   func upsert<Also: Sendable>(
     _ messages: [Message], _ operation: String, alsoReading also: @escaping @Sendable (Database) throws -> Also
   ) async throws -> (inserted: [Message], also: Also) {
-    if let odd = messages.first(where: { !Self.representable($0.createdAt) }) {
-      throw PersistenceError(
-        .invalidInput, "A message's time (\(odd.createdAt.timeIntervalSince1970) s) is outside 1970 to 9999.",
-        path: url.path)
-    }
+    try Self.checkTimes(of: messages, at: url)
     let written = try await write(operation) { db in
       var inserted: [Message] = []
       for message in messages where try Self.upsert(message, db) { inserted.append(message) }
@@ -80,6 +81,15 @@ extension ChatStore {
     }
     try? await evictIfGrown(by: messages)
     return written
+  }
+
+  /// Throws `PersistenceError.Kind.invalidInput` for a message whose time SQLite cannot hold.
+  static func checkTimes(of messages: [Message], at url: URL) throws {
+    if let odd = messages.first(where: { !representable($0.createdAt) }) {
+      throw PersistenceError(
+        .invalidInput, "A message's time (\(odd.createdAt.timeIntervalSince1970) s) is outside 1970 to 9999.",
+        path: url.path)
+    }
   }
 
   static func setSyncPoint(_ messageID: String, in conversationID: String, _ db: Database) throws {

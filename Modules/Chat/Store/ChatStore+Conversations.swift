@@ -180,9 +180,13 @@ extension ChatStore {
 
   /// Counts a message new to the store in its conversation's unread count (and its unread mention count when it
   /// mentions the user): one more when someone else sent it; none left when the user did (the server moves a
-  /// sender's read pointer to their message).
+  /// sender's read pointer to their message). In the same transaction, it indexes for search what the push's write
+  /// left unindexed (``indexBacklog(_:)``).
   public func countArrival(of message: Message, by userID: String) async throws {
-    try await writeLists("count a new message") { db in try Self.countArrival(of: message, by: userID, db) }
+    try await writeLists("count a new message") { db in
+      try Self.countArrival(of: message, by: userID, db)
+      try Self.indexBacklog(db)
+    }
   }
 
   static func countArrival(of message: Message, by userID: String, _ db: Database) throws {

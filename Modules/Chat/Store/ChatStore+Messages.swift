@@ -34,9 +34,9 @@ extension ChatStore {
             sql: """
               SELECT EXISTS(SELECT 1 FROM message WHERE conversationID = ? AND senderID = ? AND clientMessageID = ?)
               """), arguments: [message.conversationID, message.senderID, clientID]) ?? false
-      let added = try !held && Self.upsert(message, db)
-      try Self.indexBacklog(db)
-      return added
+      // Not indexed for search here: the write of its sent copy (or the next write, or a search) does it, once. Indexed
+      // here, it was indexed again as its time changed on sending, a third of the pending copy's write.
+      return try !held && Self.upsert(message, db)
     }
     try? await evictIfGrown(by: [message])
     return added

@@ -23,8 +23,10 @@ public struct SearchHit: Sendable, Hashable {
 }
 
 extension ChatStore {
-  /// Indexes for search every message stored or changed in this transaction (`searchBacklog`, which the message
-  /// table's triggers fill), with one statement: every transaction that stores messages calls it before it commits.
+  /// Indexes for search every message stored or changed and not indexed yet (`searchBacklog`, which the message
+  /// table's triggers fill), with one statement. Every transaction that stores messages calls it before it commits
+  /// but two, on the paths a user waits on: the sender's pending copy (indexed with its sent copy) and the open
+  /// conversation's push (indexed with its count); a search indexes what is left first.
   static func indexBacklog(_ db: Database) throws {
     try db.cachedStatement(
       sql: """
@@ -57,7 +59,7 @@ extension ChatStore {
     }
     let match = Self.matchExpression(words, in: conversationID)
     let phrases = words.map(SearchText.tokens)
-    // A message a transaction left unindexed (none should) is indexed first: a search never misses one.
+    // What a write left unindexed (a pending copy, a push before its count) is indexed first: a search never misses it.
     let hits = try await read("search messages") { db -> [SearchHit]? in
       guard try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM searchBacklog)") != true else { return nil }
       return try Self.hits(match, limit: limit, phrases: phrases, db)
