@@ -21,6 +21,15 @@ import Testing
     }
   }
 
+  @Test("A random boundary is keel- and 32 hexadecimal digits, a new one for each body")
+  func randomBoundaries() {
+    let boundaries = (0..<1_000).map { _ in MultipartFormData().boundary }
+    #expect(Set(boundaries).count == 1_000)
+    let hex = Set("0123456789abcdef")
+    #expect(
+      boundaries.allSatisfy { $0.hasPrefix("keel-") && $0.count == 37 && $0.dropFirst(5).allSatisfy(hex.contains) })
+  }
+
   @Test func aFieldAndAFileAreWrittenAsRFC7578Says() throws {
     let scratch = try Scratch()
     var form = try MultipartFormData(boundary: "XyZ")

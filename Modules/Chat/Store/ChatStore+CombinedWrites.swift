@@ -42,10 +42,9 @@ extension ChatStore {
     seq: Int, readingAfter position: Message.Position, limit: Int
   ) async throws -> (inserted: [Message], newer: [Message], readPositions: [String: ReadPosition]) {
     try Self.checkTimes(of: messages, at: url)
-    // On the caller's thread: this write is the one between the server's push and the screen, and the hop to the
-    // writer's queue and back cost as much as the write. Its messages wait in the search backlog for the write of
-    // their count, which follows (or the next write, or a search): indexed here, they were a third of this write.
-    let written = try writeNow("store pushed messages") { db in
+    // This write is the one between the server's push and the screen: its messages wait in the search backlog for the
+    // write of their count, which follows (or the next write, or a search). Indexed here, they were a third of it.
+    let written = try await write("store pushed messages") { db in
       var inserted: [Message] = []
       for message in messages where try Self.upsert(message, db) { inserted.append(message) }
       try Self.moveReadPosition(of: userID, in: conversationID, to: messageID, seq: seq, db)

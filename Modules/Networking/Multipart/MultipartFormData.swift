@@ -39,9 +39,16 @@ public struct MultipartFormData: Sendable {
     self.boundary = boundary
   }
 
-  /// An empty body with a random boundary.
+  /// An empty body with a random boundary: `keel-` and 128 random bits in hexadecimal.
   public init() {
-    boundary = "keel-" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+    // The system's generator, not `UUID()`: on Linux a UUID opens and reads /dev/urandom each time, and this boundary
+    // (with its dashes taken out) cost 15 µs, a good part of a text message's way to the transport.
+    var random = SystemRandomNumberGenerator()
+    let high = String(random.next() as UInt64, radix: 16)
+    let low = String(random.next() as UInt64, radix: 16)
+    boundary =
+      "keel-" + String(repeating: "0", count: 16 - high.utf8.count) + high
+      + String(repeating: "0", count: 16 - low.utf8.count) + low
   }
 
   /// The `Content-Type` of a request with this body: `multipart/form-data; boundary=…`.

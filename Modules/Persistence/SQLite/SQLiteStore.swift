@@ -22,17 +22,6 @@ extension SQLiteStore {
     }
   }
 
-  /// Runs `updates` in a write transaction on the calling thread, as ``write(_:_:)`` does, but blocking it instead
-  /// of suspending: for a short write on the path a user waits on, where the hop to the writer's queue and back cost
-  /// as much as the transaction. It blocks for a write under way too, so it is not for a caller that must not wait.
-  package func writeNow<T>(_ operation: String, _ updates: (Database) throws -> T) throws -> T {
-    do {
-      return try pool.writeWithoutTransaction { db in try Self.transaction(db, updates) }
-    } catch {
-      throw mapped(error, while: operation)
-    }
-  }
-
   /// Runs `updates` in an immediate transaction on the writer's connection `db`, committed when it returns and rolled
   /// back when it throws: what GRDB's `write` does, with `BEGIN` and `COMMIT` as cached statements, where `write`
   /// compiles both again for every transaction (through its authorizer), which cost more than a one-row write itself.
