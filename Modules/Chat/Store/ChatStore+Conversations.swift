@@ -181,7 +181,7 @@ extension ChatStore {
   /// Counts a message new to the store in its conversation's unread count (and its unread mention count when it
   /// mentions the user): one more when someone else sent it; none left when the user did (the server moves a
   /// sender's read pointer to their message). In the same transaction, it indexes for search what the push's write
-  /// left unindexed (``indexBacklog(_:)``).
+  /// left unindexed, so that a search finds the message without indexing it first.
   public func countArrival(of message: Message, by userID: String) async throws {
     try await writeLists("count a new message") { db in
       try Self.countArrival(of: message, by: userID, db)
