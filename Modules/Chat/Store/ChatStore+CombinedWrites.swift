@@ -41,20 +41,18 @@ extension ChatStore {
     _ messages: [Message], movingReadPositionOf userID: String, in conversationID: String, to messageID: String,
     seq: Int, readingAfter position: Message.Position, limit: Int
   ) async throws -> (inserted: [Message], newer: [Message], readPositions: [String: ReadPosition]) {
-    try Self.checkTimes(of: messages, at: url)
     // This write is the one between the server's push and the screen: its messages wait in the search backlog for the
     // write of their count, which follows (or the next write, or a search). Indexed here, they were a third of it.
-    let written = try await write("store pushed messages") { db in
-      var inserted: [Message] = []
-      for message in messages where try Self.upsert(message, db) { inserted.append(message) }
-      try Self.moveReadPosition(of: userID, in: conversationID, to: messageID, seq: seq, db)
-      return (
-        inserted, try Self.messages(after: position, in: conversationID, limit: limit, db),
-        try Self.readPositions(in: conversationID, db)
-      )
-    }
-    try? await evictIfGrown(by: messages)
-    return written
+    let (inserted, (newer, positions)) = try await upsert(
+      messages, "store pushed messages", indexing: false,
+      alsoReading: { db in
+        try Self.moveReadPosition(of: userID, in: conversationID, to: messageID, seq: seq, db)
+        return (
+          try Self.messages(after: position, in: conversationID, limit: limit, db),
+          try Self.readPositions(in: conversationID, db)
+        )
+      })
+    return (inserted, newer, positions)
   }
 
   /// Stores `messages` (as `upsert(_:)`) with `also` in the same transaction, indexing them for search before it
@@ -67,28 +65,25 @@ extension ChatStore {
   }
 
   /// Stores `messages` with `also` in the same transaction, as ``upsert(_:_:also:)``, and returns what `also` read
-  /// beside the messages that were new.
+  /// beside the messages that were new. Without `indexing`, they wait in the search backlog for the next write that
+  /// indexes (``indexBacklog(_:)``), or a search.
   func upsert<Also: Sendable>(
-    _ messages: [Message], _ operation: String, alsoReading also: @escaping @Sendable (Database) throws -> Also
+    _ messages: [Message], _ operation: String, indexing: Bool = true,
+    alsoReading also: @escaping @Sendable (Database) throws -> Also
   ) async throws -> (inserted: [Message], also: Also) {
-    try Self.checkTimes(of: messages, at: url)
-    let written = try await write(operation) { db in
-      var inserted: [Message] = []
-      for message in messages where try Self.upsert(message, db) { inserted.append(message) }
-      try Self.indexBacklog(db)
-      return (inserted, try also(db))
-    }
-    try? await evictIfGrown(by: messages)
-    return written
-  }
-
-  /// Throws `PersistenceError.Kind.invalidInput` for a message whose time SQLite cannot hold.
-  static func checkTimes(of messages: [Message], at url: URL) throws {
-    if let odd = messages.first(where: { !representable($0.createdAt) }) {
+    if let odd = messages.first(where: { !Self.representable($0.createdAt) }) {
       throw PersistenceError(
         .invalidInput, "A message's time (\(odd.createdAt.timeIntervalSince1970) s) is outside 1970 to 9999.",
         path: url.path)
     }
+    let written = try await write(operation) { db in
+      var inserted: [Message] = []
+      for message in messages where try Self.upsert(message, db) { inserted.append(message) }
+      if indexing { try Self.indexBacklog(db) }
+      return (inserted, try also(db))
+    }
+    try? await evictIfGrown(by: messages)
+    return written
   }
 
   static func setSyncPoint(_ messageID: String, in conversationID: String, _ db: Database) throws {

@@ -25,15 +25,7 @@ extension DurableQueue {
       let rows = try await read("read pending elements") { db in
         try StoredItem.fetchAll(db.cachedStatement(sql: dueElementsSQL), arguments: [cutoff, limit])
       }
-      var items: [QueuedItem<Element>] = []
-      var undecodable: [(id: Int64, reason: String)] = []
-      for row in rows {
-        do {
-          items.append(try row.item(decoder.decode(Element.self, from: row.payload)))
-        } catch {
-          undecodable.append((row.id, "The stored payload does not decode as \(Element.self): \(error)"))
-        }
-      }
+      let (items, undecodable) = Self.decode(rows, with: decoder)
       if undecodable.isEmpty { return items }
       for (id, reason) in undecodable { try await deadLetter([id], reason: reason) }
     }
@@ -48,23 +40,27 @@ extension DurableQueue {
   public func peekNow(limit: Int) throws -> [QueuedItem<Element>]? {
     guard limit > 0 else { return [] }
     let cutoff = self.now().timeIntervalSince1970
-    let rows: [StoredItem]
-    do {
-      rows = try pool.read { db in
-        try StoredItem.fetchAll(db.cachedStatement(sql: dueElementsSQL), arguments: [cutoff, limit])
-      }
-    } catch let error as DatabaseError {
-      throw PersistenceError.sqlite(error, while: "read pending elements", path: url.path, in: Self.storeName)
-    } catch {
-      throw PersistenceError.wrapping(error, while: "read pending elements", path: url.path)
+    let rows = try readNow("read pending elements") { db in
+      try StoredItem.fetchAll(db.cachedStatement(sql: dueElementsSQL), arguments: [cutoff, limit])
     }
-    let decoder = JSONDecoder()
+    let (items, undecodable) = Self.decode(rows, with: JSONDecoder())
+    return undecodable.isEmpty ? items : nil
+  }
+
+  /// `rows` as items, and those whose payload does not decode as `Element`, each with the reason.
+  private static func decode(
+    _ rows: [StoredItem], with decoder: JSONDecoder
+  ) -> (items: [QueuedItem<Element>], undecodable: [(id: Int64, reason: String)]) {
     var items: [QueuedItem<Element>] = []
+    var undecodable: [(id: Int64, reason: String)] = []
     for row in rows {
-      guard let element = try? decoder.decode(Element.self, from: row.payload) else { return nil }
-      items.append(row.item(element))
+      do {
+        items.append(try row.item(decoder.decode(Element.self, from: row.payload)))
+      } catch {
+        undecodable.append((row.id, "The stored payload does not decode as \(Element.self): \(error)"))
+      }
     }
-    return items
+    return (items, undecodable)
   }
 
   /// The earliest time at which ``peek(limit:now:)`` returns something, so that a deliverer knows when to wake: a time

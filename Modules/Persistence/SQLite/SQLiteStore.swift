@@ -46,6 +46,16 @@ extension SQLiteStore {
     }
   }
 
+  /// Runs `value` in a read transaction on the calling thread, as ``read(_:_:)`` does, but blocking it instead of
+  /// suspending: in SQLite's write-ahead log a read never waits for a writer, so it blocks only for the read itself.
+  package func readNow<T>(_ operation: String, _ value: (Database) throws -> T) throws -> T {
+    do {
+      return try pool.read(value)
+    } catch {
+      throw mapped(error, while: operation)
+    }
+  }
+
   private func mapped(_ error: any Error, while operation: String) -> any Error {
     switch error {
     case is PersistenceError, is CancellationError: error
