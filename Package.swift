@@ -220,7 +220,7 @@ let package = Package(
     // encrypted secure store off Apple platforms.
     .target(
       name: "Persistence",
-      dependencies: [grdb, crypto, concurrency, errors, files],
+      dependencies: [grdb, sqlite, crypto, concurrency, errors, files],
       path: "Modules/Persistence",
       swiftSettings: swiftSettings
     ),

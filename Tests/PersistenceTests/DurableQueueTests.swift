@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Persistence
@@ -192,8 +193,11 @@ struct DurableQueueTests {
       let padding = String(repeating: "p", count: 500)
       try await queue.enqueue(contentsOf: (0..<200).map { Event(name: "\($0)\(padding)") })
     }
-    // Closing the last connection checkpointed the WAL into the file. The schema sits in the first pages; the rows
+    // Closing the last connection checkpoints the WAL into the file and removes the WAL; the last one to go may go on
+    // another thread (the one a write ran on), just after the queue. The schema sits in the first pages; the rows
     // fill the second half of the file: overwrite that.
+    let log = url.path + "-wal"
+    #expect(await poll(for: .seconds(10)) { !FileManager.default.fileExists(atPath: log) }, "the WAL was checkpointed")
     let size = try #require(FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int)
     let handle = try FileHandle(forWritingTo: url)
     try handle.seek(toOffset: UInt64(size / 2))

@@ -42,7 +42,7 @@ final class ChatAccount: Sendable {
     store = try ChatStore(url: directory.appendingPathComponent("chat.sqlite"), maxSize: configuration.storeMaxSize)
     outbox = try DurableQueue(
       url: directory.appendingPathComponent("outbox.sqlite"), capacity: configuration.outboxCapacity,
-      overflow: .rejectNew, durability: configuration.outboxDurability, now: now)
+      overflow: .rejectNew, durability: configuration.outboxDurability, checkpointsBeside: true, now: now)
     lock = try FileLock(at: directory.appendingPathComponent("outbox.lock"))
   }
 

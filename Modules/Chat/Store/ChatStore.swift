@@ -95,7 +95,7 @@ public final class ChatStore: SQLiteStore {
       configuration.busyMode = .timeout(10)
       configuration.maximumReaderCount = 4
       configuration.prepareDatabase { db in try SearchRank.register(in: db) }
-      let pool = try DatabasePool(path: url.path, configuration: configuration)
+      let pool = try WALCheckpointer.pool(path: url.path, configuration)
       try ChatStoreSchema.migrator.migrate(pool)
       return pool
     } catch let error as PersistenceError {

@@ -80,9 +80,23 @@ public final class DurableQueue<Element: Codable & Sendable>: SQLiteStore {
   /// - Throws: ``PersistenceError``: `PersistenceError.Kind.invalidInput` for a capacity below 1 or a URL that is
   ///   not a file, `PersistenceError.Kind.corrupted` when the file exists but is not a healthy queue database,
   ///   `PersistenceError.Kind.permissionDenied`, `PersistenceError.Kind.diskFull` or `PersistenceError.Kind.io`.
-  public init(
+  public convenience init(
     url: URL, capacity: Int, overflow: OverflowPolicy, deadLetterCapacity: Int = 10_000,
     durability: Durability = .survivesPowerLoss, now: @escaping @Sendable () -> Date = { Date() }
+  ) throws {
+    try self.init(
+      url: url, capacity: capacity, overflow: overflow, deadLetterCapacity: deadLetterCapacity,
+      durability: durability, checkpointsBeside: false, now: now)
+  }
+
+  /// Opens the queue as ``init(url:capacity:overflow:deadLetterCapacity:durability:now:)`` does; with
+  /// `checkpointsBeside`, its write-ahead log is checkpointed beside the writer (`WALCheckpointer`) instead of in the
+  /// commit that takes it past 1,000 pages: for a queue whose commits come with pauses between them, each one waited
+  /// on (a chat's outbox). A writer in a tight loop never lets the log start again, so for it the checkpoint beside
+  /// would only compete for the processor (the event tracker's queue keeps SQLite's own).
+  package init(
+    url: URL, capacity: Int, overflow: OverflowPolicy, deadLetterCapacity: Int = 10_000,
+    durability: Durability = .survivesPowerLoss, checkpointsBeside: Bool, now: @escaping @Sendable () -> Date
   ) throws {
     guard capacity >= 1, deadLetterCapacity >= 1 else {
       throw PersistenceError(
@@ -97,10 +111,10 @@ public final class DurableQueue<Element: Codable & Sendable>: SQLiteStore {
     self.deadLetterCapacity = deadLetterCapacity
     self.durability = durability
     self.now = now
-    pool = try Self.open(url, durability: durability)
+    pool = try Self.open(url, durability: durability, checkpointsBeside: checkpointsBeside)
   }
 
-  private static func open(_ url: URL, durability: Durability) throws -> DatabasePool {
+  private static func open(_ url: URL, durability: Durability, checkpointsBeside: Bool) throws -> DatabasePool {
     try OwnerOnlyFile.makeDirectory(url.deletingLastPathComponent(), ownedByKeel: false)
     try OwnerOnlyFile.prepare(url)
     var configuration = Configuration()
@@ -110,7 +124,10 @@ public final class DurableQueue<Element: Codable & Sendable>: SQLiteStore {
     // One deliverer and the odd count: two readers are plenty, and each is an open connection with its own cache.
     configuration.maximumReaderCount = 2
     do {
-      let pool = try DatabasePool(path: url.path, configuration: configuration)
+      let pool =
+        try checkpointsBeside
+        ? WALCheckpointer.pool(path: url.path, configuration)
+        : DatabasePool(path: url.path, configuration: configuration)
       // After the pool is open: DatabasePool sets `synchronous = NORMAL` on its writer when it enables WAL.
       try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = \(durability.synchronous)") }
       try DurableQueueSchema.migrator.migrate(pool)
