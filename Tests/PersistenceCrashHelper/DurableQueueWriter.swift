@@ -12,6 +12,9 @@ import Persistence
 /// from a thread of its own while it goes on enqueueing: the kill lands inside a later enqueue however slowly the
 /// parent reads (a parent that killed it from its reading of the output ran behind on a loaded machine, and the
 /// child finished its round first).
+///
+/// An even `seed` opens the queue checkpointing beside the writer, as the chat's outbox does (`WALCheckpointer`), an
+/// odd one with SQLite's own checkpoint: a kill lands inside either.
 enum DurableQueueWriter {
   /// The element; the test decodes the same JSON shape.
   struct Record: Codable, Sendable {
@@ -30,7 +33,8 @@ enum DurableQueueWriter {
     let selfKill = arguments.count == 6 ? Int(arguments[4]).flatMap { n in UInt32(arguments[5]).map { (n, $0) } } : nil
     var armed = false
     let queue = try DurableQueue<Record>(
-      url: URL(fileURLWithPath: arguments[0]), capacity: 1_000_000, overflow: .rejectNew)
+      url: URL(fileURLWithPath: arguments[0]), capacity: 1_000_000, overflow: .rejectNew,
+      checkpointsBeside: seed % 2 == 0, now: { Date() })
     var random = seed | 1  // xorshift never leaves 0
     var next = first
     while next < end {
