@@ -46,7 +46,7 @@ package final class WALCheckpointer: Sendable {
   }
 
   /// Opens a pool on the file at `path` whose writer checkpoints through a new checkpointer, as ``watch(_:)`` and
-  /// ``open(_:)`` say: what the durable queue and the chat store open.
+  /// ``open(_:label:)`` say: what the durable queue and the chat store open.
   package static func pool(
     path: String, _ configuration: Configuration, checkpointer: WALCheckpointer = WALCheckpointer()
   ) throws -> DatabasePool {
