@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
-import Synchronization
+import KeelConcurrency
 
 /// Checkpoints a store's write-ahead log on a connection of its own, beside the writer instead of inside its commits.
 ///
@@ -35,7 +35,8 @@ package final class WALCheckpointer: Sendable {
   let threshold: Int32
   /// The log's length, in pages, past which a commit checkpoints itself.
   let limit: Int32
-  private let state = Mutex(State())
+  // A pthread mutex (`Locked`): ThreadSanitizer sees its ordering, where it does not see `Synchronization.Mutex`'s.
+  private let state = Locked(State())
 
   /// A checkpointer that checkpoints beside the writer past `threshold` pages of log (SQLite's own automatic
   /// checkpoint is at 1,000) and in the commit past `limit`.
