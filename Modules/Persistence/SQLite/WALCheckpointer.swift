@@ -17,7 +17,7 @@ import KeelConcurrency
 /// checkpoint cut short by a crash is done again from the log when the file is next opened.
 package final class WALCheckpointer: Sendable {
   /// How many checkpoints ran, and where.
-  package struct Counts: Sendable, Equatable {
+  package struct Counts: Sendable {
     /// Checkpoints on the checkpointer's connection, beside the writer.
     package var beside = 0
     /// Checkpoints inside a commit, the log being past `limit` pages.
@@ -83,10 +83,10 @@ package final class WALCheckpointer: Sendable {
     connection?.inDatabase { _ in }
   }
 
-  /// After a commit on `db` that left `pages` pages in the log.
-  fileprivate func committed(_ db: OpaquePointer?, pages: Int32) {
+  /// After a commit on `db`'s database `name` that left `pages` pages in its log.
+  fileprivate func committed(_ db: OpaquePointer?, _ name: UnsafePointer<CChar>?, pages: Int32) {
     if pages >= limit {
-      _ = sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+      _ = sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
       state.withLock { $0.counts.inline += 1 }
       return
     }
@@ -122,7 +122,7 @@ private func afterCommit(
   _ context: UnsafeMutableRawPointer?, _ db: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ pages: Int32
 ) -> Int32 {
   if let context {
-    Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().committed(db, pages: pages)
+    Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().committed(db, name, pages: pages)
   }
   return SQLITE_OK
 }
