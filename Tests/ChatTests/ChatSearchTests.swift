@@ -71,6 +71,34 @@ struct ChatSearchTests {
     #expect(try await found("standup") == ["m1", "m6", "m5", "m2"], "a new time is a new place")
   }
 
+  @Test("Messages of one millisecond each get a search key of their own, from the store's insert or from the trigger")
+  func keysWithinAMillisecond() async throws {
+    let time = Date(timeIntervalSince1970: 1_700_000_000)
+    func message(_ id: String) -> Message {
+      Message(
+        id: id, clientMessageID: nil, conversationID: "c1", senderID: "ann", text: "same instant", createdAt: time)
+    }
+    try await store.upsert([message("m2"), message("m1")])
+    try await store.upsert([message("m3")])
+    // An insert that names no key, as none in the store does now, gets the next one from the insert trigger.
+    try await store.write("store a message without a search key") { db in
+      try db.execute(
+        sql: """
+          INSERT INTO message (serverID, conversationID, senderID, text, images, createdAt, sortKey, state)
+          VALUES ('m0', 'c1', 'ann', 'same instant', '[]', 1700000000000, 'm0', 'sent')
+          """)
+    }
+    let keys = try await store.read("read the search keys") { db in
+      try Row.fetchAll(db, sql: "SELECT serverID, searchKey FROM message ORDER BY rowid").map {
+        ($0["serverID"] as String, $0["searchKey"] as Int64?)
+      }
+    }
+    let base = ChatStoreSchema.searchBase(milliseconds: 1_700_000_000_000)
+    #expect(keys.map(\.0) == ["m2", "m1", "m3", "m0"])
+    #expect(keys.map(\.1) == [base, base + 1, base + 2, base + 3], "one key each, in the order stored")
+    #expect(try await found("instant") == ["m0", "m3", "m1", "m2"], "the latest stored first among equals")
+  }
+
   @Test("One conversation's search finds its messages only, whatever its id's characters")
   func conversationIDs() async throws {
     let ids = ["c1", "c10", "c1-a", "대화 방", "x\"y"]

@@ -6,9 +6,9 @@ import Persistence
 /// The chat store's rows: storing messages and reading pages, against the same table written and read with plain
 /// GRDB statements (a WAL `DatabasePool` too, with the same ordering index).
 ///
-/// - `insert`: 1,000 messages (5,000 in a full run) upserted 100 per call. Keel looks each one up by server id and
-///   client message id (what makes an upsert idempotent), and checks its size limit after each call; the peer
-///   inserts blindly.
+/// - `insert`: 1,000 messages (5,000 in a full run) upserted 100 per call. Keel's insert yields to a stored copy with
+///   the same server id or client message id (what makes an upsert idempotent), gives each message its search key and
+///   indexes it for search, and checks its size limit after each call; the peer inserts blindly, with no search.
 /// - `pageRead`: pages of 50 before a random message of a 10,000-message conversation, oldest first, as a screen
 ///   scrolling back reads them.
 enum ChatStoreBenchmarks {

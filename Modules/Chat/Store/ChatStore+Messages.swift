@@ -69,7 +69,25 @@ extension ChatStore {
 
   /// Upserts one message; returns whether it was new. Its statements are prepared once per connection: preparing
   /// one compiles the triggers it fires, and GRDB reads every column they touch, which cost more than the writes.
+  ///
+  /// A message the store does not hold (most of a page, another member's push) goes in with one statement, its search
+  /// key with it: the insert changes nothing when its server id or its client message id is taken, and only then is
+  /// the stored copy looked up, by the one or the other, and updated.
   static func upsert(_ message: Message, _ db: Database) throws -> Bool {
+    let position = message.position
+    let createdAt = milliseconds(position.createdAt)
+    var arguments: StatementArguments = [
+      message.id, message.clientMessageID, message.conversationID, message.senderID, message.text,
+      try encoded(message.images), createdAt, position.key, message.state.rawValue, message.failureReason,
+      message.isUnavailable, message.seq, message.editedAt.map(milliseconds), message.isDeleted, message.replyTo,
+      message.replyCount, message.lastReplyID, try encoded(message.reactions), message.version,
+      try encoded(message.mentions), try encoded(message.files),
+    ]
+    let searchBase = ChatStoreSchema.searchBase(milliseconds: createdAt)
+    try db.cachedStatement(sql: insertIfNew).execute(
+      arguments: arguments + [searchBase, searchBase, searchBase + ChatStoreSchema.searchKeysPerMillisecond])
+    if db.changesCount > 0 { return true }
+
     var found: Row?
     if let id = message.id {
       found = try Row.fetchOne(
@@ -84,31 +102,17 @@ extension ChatStore {
             WHERE conversationID = ? AND senderID = ? AND clientMessageID = ?
             """), arguments: [message.conversationID, message.senderID, clientID])
     }
-    if let found, found["state"] == Message.State.sent.rawValue {
+    guard let found else {
+      // Nothing holds either id, yet the insert changed nothing: no uniqueness constraint but those two can do that.
+      throw PersistenceError(.corrupted, "A message that conflicts with no stored one could not be stored.")
+    }
+    if found["state"] == Message.State.sent.rawValue {
       if message.state != .sent { return false }
       if message.isUnavailable, found["unavailable"] == false { return false }
       // An older copy (a push overtaken by a later change, a page read before it) changes nothing.
       if let stored: Int = found["version"], stored > message.version ?? .max { return false }
     }
-    let rowID: Int64? = found?["rowid"]
-    let position = message.position
-    var arguments: StatementArguments = [
-      message.id, message.clientMessageID, message.conversationID, message.senderID, message.text,
-      try encoded(message.images), milliseconds(position.createdAt), position.key, message.state.rawValue,
-      message.failureReason, message.isUnavailable, message.seq, message.editedAt.map(milliseconds),
-      message.isDeleted, message.replyTo, message.replyCount, message.lastReplyID, try encoded(message.reactions),
-      message.version, try encoded(message.mentions), try encoded(message.files),
-    ]
-    guard let rowID else {
-      try db.cachedStatement(
-        sql: """
-          INSERT INTO message (serverID, clientMessageID, conversationID, senderID, text, images, createdAt, sortKey,
-            state, failureReason, unavailable, seq, editedAt, deleted, replyTo, replyCount, lastReplyID, reactions,
-            version, mentions, files) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-          """
-      ).execute(arguments: arguments)
-      return true
-    }
+    let rowID: Int64 = found["rowid"]
     arguments += [rowID]
     // A copy without a client message id (another user's client, a server page) keeps the one already stored.
     try db.cachedStatement(
@@ -122,6 +126,18 @@ extension ChatStore {
     ).execute(arguments: arguments)
     return false
   }
+
+  /// Inserts a message with the next free search key of its millisecond (the first key of it, and the first of the
+  /// next, come after its columns), unless its server id, or its client message id among its sender's messages to
+  /// its conversation, is taken: then it changes nothing.
+  private static let insertIfNew = """
+    INSERT INTO message (serverID, clientMessageID, conversationID, senderID, text, images, createdAt, sortKey, state,
+      failureReason, unavailable, seq, editedAt, deleted, replyTo, replyCount, lastReplyID, reactions, version,
+      mentions, files, searchKey)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+      (SELECT coalesce(max(searchKey) + 1, ?) FROM message WHERE searchKey >= ? AND searchKey < ?))
+    ON CONFLICT DO NOTHING
+    """
 
   /// `value` as the JSON a column keeps; `[]` for an empty array, which rows read back without a decoder.
   static func encoded<T: Encodable & Collection>(_ value: T) throws -> String {

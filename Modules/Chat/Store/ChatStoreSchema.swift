@@ -239,20 +239,48 @@ enum ChatStoreSchema {
           END;
           """)
     }
+    // A message's search key is given by the insert that stores it (ChatStore.upsert), not set by its trigger after:
+    // the trigger's update wrote the new row a second time, and its index entry, a fifth of a message's insert. An
+    // insert without one (none in the store now) still gets one from the trigger.
+    migrator.registerMigration("chat-v13-search-key-on-insert") { db in
+      try db.execute(
+        sql: """
+          DROP TRIGGER message_search_insert;
+          CREATE TRIGGER message_search_key AFTER INSERT ON message WHEN new.searchKey IS NULL BEGIN
+            UPDATE message SET searchKey = \(searchKey("new.createdAt")) WHERE rowid = new.rowid;
+          END;
+          CREATE TRIGGER message_search_insert AFTER INSERT ON message BEGIN
+            INSERT INTO searchBacklog(rowid) VALUES (new.rowid);
+          END;
+          """)
+    }
     return migrator
   }
+
+  /// The search keys of one millisecond: a message's key is its millisecond's first plus its place among that
+  /// millisecond's messages.
+  static let searchKeysPerMillisecond: Int64 = 1 << 20
+
+  /// The latest millisecond, either side of 1970, with search keys of its own (2^42 ms, 139 years): later ones share
+  /// its keys.
+  private static let latestKeyedMillisecond: Int64 = 1 << 42
 
   /// The first search key of the millisecond `time` (an SQL expression): times beyond ±2^42 ms (139 years from 1970)
   /// share the last one.
   private static func searchBase(_ time: String) -> String {
-    "(max(min(\(time), 4398046511104), -4398046511104) * 1048576)"
+    "(max(min(\(time), \(latestKeyedMillisecond)), -\(latestKeyedMillisecond)) * \(searchKeysPerMillisecond))"
+  }
+
+  /// The first search key of the millisecond `milliseconds`, as `searchBase(_:)` computes it in SQL.
+  static func searchBase(milliseconds: Int64) -> Int64 {
+    max(min(milliseconds, latestKeyedMillisecond), -latestKeyedMillisecond) * searchKeysPerMillisecond
   }
 
   /// The next free search key of the millisecond `time` (an SQL expression), through the key's index.
   private static func searchKey(_ time: String) -> String {
     let base = searchBase(time)
     return
-      "(SELECT coalesce(max(searchKey) + 1, \(base)) FROM message WHERE searchKey >= \(base) AND searchKey < \(base) + 1048576)"
+      "(SELECT coalesce(max(searchKey) + 1, \(base)) FROM message WHERE searchKey >= \(base) AND searchKey < \(base) + \(searchKeysPerMillisecond))"
   }
 }
 
