@@ -127,9 +127,9 @@ extension ChatStore {
     return false
   }
 
-  /// Inserts a message with the next free search key of its millisecond (the first key of it, and the first of the
-  /// next, come after its columns), unless its server id, or its client message id among its sender's messages to
-  /// its conversation, is taken: then it changes nothing.
+  /// Inserts a message with the next free search key of its millisecond (after its columns come that millisecond's
+  /// first key, twice, and the next millisecond's first), unless its server id, or its client message id among its
+  /// sender's messages to its conversation, is taken: then it changes nothing.
   private static let insertIfNew = """
     INSERT INTO message (serverID, clientMessageID, conversationID, senderID, text, images, createdAt, sortKey, state,
       failureReason, unavailable, seq, editedAt, deleted, replyTo, replyCount, lastReplyID, reactions, version,
