@@ -93,7 +93,7 @@ struct ChatSearchTests {
         ($0["serverID"] as String, $0["searchKey"] as Int64?)
       }
     }
-    let base = ChatStoreSchema.searchBase(milliseconds: 1_700_000_000_000)
+    let base: Int64 = 1_700_000_000_000 << 20  // the millisecond's first key
     #expect(keys.map(\.0) == ["m2", "m1", "m3", "m0"])
     #expect(keys.map(\.1) == [base, base + 1, base + 2, base + 3], "one key each, in the order stored")
     #expect(try await found("instant") == ["m0", "m3", "m1", "m2"], "the latest stored first among equals")

@@ -83,9 +83,7 @@ extension ChatStore {
       message.replyCount, message.lastReplyID, try encoded(message.reactions), message.version,
       try encoded(message.mentions), try encoded(message.files),
     ]
-    let searchBase = ChatStoreSchema.searchBase(milliseconds: createdAt)
-    try db.cachedStatement(sql: insertIfNew).execute(
-      arguments: arguments + [searchBase, searchBase, searchBase + ChatStoreSchema.searchKeysPerMillisecond])
+    try db.cachedStatement(sql: insertIfNew).execute(arguments: arguments + [createdAt])
     if db.changesCount > 0 { return true }
 
     var found: Row?
@@ -127,15 +125,14 @@ extension ChatStore {
     return false
   }
 
-  /// Inserts a message with the next free search key of its millisecond (after its columns come that millisecond's
-  /// first key, twice, and the next millisecond's first), unless its server id, or its client message id among its
-  /// sender's messages to its conversation, is taken: then it changes nothing.
+  /// Inserts a message with the next free search key of its millisecond, unless its server id, or its client message
+  /// id among its sender's messages to its conversation, is taken: then it changes nothing. The key is the schema's
+  /// own expression of the time, the 22nd argument (`?22`, after the columns' 21), named as often as it needs.
   private static let insertIfNew = """
     INSERT INTO message (serverID, clientMessageID, conversationID, senderID, text, images, createdAt, sortKey, state,
       failureReason, unavailable, seq, editedAt, deleted, replyTo, replyCount, lastReplyID, reactions, version,
       mentions, files, searchKey)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-      (SELECT coalesce(max(searchKey) + 1, ?) FROM message WHERE searchKey >= ? AND searchKey < ?))
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(ChatStoreSchema.searchKey("?22")))
     ON CONFLICT DO NOTHING
     """
 

@@ -257,30 +257,18 @@ enum ChatStoreSchema {
     return migrator
   }
 
-  /// The search keys of one millisecond: a message's key is its millisecond's first plus its place among that
-  /// millisecond's messages.
-  static let searchKeysPerMillisecond: Int64 = 1 << 20
-
-  /// The latest millisecond, either side of 1970, with search keys of its own (2^42 ms, 139 years): later ones share
-  /// its keys.
-  private static let latestKeyedMillisecond: Int64 = 1 << 42
-
   /// The first search key of the millisecond `time` (an SQL expression): times beyond ±2^42 ms (139 years from 1970)
   /// share the last one.
   private static func searchBase(_ time: String) -> String {
-    "(max(min(\(time), \(latestKeyedMillisecond)), -\(latestKeyedMillisecond)) * \(searchKeysPerMillisecond))"
+    "(max(min(\(time), 4398046511104), -4398046511104) * 1048576)"
   }
 
-  /// The first search key of the millisecond `milliseconds`, as `searchBase(_:)` computes it in SQL.
-  static func searchBase(milliseconds: Int64) -> Int64 {
-    max(min(milliseconds, latestKeyedMillisecond), -latestKeyedMillisecond) * searchKeysPerMillisecond
-  }
-
-  /// The next free search key of the millisecond `time` (an SQL expression), through the key's index.
-  private static func searchKey(_ time: String) -> String {
+  /// The next free search key of the millisecond `time` (an SQL expression), through the key's index: the store's
+  /// insert gives it, and the triggers give it again when a time changes.
+  static func searchKey(_ time: String) -> String {
     let base = searchBase(time)
     return
-      "(SELECT coalesce(max(searchKey) + 1, \(base)) FROM message WHERE searchKey >= \(base) AND searchKey < \(base) + \(searchKeysPerMillisecond))"
+      "(SELECT coalesce(max(searchKey) + 1, \(base)) FROM message WHERE searchKey >= \(base) AND searchKey < \(base) + 1048576)"
   }
 }
 
