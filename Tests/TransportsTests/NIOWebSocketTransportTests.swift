@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import KeelRandom
 import Logging
+import NIOCore
 import Networking
 import Sandbox
 import TestSupport
@@ -32,6 +33,28 @@ import Testing
     let closure = await connection.closure()
     #expect(closure.code == .normalClosure)
     #expect(!closure.byServer)
+    await sandbox.stop()
+  }
+
+  /// A reader that prefers the connection's executor takes each message on the event loop that read it from the
+  /// socket, where the connection's own reading ran: no other thread is woken to hand it over.
+  @Test func aReaderThatPrefersTheConnectionsExecutorReadsOnItsEventLoop() async throws {
+    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
+    let connection = try await transport.connect(to: echo(sandbox), headers: [:])
+    let executor = try #require(connection.taskExecutor as? EventLoopTaskExecutor)
+    let onTheLoop = try await withTaskExecutorPreference(executor) { () async throws -> [Bool] in
+      var inbound = connection.messages.makeAsyncIterator()
+      var onTheLoop: [Bool] = []
+      for text in ["one", "two", "three"] {
+        try await connection.send(.text(text))
+        #expect(try await inbound.next() == .text(text))
+        onTheLoop.append(executor.loop.inEventLoop)
+      }
+      return onTheLoop
+    }
+    #expect(onTheLoop == [true, true, true])
+    #expect(!executor.loop.inEventLoop)
+    await connection.close(.normalClosure, reason: "")
     await sandbox.stop()
   }
 

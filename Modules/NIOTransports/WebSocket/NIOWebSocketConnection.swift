@@ -20,6 +20,10 @@ typealias Message = Networking.WebSocketMessage
 /// Those not read yet are held to ``inboundBufferBytes``: past it the task stops reading until the reader catches up,
 /// and the server's writes wait on the network (back-pressure), rather than a slow reader's queue growing without
 /// bound.
+///
+/// The connection lives on one event loop: its channel, its timers and its task, which prefers an executor on that
+/// loop (``taskExecutor``), so that a message goes from the channel into ``messages`` in the same turn of the loop
+/// that read it, and on to a reader that prefers the same executor without another thread being woken.
 final class NIOWebSocketConnection: WebSocketConnection {
   let messages: AsyncThrowingStream<Message, any Error>
   private let configuration: NIOWebSocketConfiguration
@@ -29,8 +33,10 @@ final class NIOWebSocketConnection: WebSocketConnection {
   /// One message at a time on the wire: the fragments of two messages must not interleave.
   private let turns = AsyncTurns()
   private let task = Locked<Task<Void, Never>?>(nil)
-  /// Where the close timeout's timer runs; set by ``open(url:headers:tls:eventLoopGroup:logger:)``.
-  private let loop = Locked<(any EventLoop)?>(nil)
+  /// The loop the channel, its timers and its task run on.
+  private let loop: any EventLoop
+  /// The connection's task's executor preference, which it offers its reader too.
+  private let executor: EventLoopTaskExecutor
 
   /// The states a connection goes through, each set once, and where its inbound messages go.
   final class Lifecycle: Sendable {
@@ -59,8 +65,10 @@ final class NIOWebSocketConnection: WebSocketConnection {
   /// Whether the connection has stopped reading until its reader takes what it holds.
   var isHoldingBack: Bool { life.inbound.isHoldingBack }
 
-  init(configuration: NIOWebSocketConfiguration) {
+  init(configuration: NIOWebSocketConfiguration, eventLoop: any EventLoop) {
     self.configuration = configuration
+    loop = eventLoop
+    executor = EventLoopTaskExecutor(eventLoop)
     let life = Lifecycle()
     self.life = life
     messages = AsyncThrowingStream(unfolding: { try await life.inbound.next() })
@@ -68,16 +76,15 @@ final class NIOWebSocketConnection: WebSocketConnection {
 
   /// Connects, and returns once the server accepted the upgrade.
   func open(
-    url: URL, headers: HTTPHeaders, tls: TLSConfiguration?, eventLoopGroup: any EventLoopGroup, logger: Logger
+    url: URL, headers: HTTPHeaders, tls: TLSConfiguration?, logger: Logger
   ) async throws {
-    let running = Task { [life, configuration] in
+    let running = Task(executorPreference: executor) { [life, configuration, loop] in
       await Self.run(
-        life, url: url, headers: headers, configuration: configuration, tls: tls, eventLoopGroup: eventLoopGroup,
+        life, url: url, headers: headers, configuration: configuration, tls: tls, eventLoopGroup: loop,
         logger: logger)
     }
     task.withLock { $0 = running }
-    let eventLoop = eventLoopGroup.any()
-    loop.withLock { $0 = eventLoop }
+    let eventLoop = loop
     let opened = life.opened
     // A timer on the event loop, not a sleeping task: a cancelled `Task.sleep` keeps its task until the deadline
     // would have come, so each connection would hold one for the whole connect timeout.
@@ -204,14 +211,16 @@ final class NIOWebSocketConnection: WebSocketConnection {
     }
     // The server answers with its close frame and the connection ends. One that never answers is cut after the close
     // timeout: swift-websocket's own timer starts only once the reading closure returns, which waits for that answer.
-    let cut = loop.withLock { $0 }?.scheduleTask(in: TimeAmount(configuration.closeTimeout)) { [task] in
+    let cut = loop.scheduleTask(in: TimeAmount(configuration.closeTimeout)) { [task] in
       task.withLock { $0?.cancel() }
     }
     _ = await closure()
-    cut?.cancel()
+    cut.cancel()
   }
 
   func closure() async -> WebSocketClosure { await life.ended.value() }
+
+  var taskExecutor: (any TaskExecutor)? { executor }
 
   deinit {
     // A connection nobody closed is cut when it is released, not left open.

@@ -43,7 +43,9 @@ public struct NIOWebSocketTransport: WebSocketTransport {
   ///
   /// - Parameters:
   ///   - configuration: Message size limit, fragment size, connect and close timeouts, ping interval.
-  ///   - eventLoopGroup: The threads its connections run on; `MultiThreadedEventLoopGroup.singleton` by default.
+  ///   - eventLoopGroup: The threads its connections run on, each connection on one of them;
+  ///     `MultiThreadedEventLoopGroup.singleton` by default. A group of one's own must outlive the connections: a
+  ///     connection's reading, and a reader that prefers its `WebSocketConnection.taskExecutor`, continue on it.
   ///   - logger: Where swift-websocket logs the connections' lives, at `debug` and `trace`; nothing by default.
   public init(
     configuration: NIOWebSocketConfiguration = .init(),
@@ -66,10 +68,10 @@ public struct NIOWebSocketTransport: WebSocketTransport {
       }
       fields.add(name: name, value: value)
     }
-    let connection = NIOWebSocketConnection(configuration: configuration)
+    let connection = NIOWebSocketConnection(configuration: configuration, eventLoop: eventLoopGroup.any())
     try await connection.open(
       url: url, headers: fields, tls: scheme == "wss" || scheme == "https" ? .makeClientConfiguration() : nil,
-      eventLoopGroup: eventLoopGroup, logger: logger)
+      logger: logger)
     return connection
   }
 }

@@ -49,6 +49,18 @@ public protocol WebSocketConnection: Sendable {
 
   /// Waits until the connection is closed, by either side or by a failure, and returns how.
   func closure() async -> WebSocketClosure
+
+  /// The executor on which the connection reads, if it has one to offer; `nil` by default.
+  ///
+  /// A reader of ``messages`` that runs with this preference (`withTaskExecutorPreference`) takes each message on the
+  /// thread that read it from the socket, instead of waking another thread for it: the realtime client reads so.
+  /// Only what does not block belongs there.
+  var taskExecutor: (any TaskExecutor)? { get }
+}
+
+extension WebSocketConnection {
+  /// No executor of its own: the connection's messages are read wherever their reader runs.
+  public var taskExecutor: (any TaskExecutor)? { nil }
 }
 
 /// A WebSocket message: text or binary.
