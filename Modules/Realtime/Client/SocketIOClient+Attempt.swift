@@ -48,11 +48,19 @@ extension SocketIOClient {
       }
       try Task.checkCancellation()
       try await send(SocketPacket(.connect, namespace: configuration.namespace, data: auth), on: live)
-      while let message = try await inbound.next() {
-        if let outcome = try await handle(message, on: live) { return outcome }
-        // A paced stream that is full holds the reading back: the connection's own buffer fills, then the socket's.
-        await fanOut.room()
+      // On the connection's own executor, if it has one (NIO's event loop): each message goes from the socket to
+      // the subscribers' streams on the thread that read it, without another thread woken for it.
+      let ended = try await withTaskExecutorPreference(socket.taskExecutor, isolation: self) {
+        () async throws -> Outcome? in
+        while let message = try await inbound.next(isolation: self) {
+          if let outcome = try await handle(message, on: live) { return outcome }
+          // A paced stream that is full holds the reading back: the connection's own buffer fills, then the
+          // socket's.
+          await fanOut.room()
+        }
+        return nil
       }
+      if let ended { return ended }
       if live.endReason == nil { live.endReason = .transportClose }
     } catch {
       if live.endReason == nil, live.sid != nil { live.endReason = .transportError }
