@@ -75,20 +75,17 @@ final class NIOWebSocketConnection: WebSocketConnection {
   }
 
   /// Connects, and returns once the server accepted the upgrade.
-  func open(
-    url: URL, headers: HTTPHeaders, tls: TLSConfiguration?, logger: Logger
-  ) async throws {
+  func open(url: URL, headers: HTTPHeaders, tls: TLSConfiguration?, logger: Logger) async throws {
     let running = Task(executorPreference: executor) { [life, configuration, loop] in
       await Self.run(
         life, url: url, headers: headers, configuration: configuration, tls: tls, eventLoopGroup: loop,
         logger: logger)
     }
     task.withLock { $0 = running }
-    let eventLoop = loop
     let opened = life.opened
     // A timer on the event loop, not a sleeping task: a cancelled `Task.sleep` keeps its task until the deadline
     // would have come, so each connection would hold one for the whole connect timeout.
-    let timeout = eventLoop.scheduleTask(in: TimeAmount(configuration.connectTimeout)) {
+    let timeout = loop.scheduleTask(in: TimeAmount(configuration.connectTimeout)) {
       [configuration] in
       var failure = WebSocketError(
         .connectionFailed,
