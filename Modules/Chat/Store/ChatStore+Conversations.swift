@@ -191,16 +191,18 @@ extension ChatStore {
 
   static func countArrival(of message: Message, by userID: String, _ db: Database) throws {
     guard let id = message.id else { return }
+    // Cached, as each pushed message counts.
     if message.senderID == userID {
-      try db.execute(
-        sql: "UPDATE conversation SET lastReadMessageID = ?, unreadCount = 0, unreadMentionCount = 0 WHERE id = ?",
-        arguments: [id, message.conversationID])
+      try db.cachedStatement(
+        sql: "UPDATE conversation SET lastReadMessageID = ?, unreadCount = 0, unreadMentionCount = 0 WHERE id = ?"
+      ).execute(arguments: [id, message.conversationID])
     } else {
-      try db.execute(
+      try db.cachedStatement(
         sql: """
           UPDATE conversation SET unreadCount = unreadCount + 1, unreadMentionCount = unreadMentionCount + ?
           WHERE id = ?
-          """, arguments: [message.mentions.contains(userID) && !message.isDeleted ? 1 : 0, message.conversationID])
+          """
+      ).execute(arguments: [message.mentions.contains(userID) && !message.isDeleted ? 1 : 0, message.conversationID])
     }
   }
 

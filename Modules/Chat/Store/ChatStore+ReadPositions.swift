@@ -32,12 +32,14 @@ extension ChatStore {
   static func moveReadPosition(
     of userID: String, in conversationID: String, to messageID: String, seq: Int, _ db: Database
   ) throws {
-    try db.execute(
+    // Cached: every pushed message moves its sender's position, and a statement made anew is parsed and checked again.
+    try db.cachedStatement(
       sql: """
         INSERT INTO readPosition (conversationID, userID, messageID, seq) VALUES (?, ?, ?, ?)
         ON CONFLICT(conversationID, userID) DO UPDATE SET messageID = excluded.messageID, seq = excluded.seq
         WHERE excluded.seq > readPosition.seq
-        """, arguments: [conversationID, userID, messageID, seq])
+        """
+    ).execute(arguments: [conversationID, userID, messageID, seq])
   }
 
   /// Moves every member's read position in `conversationID` as the server listed them, each only forward.

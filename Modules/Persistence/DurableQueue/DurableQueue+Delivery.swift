@@ -88,7 +88,13 @@ extension DurableQueue {
   public func acknowledge(_ ids: [Int64]) async throws -> Int {
     guard !ids.isEmpty else { return 0 }
     return try await write("acknowledge elements") { db in
-      try Self.forEachChunk(of: ids) { chunk in
+      // One element (a sender's, one message at a time) by a cached statement: a delete made anew compiles the
+      // trigger that counts it too.
+      if ids.count == 1 {
+        try db.cachedStatement(sql: "DELETE FROM queue WHERE id = ?").execute(arguments: [ids[0]])
+        return db.changesCount
+      }
+      return try Self.forEachChunk(of: ids) { chunk in
         let sql = "DELETE FROM queue WHERE id IN (\(Self.placeholders(chunk.count)))"
         try db.execute(sql: sql, arguments: StatementArguments(chunk))
         return db.changesCount
