@@ -213,7 +213,8 @@ struct ChatCommandTests {
     defer { try? FileManager.default.removeItem(at: directory) }
     let options = Keel.options(sandbox, directory)
     try await Self.login("demo@keel.dev", options)
-    let tail = try Self.tail(["general", "--last", "0"] + options)
+    // Debug logs, so that a failure shows how far the tail got (the socket's states, the refusals, the refresh).
+    let tail = try Self.tail(["general", "--last", "0", "--log-level", "debug"] + options)
     #expect(await tail.waitForErrors(containing: "following #general"), "\(tail.errors)")
     #expect(await tail.finish(within: .seconds(90)) == 77, "\(tail.errors)")
     #expect(tail.errors.contains("The session ended"), "\(tail.errors)")
