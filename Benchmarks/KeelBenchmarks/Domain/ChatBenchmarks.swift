@@ -13,8 +13,9 @@ import Realtime
 ///   again. Target: 1 s on loopback. The peer fetches the same pages with a bare `HTTPClient`, decodes them, and
 ///   inserts them with plain GRDB statements: no sync point, no window, no snapshot.
 /// - `sendToReceive.p50` / `.p99`: from Ann's `send` until the message is in Bob's open conversation, one message at
-///   a time: the outbox's committed enqueue, the multipart body written to a file and streamed, the server's push,
-///   Bob's store and window. The peer POSTs the body from memory and hears the push on a bare `SocketIOClient`.
+///   a time: the outbox's committed enqueue, Ann's pending copy, the multipart body (text alone, sent from memory),
+///   the server's push, Bob's store and window, and beside them Ann's sent copy and the outbox's acknowledgement. The
+///   peer POSTs the same body from memory and hears the push on a bare `SocketIOClient`.
 ///   Both rows read the same rounds (``LatencyRounds``).
 /// - `unreadLatency.p50` / `.p99`: from a message POSTed by another client until the unread count of its channel
 ///   changes in Bob's live channel list (`channels(in:)`): the server's push, Bob's store (the message and its count
