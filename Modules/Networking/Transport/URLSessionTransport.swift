@@ -5,7 +5,8 @@ import Foundation
 #endif
 
 /// The default transport: one long-lived `URLSession` (FoundationNetworking on Linux). Cancelling the calling task
-/// cancels the transfer.
+/// cancels the transfer, on Linux too without FoundationNetworking's deadlock (see
+/// `URLSession.dataCancellingSafely(for:)`).
 public struct URLSessionTransport: HTTPTransport {
   /// The session every request goes through.
   public let session: URLSession
@@ -16,9 +17,9 @@ public struct URLSessionTransport: HTTPTransport {
     self.session = session
   }
 
-  /// Sends `request` with `URLSession.data(for:)`.
+  /// Sends `request` with a data task of `session`, as `URLSession.data(for:)` would.
   public func send(_ request: URLRequest) async throws -> RawResponse {
-    let (data, response) = try await session.data(for: request)
+    let (data, response) = try await session.dataCancellingSafely(for: request)
     guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
     return RawResponse(status: http.statusCode, headers: Self.headers(of: http), body: data)
   }

@@ -1,4 +1,5 @@
 import Foundation
+import Networking
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -156,7 +157,7 @@ public struct SandboxControl: Sendable {
       request.httpBody = body
       request.setValue("application/json", forHTTPHeaderField: "Content-Type")
     }
-    let (data, response) = try await session.data(for: request)
+    let (data, response) = try await session.dataCancellingSafely(for: request)
     let status = (response as? HTTPURLResponse)?.statusCode ?? 0
     guard (200..<300).contains(status) else {
       throw SandboxError(
