@@ -47,7 +47,7 @@ struct EventTrackerDeliveryTests {
     "While the Sandbox holds an upload, a full queue drops the oldest, those in flight; they still arrive, and the rest next",
     arguments: TransportKind.allCases)
   func overflowDuringAHeldUpload(_ kind: TransportKind) async throws {
-    let serverClock = TestClock()
+    let serverClock = HoldingClock()
     let sandbox = try await Sandbox.start(
       SandboxConfiguration(
         faults: [SandboxFault(route: "/v1/events/batch", method: "POST", latency: .seconds(1), count: 1)],

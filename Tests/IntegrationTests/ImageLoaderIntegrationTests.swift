@@ -130,7 +130,7 @@ struct ImageLoaderIntegrationTests {
     arguments: TransportKind.allCases)
   func cancellingOneOfTwoCallers(_ kind: TransportKind) async throws {
     // The Sandbox holds the image's answer for a second of its clock, which the test moves.
-    let serverClock = TestClock()
+    let serverClock = HoldingClock()
     let sandbox = try await Sandbox.start(
       SandboxConfiguration(
         faults: [SandboxFault(route: "/images/eve.png", method: "GET", latency: .seconds(1))], clock: serverClock,
@@ -216,7 +216,7 @@ struct ImageLoaderIntegrationTests {
     arguments: TransportKind.allCases)
   func cancellingEveryCaller(_ kind: TransportKind) async throws {
     // The Sandbox holds the first answer for a second of its clock, which the test moves only at the end.
-    let serverClock = TestClock()
+    let serverClock = HoldingClock()
     let sandbox = try await Sandbox.start(
       SandboxConfiguration(
         faults: [SandboxFault(route: "/images/jo.png", method: "GET", latency: .seconds(1), count: 1)],
@@ -329,7 +329,7 @@ struct ImageLoaderIntegrationTests {
   @Test(
     "A load of another URL does not wait for a slow one the Sandbox holds", arguments: TransportKind.allCases)
   func differentURLsDoNotWait(_ kind: TransportKind) async throws {
-    let serverClock = TestClock()
+    let serverClock = HoldingClock()
     let sandbox = try await Sandbox.start(
       SandboxConfiguration(
         faults: [SandboxFault(route: "/images/pam.png", method: "GET", latency: .seconds(1))], clock: serverClock,

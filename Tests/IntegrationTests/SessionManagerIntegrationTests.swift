@@ -254,7 +254,7 @@ struct SessionManagerIntegrationTests {
   func refreshGrantedAfterLogout(_ kind: TransportKind) async throws {
     // The Sandbox holds the refresh for a second of its clock and the logout's first call for two: the refresh is
     // granted while the logout is still on its way, so that its new tokens arrive after this device signed out.
-    let serverClock = TestClock()
+    let serverClock = HoldingClock()
     let sandbox = try await Sandbox.start(
       SandboxConfiguration(
         faults: [

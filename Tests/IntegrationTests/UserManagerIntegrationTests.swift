@@ -66,7 +66,7 @@ struct UserManagerIntegrationTests {
     "An answer the Sandbox gives after the app switched application is returned but not cached for the new one",
     arguments: TransportKind.allCases)
   func lateAnswerAfterASwitch(_ kind: TransportKind) async throws {
-    let serverClock = TestClock()
+    let serverClock = HoldingClock()
     let sandbox = try await Sandbox.start(
       SandboxConfiguration(
         faults: [SandboxFault(route: "/v3/users", method: "POST", latency: .seconds(1), count: 1)],
