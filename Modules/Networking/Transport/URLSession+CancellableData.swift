@@ -8,7 +8,7 @@ import KeelConcurrency
 
 extension URLSession {
   /// What `data(for:)` does, without the deadlock FoundationNetworking's `data(for:)` has on Linux when its caller is
-  /// cancelled (swift-corelibs-foundation issue 5412; present in Swift 6.3.1).
+  /// cancelled (https://github.com/swiftlang/swift-corelibs-foundation/issues/5412; present in Swift 6.3.1).
   ///
   /// There, cancelling the caller runs the task's cancellation while Swift holds the caller's task-status lock, and
   /// that cancellation waits for the session's work queue; the work queue, finishing the same transfer at that
@@ -20,11 +20,13 @@ extension URLSession {
   /// A task cancelled before the transfer starts throws `CancellationError` and sends nothing; one cancelled during
   /// it throws `URLError.cancelled`, as `data(for:)` does.
   package func dataCancellingSafely(for request: URLRequest) async throws -> (Data, URLResponse) {
-    let transfer = Locked(CancellableTransfer())
+    // The task, once made. Whether the caller was cancelled first is the task's own flag: Swift sets it before it
+    // runs the cancellation handler, which takes this lock, so the check under the lock below sees it.
+    let transfer = Locked<URLSessionTask?>(nil)
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         let task = transfer.withLock { transfer -> URLSessionTask? in
-          guard !transfer.cancelled else { return nil }
+          guard !Task.isCancelled else { return nil }
           let task = dataTask(with: request) { data, response, error in
             if let response, error == nil {
               continuation.resume(returning: (data ?? Data(), response))
@@ -32,25 +34,16 @@ extension URLSession {
               continuation.resume(throwing: error ?? URLError(.badServerResponse))
             }
           }
-          transfer.task = task
+          transfer = task
           return task
         }
         guard let task else { return continuation.resume(throwing: CancellationError()) }
         task.resume()
       }
     } onCancel: {
-      let task = transfer.withLock { transfer in
-        transfer.cancelled = true
-        return transfer.task
-      }
+      let task = transfer.withLock { $0 }
       // Not here, under the caller's task-status lock: `cancel()` waits for the session's work queue.
       if let task { DispatchQueue.global().async { task.cancel() } }
     }
   }
-}
-
-/// One transfer's task, once made, and whether its caller was cancelled first.
-private struct CancellableTransfer {
-  var task: URLSessionTask?
-  var cancelled = false
 }

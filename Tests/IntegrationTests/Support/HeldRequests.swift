@@ -29,8 +29,6 @@ final class HoldingClock: Clock, Sendable {
     var now = Instant(offset: .zero)
     var sleepers: [Sleeper] = []
     var nextID = 0
-    /// Sleepers cancelled before they were registered.
-    var cancelled: Set<Int> = []
   }
 
   private let state = Locked(State())
@@ -48,8 +46,10 @@ final class HoldingClock: Clock, Sendable {
     }
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        // A task cancelled before it got here has its flag set already (Swift sets it before the handler runs,
+        // and the handler takes this lock), so it is not registered to wait for a resumption that never comes.
         let immediate: Result<Void, any Error>? = state.withLock { state in
-          if state.cancelled.remove(id) != nil { return .failure(CancellationError()) }
+          if Task.isCancelled { return .failure(CancellationError()) }
           if deadline <= state.now { return .success(()) }
           state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
           return nil
@@ -58,11 +58,7 @@ final class HoldingClock: Clock, Sendable {
       }
     } onCancel: {
       let sleeper = state.withLock { state -> Sleeper? in
-        guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else {
-          state.cancelled.insert(id)
-          return nil
-        }
-        return state.sleepers.remove(at: index)
+        state.sleepers.firstIndex { $0.id == id }.map { state.sleepers.remove(at: $0) }
       }
       sleeper?.continuation.resume(throwing: CancellationError())
     }
