@@ -46,7 +46,7 @@ struct EventTrackerRestartCountTests {
 
       // THEN, once the start-up count is in, the status says what the file says: 90 pending
       let onDisk = try await tracker.queue.statistics().pending
-      let counted = try await eventsPoll(timeout: .seconds(1)) { tracker.status.pending == onDisk }
+      let counted = try await eventsPoll(timeout: .seconds(10)) { tracker.status.pending == onDisk }
       let status = tracker.status
       await tracker.shutDown()
       try #require(
