@@ -12,7 +12,7 @@ import Testing
 /// random moments, again and again on the same queue file; then a tracker that only delivers starts on that file, and
 /// the server holds every event whose `track` returned, each once. In both durability levels: neither may lose an
 /// event to a killed process.
-@Suite("EventTracker survives SIGKILL", .serialized, .timeLimit(.minutes(3)))
+@Suite("EventTracker survives SIGKILL", .serialized, .timeLimit(.minutes(5)))
 struct EventTrackerCrashTests {
   static let total = 2_000
   /// A child is started for at most this many events, so that a kill landing late costs one round, not the run.
@@ -61,12 +61,15 @@ struct EventTrackerCrashTests {
     }
     try #require(next == Self.total, "seed \(seed): only \(next) events tracked in \(rounds) rounds")
 
-    // WHEN a tracker starts on the file and only delivers
+    // WHEN a tracker starts on the file and only delivers, each upload given as long as a loaded machine needs (two
+    // seconds timed every upload out under the whole suite)
+    var delivering = EventsSandbox.fastDelivery
+    delivering.uploadTimeout = .seconds(60)
     let tracker = try EventTracker(
       baseURL: sandbox.baseURL, apiToken: EventsSandbox.apiToken, queueURL: queueURL, settings: InMemoryKeyValueStore(),
       transport: URLSessionTransport(),
-      monitor: ManualNetworkMonitor(.online), configuration: EventsSandbox.fastDelivery, clock: ContinuousClock())
-    let drained = try await eventsPoll(timeout: .seconds(30)) {
+      monitor: ManualNetworkMonitor(.online), configuration: delivering, clock: ContinuousClock())
+    let drained = try await eventsPoll(timeout: .seconds(120)) {
       await tracker.flush()
       return try await tracker.queue.count() == 0
     }

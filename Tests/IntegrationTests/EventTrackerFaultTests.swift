@@ -8,7 +8,7 @@ import Testing
 
 /// REQUIREMENTS E2, E4, E9 over real HTTP: a tracker on a real queue file, on each transport, delivers every event
 /// through a Sandbox that fails, drops and slows its uploads, and the server counts each event once.
-@Suite("EventTracker through injected faults", .timeLimit(.minutes(3)))
+@Suite("EventTracker through injected faults", .timeLimit(.minutes(5)))
 struct EventTrackerFaultTests {
   static let total = 5_000
   static let trackingTasks = 8
@@ -25,11 +25,14 @@ struct EventTrackerFaultTests {
     let sandbox = try await Sandbox.start(SandboxConfiguration(faults: [fault], logLevel: .warning))
     let directory = eventsTemporaryDirectory("events-faults")
     defer { try? FileManager.default.removeItem(at: directory) }
+    // Uploads of up to 15 s: a loaded machine timed 2 s ones out, and 60 s would let a stalled one hold the drain.
+    var configuration = EventsSandbox.fastDelivery
+    configuration.uploadTimeout = .seconds(15)
     let tracker = try EventTracker(
       baseURL: sandbox.baseURL, apiToken: EventsSandbox.apiToken,
       queueURL: directory.appendingPathComponent("events.sqlite"), settings: InMemoryKeyValueStore(),
       transport: kind.transport,
-      monitor: ManualNetworkMonitor(.online), configuration: EventsSandbox.fastDelivery, clock: ContinuousClock())
+      monitor: ManualNetworkMonitor(.online), configuration: configuration, clock: ContinuousClock())
 
     // WHEN 5,000 events are tracked from 8 tasks while the tracker uploads, and then it is left to deliver
     let clock = ContinuousClock()
@@ -45,7 +48,7 @@ struct EventTrackerFaultTests {
       try await group.waitForAll()
     }
     let tracked = clock.now
-    let drained = try await eventsPoll(timeout: .seconds(90)) {
+    let drained = try await eventsPoll(timeout: .seconds(150)) {
       await tracker.flush()
       return try await tracker.queue.count() == 0
     }
