@@ -79,7 +79,7 @@ def make_server(ping_interval, ping_timeout, log):
 
             @sio.on("ask", namespace=namespace)
             async def on_ask(sid, *args):
-                answer = await sio.call("question", "what is 6 x 7?", to=sid, namespace=namespace, timeout=10)
+                answer = await sio.call("question", "what is 6 x 7?", to=sid, namespace=namespace, timeout=120)
                 await sio.emit("answer", answer, to=sid, namespace=namespace)
 
             @sio.on("burst", namespace=namespace)
