@@ -240,10 +240,10 @@ extension ChatAgainstSandbox {
     @Test("Typing shows on the other side at once, and ends by itself after the timeout")
     func typingTimesOut() async throws {
       let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
-      // 3 s, not the default 5: short enough to wait for, long enough that a loaded run still sees the indicator
-      // (at 300 ms, both the poll and the update stream, which keeps only the newest, missed it).
+      // 20 s, not the default 5: long enough that a run under the whole suite still sees the indicator before it
+      // ends (at 300 ms, both the poll and the update stream, which keeps only the newest, missed it).
       var quick = ChatConfiguration.testing
-      quick.typingTimeout = .seconds(3)
+      quick.typingTimeout = .seconds(20)
       let (ann, bob, channel) = try await sync.pair(sandbox, bobConfiguration: quick)
       let annSees = try await ann.chat.open(channel)
       let bobSees = try await bob.chat.open(channel)

@@ -168,7 +168,7 @@ extension ChatAgainstSandbox {
         var last: String?
         for _ in 0..<chatNoLossScale.drops {
           var sid: String?
-          let back = await chatPoll(for: .seconds(20)) {
+          let back = await chatPoll(for: .seconds(60)) {
             guard case .connected(let now) = bob.chat.connectionState, now != last else { return false }
             sid = now
             return true
@@ -363,7 +363,9 @@ extension ChatAgainstSandbox {
     func gapFound() async throws {
       let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
       var configuration = ChatConfiguration.testing
-      configuration.silenceCheckInterval = .seconds(30)
+      // A check ten minutes off, and two minutes to find the gap: under the whole suite the catch-up may take a while,
+      // but never as long as the check.
+      configuration.silenceCheckInterval = .seconds(600)
       let (ann, bob, channel) = try await pair(sandbox, bobConfiguration: configuration)
       let conversation = try await bob.chat.open(channel)
       #expect(await conversation.caughtUp() == .live)
@@ -374,8 +376,8 @@ extension ChatAgainstSandbox {
       try await sandbox.control.socketIOFault(loseNext: 1)
       try await send(["two", "three"], from: ann, to: channel)
       #expect(
-        await chatPoll(for: .seconds(10)) { conversation.snapshot.messages.map(\.text) == ["one", "two", "three"] },
-        "well before the 30 s check: \(conversation.snapshot.messages.map(\.text))")
+        await chatPoll(for: .seconds(120)) { conversation.snapshot.messages.map(\.text) == ["one", "two", "three"] },
+        "well before the 600 s check: \(conversation.snapshot.messages.map(\.text))")
       await conversation.close()
       await ann.chat.shutDown()
       await bob.chat.shutDown()

@@ -77,8 +77,9 @@ final class HoldingClock: Clock, Sendable {
   }
 }
 
-/// Waits, in real time (up to 30 s), until something sleeps on `clock`: a request that reached a Sandbox started
-/// with that clock and a latency fault, held there until the test advances the clock.
+/// Waits, in real time (up to 2 min: a loaded pool can take most of a minute to send a request), until something
+/// sleeps on `clock`: a request that reached a Sandbox started with that clock and a latency fault, held there until
+/// the test advances the clock.
 func requestHeld(on clock: HoldingClock) async -> Bool {
-  await poll(every: .milliseconds(5), for: .seconds(30)) { clock.sleeperCount > 0 }
+  await poll(every: .milliseconds(5), for: .seconds(120)) { clock.sleeperCount > 0 }
 }
