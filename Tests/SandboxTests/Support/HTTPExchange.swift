@@ -67,9 +67,11 @@ struct SandboxClient {
   }
 }
 
-/// Runs `body` against a fresh Sandbox started with `configuration`, and stops it afterwards.
+/// Runs `body` against a fresh Sandbox started with `configuration`, and stops it afterwards. Its access tokens live
+/// an hour by default, not a minute: these tests check the routes, and under the whole suite one has taken longer
+/// than a minute (`AuthBackendTests` check a token's life, on a clock of their own).
 func withSandbox<Result>(
-  _ configuration: SandboxConfiguration = SandboxConfiguration(logLevel: .warning),
+  _ configuration: SandboxConfiguration = SandboxConfiguration(accessTokenTTL: .seconds(3_600), logLevel: .warning),
   _ body: (SandboxClient) async throws -> Result
 ) async throws -> Result {
   let sandbox = try await Sandbox.start(configuration)
