@@ -12,9 +12,10 @@ enum Keel {
   /// The binary, built beside the test bundle.
   static var binary: URL { ChildProcess.builtExecutable("keel") }
 
-  /// Runs `keel` with `arguments` to its end (at most a minute) and returns what it printed and its status.
+  /// Runs `keel` with `arguments` to its end (at most two and a half minutes: under the whole suite a debug keel
+  /// flushing a thousand events has run past one) and returns what it printed and its status.
   static func run(_ arguments: [String]) async throws -> ChildProcess.Run {
-    try await ChildProcess.run(binary, arguments: arguments, killAfter: .seconds(60))
+    try await ChildProcess.run(binary, arguments: arguments, killAfter: .seconds(150))
   }
 
   /// A fresh, empty data directory.
