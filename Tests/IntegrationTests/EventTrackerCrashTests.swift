@@ -63,12 +63,7 @@ struct EventTrackerCrashTests {
 
     // WHEN a tracker starts on the file and only delivers, each upload given as long as a loaded machine needs (two
     // seconds timed every upload out under the whole suite)
-    var delivering = EventsSandbox.fastDelivery
-    delivering.uploadTimeout = .seconds(60)
-    let tracker = try EventTracker(
-      baseURL: sandbox.baseURL, apiToken: EventsSandbox.apiToken, queueURL: queueURL, settings: InMemoryKeyValueStore(),
-      transport: URLSessionTransport(),
-      monitor: ManualNetworkMonitor(.online), configuration: delivering, clock: ContinuousClock())
+    let tracker = try EventsSandbox.tracker(on: sandbox, .urlSession, in: directory)
     let drained = try await eventsPoll(timeout: .seconds(120)) {
       await tracker.flush()
       return try await tracker.queue.count() == 0

@@ -26,13 +26,7 @@ struct EventTrackerFaultTests {
     let directory = eventsTemporaryDirectory("events-faults")
     defer { try? FileManager.default.removeItem(at: directory) }
     // Uploads of up to 15 s: a loaded machine timed 2 s ones out, and 60 s would let a stalled one hold the drain.
-    var configuration = EventsSandbox.fastDelivery
-    configuration.uploadTimeout = .seconds(15)
-    let tracker = try EventTracker(
-      baseURL: sandbox.baseURL, apiToken: EventsSandbox.apiToken,
-      queueURL: directory.appendingPathComponent("events.sqlite"), settings: InMemoryKeyValueStore(),
-      transport: kind.transport,
-      monitor: ManualNetworkMonitor(.online), configuration: configuration, clock: ContinuousClock())
+    let tracker = try EventsSandbox.tracker(on: sandbox, kind, in: directory) { $0.uploadTimeout = .seconds(15) }
 
     // WHEN 5,000 events are tracked from 8 tasks while the tracker uploads, and then it is left to deliver
     let clock = ContinuousClock()
