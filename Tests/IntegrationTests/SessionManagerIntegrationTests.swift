@@ -284,6 +284,8 @@ struct SessionManagerIntegrationTests {
       try await eventsPoll(timeout: .seconds(30)) {
         try await sandboxResponses("POST /v1/auth/refresh", status: 200, on: sandbox) == 1
       }, "the refresh was granted")
+    // The refresh's hold is gone, so a sleeper now is the logout's: advancing before it arrived would leave it held.
+    #expect(await requestHeld(on: serverClock), "the logout reached the Sandbox")
     await serverClock.advance(by: .seconds(2))
     #expect(await poll(for: .seconds(30)) { logout.isFinished })
     #expect(try store.data(forKey: SessionManager.storageKey) == nil, "the granted tokens were not kept")
