@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// Whose chat a data directory shows: only the signed-in account's, whatever another account left there.
-@Suite("keel chat: one account's chat is not the next's", .serialized, .timeLimit(.minutes(3)))
+@Suite("keel chat: one account's chat is not the next's", .serialized, .timeLimit(.minutes(10)))
 struct ChatAccountCommandTests {
   @Test("Ada reads her channels and signs out; demo signs in on the same directory and sees none of hers, offline too")
   func nextAccountSeesNothing() async throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// The `keel chat edit`, `delete`, `react` and `send --reply-to` contract, two users on one served Sandbox: exit codes
 /// as documented, `history --json`'s new keys, and a `tail --json` that shows each change with its type.
-@Suite("keel chat changes", .serialized, .timeLimit(.minutes(3)))
+@Suite("keel chat changes", .serialized, .timeLimit(.minutes(10)))
 struct ChatChangeCommandTests {
   @Test("Edit, delete, react and reply: 0 once the server has it, 77 for another's, 67 unknown; a tail types each")
   func changes() async throws {

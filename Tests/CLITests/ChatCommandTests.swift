@@ -11,7 +11,7 @@ import Testing
 /// The `keel chat` contract, as a new user meets it: the embedded Sandbox's workspace to try, sending and
 /// reading, a `tail` that shows what a second terminal sends (the same user on the same data directory, and another
 /// user on a served Sandbox), and input refused before anything is sent.
-@Suite("keel chat", .serialized, .timeLimit(.minutes(3)))
+@Suite("keel chat", .serialized, .timeLimit(.minutes(10)))
 struct ChatCommandTests {
   /// A Sandbox like `keel sandbox serve`'s: the two accounts to try and their workspace.
   static func servedSandbox() async throws -> RunningSandbox {

@@ -5,7 +5,7 @@ import Testing
 
 /// `keel chat send --file` and `keel chat download`: exit codes as documented, the `files` key of `--json`, no
 /// progress bar when standard error is not a terminal, a download written byte-exact, a non-member refused.
-@Suite("keel chat files", .serialized, .timeLimit(.minutes(3)))
+@Suite("keel chat files", .serialized, .timeLimit(.minutes(10)))
 struct ChatFileCommandTests {
   @Test("send --file and download: 0 byte-exact; 65 past the limits, 66 missing, before sending; 67 a non-member")
   func files() async throws {

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `keel chat channel …` and `keel chat workspace …`: the management calls, run as two users of a served Sandbox.
-@Suite("keel chat channel and workspace", .serialized, .timeLimit(.minutes(3)))
+@Suite("keel chat channel and workspace", .serialized, .timeLimit(.minutes(10)))
 struct ChatManageCommandTests {
   @Test("Create, rename, invite, join, leave and delete, with members listed; the owner's calls refused to others (77)")
   func manage() async throws {
@@ -73,7 +73,7 @@ struct ChatManageCommandTests {
 }
 
 /// `keel images get` on the chat backend's images: as the signed-in member, through that account's cache.
-@Suite("keel images get: chat images", .serialized, .timeLimit(.minutes(3)))
+@Suite("keel images get: chat images", .serialized, .timeLimit(.minutes(10)))
 struct ChatImageCommandTests {
   @Test("A member gets a chat image (network, then disk); someone else gets 67, nobody signed in 77")
   func chatImage() async throws {

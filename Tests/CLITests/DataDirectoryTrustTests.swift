@@ -13,7 +13,7 @@ import Testing
 /// can write. Each case is refused with 74 and one sentence before a file there is opened, created, locked or chmod'ed.
 ///
 /// Refused runs end before any server is started; one at a time, since each is a process of its own.
-@Suite("The data directory trusts no link and no other user", .serialized, .timeLimit(.minutes(3)))
+@Suite("The data directory trusts no link and no other user", .serialized, .timeLimit(.minutes(10)))
 struct DataDirectoryTrustTests {
   /// `keel auth whoami` on `data`, which opens every kind of thing the data directory holds, against a server that is
   /// not there: the check comes first, and a run that passes it says nobody is signed in without a request.

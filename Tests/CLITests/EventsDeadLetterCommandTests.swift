@@ -7,7 +7,7 @@ import Testing
 
 /// REQUIREMENTS E12 from the command line: a flush that sets events aside says so and does not exit 0; `status
 /// --dead-letters` shows them with the server's reasons; `requeue` puts them back.
-@Suite("keel events: dead letters", .timeLimit(.minutes(3)))
+@Suite("keel events: dead letters", .timeLimit(.minutes(10)))
 struct EventsDeadLetterCommandTests {
   @Test("A refused event is set aside: flush exits 70 saying why, status lists it, requeue and flush deliver it")
   func setAsideAndRequeued() async throws {

@@ -16,7 +16,7 @@ import Testing
 
 /// What another user of the machine, hostile input or an odd output file can do to the CLI and its data
 /// directory. Each test failed before the fix it covers.
-@Suite("Hardening: secrets, other users, odd files and hostile input", .timeLimit(.minutes(3)))
+@Suite("Hardening: secrets, other users, odd files and hostile input", .timeLimit(.minutes(10)))
 struct HardeningTests {
   @Test(
     "Every file and directory a command creates in the data directory is owner-only; no API token or password in the clear"

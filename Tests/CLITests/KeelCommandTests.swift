@@ -6,7 +6,7 @@ import Testing
 
 /// `keel` run as a user runs it: help, argument errors with their exit codes, `--json` shapes, and state that
 /// carries across invocations in the data directory.
-@Suite("keel, end to end", .timeLimit(.minutes(3)))
+@Suite("keel, end to end", .timeLimit(.minutes(10)))
 struct KeelCommandTests {
   @Test("keel --help lists every command and the exit codes; every subcommand's help exits 0")
   func help() async throws {

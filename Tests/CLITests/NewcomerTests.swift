@@ -11,7 +11,7 @@ import Testing
 
 /// What a newcomer runs into first: global options wherever they are put, and `events flush` and `status` that say
 /// what happened in words and send when asked.
-@Suite("The CLI as a newcomer uses it", .timeLimit(.minutes(3)))
+@Suite("The CLI as a newcomer uses it", .timeLimit(.minutes(10)))
 struct NewcomerTests {
   @Test("Global options work before the subcommand as after it")
   func globalOptionsBeforeTheSubcommand() async throws {

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `keel auth signup` and `keel profile show|set`, run as a user runs them against a served Sandbox.
-@Suite("keel auth signup and keel profile", .serialized, .timeLimit(.minutes(3)))
+@Suite("keel auth signup and keel profile", .serialized, .timeLimit(.minutes(10)))
 struct ProfileCommandTests {
   @Test("Sign up (a taken email 70, bad input 65), then show and change the profile; errors before sending")
   func signUpAndProfile() async throws {

@@ -15,7 +15,7 @@ import Testing
 #endif
 
 /// `keel sandbox serve`, run as a real process: it prints its URL, serves the contract, and stops on SIGINT.
-@Suite("keel sandbox serve", .timeLimit(.minutes(3)))
+@Suite("keel sandbox serve", .timeLimit(.minutes(10)))
 struct SandboxServeTests {
   /// The `keel` binary, built beside the test bundle.
   static var keel: URL {

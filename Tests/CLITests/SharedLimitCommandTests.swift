@@ -162,7 +162,7 @@ struct SharedLimitCommandTests {
 }
 
 /// `--limiter-store` when it cannot be used: a sentence before anything is sent, never the password.
-@Suite("keel users --limiter-store refusals", .timeLimit(.minutes(3)))
+@Suite("keel users --limiter-store refusals", .timeLimit(.minutes(10)))
 struct LimiterStoreRefusalTests {
   @Test("A store nobody answers at: exit 75, saying so, the password masked, nothing created; a bad URL is 64")
   func unreachable() async throws {

@@ -14,7 +14,7 @@ extension ChatAgainstSandbox {
   /// from the next process, each exactly once, in order, even when that one is killed mid-send and answers are lost
   /// after the server stored the message.
   @Suite(
-    "Chat outbox across SIGKILL", .timeLimit(.minutes(3)),
+    "Chat outbox across SIGKILL", .timeLimit(.minutes(10)),
     // What it checks crosses processes, where ThreadSanitizer does not look; three instrumented children cost a minute.
     .disabled(if: underThreadSanitizer, "the normal test run covers it"))
   struct ChatOutboxCrashTests {

@@ -7,7 +7,7 @@ import Testing
 
 /// REQUIREMENTS A8: a writer killed mid-write never leaves a readable partial entry. A child process writes 1 to
 /// 4 MiB entries in a loop and is killed with SIGKILL at a random moment, several times over the same directory.
-@Suite("DiskCache crash", .timeLimit(.minutes(3)))
+@Suite("DiskCache crash", .timeLimit(.minutes(10)))
 struct DiskCacheCrashTests {
   let directory = DiskCacheTestDirectory()
   static let keys = (0..<16).map { "entry-\($0)" }

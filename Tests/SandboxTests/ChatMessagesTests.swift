@@ -6,7 +6,7 @@ import Testing
 
 /// SandboxAPI §7's messages over real HTTP: multipart sends (one written by curl, an encoder that is not Keel's),
 /// idempotent client message ids, every refusal typed, cursors, unread counts and last messages, images with ETags.
-@Suite("Sandbox chat messages", .timeLimit(.minutes(3)))
+@Suite("Sandbox chat messages", .timeLimit(.minutes(10)))
 struct ChatMessagesTests {
   static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])
 
