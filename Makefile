@@ -1,11 +1,12 @@
-# One entry per habit. `make ci` is what .ci/run runs; it sets KEEL_STRICT=1 (warnings are errors in Keel's targets).
+# One entry per habit. `make ci` is what .ci/run runs, a step at a time; it sets KEEL_STRICT=1 (warnings are errors in
+# Keel's targets).
 SWIFT ?= swift
 MODULES := RateLimiting Networking NIOTransports PostgresLimits Realtime Persistence Domain Chat ReducerRuntime Features FeaturesTesting KeelUI Sandbox
 SOURCES := Package.swift Modules Tests Benchmarks Examples Fuzz
 SYMBOL_GRAPHS := .build/symbol-graphs
 comma := ,
 
-.PHONY: build test limits-proof tsan lint format docs samples bench bench-quick demo examples readme-package consumers apple-imports fuzz peers browser browser-test console-screenshot ci
+.PHONY: build test limits-proof tsan lint format docs samples bench bench-quick demo examples readme-package consumers apple-imports fuzz peers browser browser-test console-screenshot ci ci-steps
 
 build:
 	$(SWIFT) build --build-tests
@@ -148,5 +149,11 @@ readme-package:
 consumers:
 	SWIFT=$(SWIFT) bash Scripts/consumer-check.sh
 
+# What `make ci` runs, in this order. .ci/run runs them one at a time and says how long each took.
+CI_STEPS := build peers browser samples test limits-proof browser-test examples readme-package consumers bench-quick tsan lint apple-imports docs fuzz
+
 ci: export KEEL_STRICT = 1
-ci: build peers browser samples test limits-proof browser-test examples readme-package consumers bench-quick tsan lint apple-imports docs fuzz
+ci: $(CI_STEPS)
+
+ci-steps:
+	@echo $(CI_STEPS)
