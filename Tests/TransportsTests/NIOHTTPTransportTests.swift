@@ -28,10 +28,10 @@ import Testing
   }
 
   @Test func aRefusedConnectionFailsAtOnceAsURLSessionWould() async throws {
-    // A port nobody listens on: the Sandbox's, once it has stopped.
-    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
-    let url = sandbox.baseURL.appending(path: "v3/users")
-    await sandbox.stop()
+    // A port held so that it refuses, not a stopped server's, which another test's server may take meanwhile.
+    let port = try RefusingPort()
+    defer { withExtendedLifetime(port) {} }
+    let url = URL(string: "http://127.0.0.1:\(port.number)/v3/users")!
     let transport = NIOHTTPTransport()
     let error = await #expect(throws: URLError.self) { try await transport.send(URLRequest(url: url)) }
     #expect(error?.code == .cannotConnectToHost)

@@ -160,9 +160,10 @@ import Testing
   }
 
   @Test func aStoppedServerIsAConnectionFailure() async throws {
-    let sandbox = try await Sandbox.start(SandboxConfiguration(logLevel: .warning))
-    let url = echo(sandbox)
-    await sandbox.stop()
+    // A port held so that it refuses, not a stopped server's, which another test's server may take meanwhile.
+    let port = try RefusingPort()
+    defer { withExtendedLifetime(port) {} }
+    let url = URL(string: "ws://127.0.0.1:\(port.number)/ws/echo")!
     let error = await #expect(throws: WebSocketError.self) { _ = try await transport.connect(to: url, headers: [:]) }
     #expect(error?.kind == .connectionFailed)
     #expect(error?.urlError?.code == .cannotConnectToHost)
