@@ -170,7 +170,7 @@ struct ChatSearchTests {
       [Self.message(5, "alpha moved")], movingReadPositionOf: "ann", in: "c1", to: "m5", seq: 5)
     #expect(try await waiting() == 0)
     let newest = try #require(try await store.messages(in: "c1", limit: 1).last)
-    let read = try await store.upsert(
+    let read = try store.upsertNow(
       [Self.message(6, "alpha live")], movingReadPositionOf: "ann", in: "c1", to: "m6", seq: 6,
       readingAfter: newest.position, limit: 10)
     #expect(read.inserted.map(\.id) == ["m6"])

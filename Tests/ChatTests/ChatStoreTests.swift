@@ -241,6 +241,39 @@ struct ChatStoreTests {
     #expect(try await store.messageCount(in: "current") == 450)
   }
 
+  @Test("A push stored on the caller's thread leaves the eviction it calls for to the caller, who runs it after")
+  func evictionAfterAPushedWrite() async throws {
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = try open(maxSize: 1 << 20)
+    for (index, id) in ["old", "current"].enumerated() {
+      try await store.upsert([.init(id: id, workspaceID: "w1", kind: .channel, name: id, joined: true)])
+      try await store.touch(id, at: Self.start.addingTimeInterval(Double(index)))
+    }
+    let text = String(repeating: "x", count: 1_000)
+    func messages(_ count: Int, in conversation: String) -> [Message] {
+      (1...count).map {
+        var message = Self.message($0, in: conversation, text: text)
+        (message.id, message.clientMessageID) = ("\(conversation)-\($0)", "\(conversation)-c\($0)")
+        return message
+      }
+    }
+    try await store.upsert(messages(200, in: "old"))
+    #expect(try await store.messageCount(in: "old") == 200, "about 600 kB: under the limit")
+    let pushed = messages(450, in: "current")
+    let last = try #require(pushed.last?.id)
+    let newest = try #require(try await store.messages(in: "old", limit: 1).last)
+    let written = try store.upsertNow(
+      pushed, movingReadPositionOf: "ann", in: "current", to: last, seq: 450, readingAfter: newest.position,
+      limit: 10)
+    #expect(written.inserted.count == 450)
+    #expect(written.evictionDue, "the store may be past its size")
+    #expect(try await store.messageCount(in: "old") == 200, "the write itself evicts nothing")
+    try await store.evictAfterGrowth()
+    #expect(try await store.size() <= 1 << 20)
+    #expect(try await store.messageCount(in: "current") == 450)
+    #expect(try await store.messageCount(in: "old") < 200)
+  }
+
   @Test("A file that is not a database is set aside, kept, and the store starts empty")
   func notADatabase() async throws {
     defer { try? FileManager.default.removeItem(at: directory) }

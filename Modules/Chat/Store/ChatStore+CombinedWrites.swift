@@ -35,24 +35,33 @@ extension ChatStore {
   /// `position` gains: `conversationID`'s messages after it (at most `limit`, oldest first) and every member's read
   /// position. A push reaches the screen without a read of its own after the write.
   ///
-  /// - Returns: The messages that were new to the store, as `upsert(_:)`, and what was read.
+  /// It runs on the calling thread, blocking it for the transaction (``SQLiteStore/writeNow(_:_:)``): the store
+  /// commits to its write-ahead log without an `fsync`, and the hops to the writer's queue and back, and off the
+  /// caller's actor and back, took longer than this transaction of one message. So that nothing else waits before the
+  /// screen, the eviction the write may call for is the caller's, after it has shown what was read: it is due when
+  /// `evictionDue` is (``evictAfterGrowth()``).
+  ///
+  /// - Returns: The messages that were new to the store, as `upsert(_:)`, what was read, and whether an eviction is
+  ///   due.
   /// - Throws: as `upsert(_:)`; nothing is written when it throws.
-  func upsert(
+  func upsertNow(
     _ messages: [Message], movingReadPositionOf userID: String, in conversationID: String, to messageID: String,
     seq: Int, readingAfter position: Message.Position, limit: Int
-  ) async throws -> (inserted: [Message], newer: [Message], readPositions: [String: ReadPosition]) {
-    // This write is the one between the server's push and the screen: its messages wait in the search backlog for the
-    // write of their count, which follows (or the next write, or a search). Indexed here, they were a third of it.
-    let (inserted, (newer, positions)) = try await upsert(
-      messages, "store pushed messages", indexing: false,
-      alsoReading: { db in
+  ) throws -> (inserted: [Message], newer: [Message], readPositions: [String: ReadPosition], evictionDue: Bool) {
+    let operation = "store pushed messages"
+    try checkTimes(of: messages)
+    // The one write between the server's push and the screen: its messages wait in the search backlog for the write
+    // of their count, which follows (or the next write, or a search). Indexed here, they were a third of it.
+    let (inserted, (newer, positions)) = try writeNow(
+      operation,
+      Self.upsertTransaction(messages, indexing: false) { db in
         try Self.moveReadPosition(of: userID, in: conversationID, to: messageID, seq: seq, db)
         return (
           try Self.messages(after: position, in: conversationID, limit: limit, db),
           try Self.readPositions(in: conversationID, db)
         )
       })
-    return (inserted, newer, positions)
+    return (inserted, newer, positions, grew(by: messages))
   }
 
   /// Stores `messages` (as `upsert(_:)`) with `also` in the same transaction, indexing them for search before it
@@ -71,19 +80,31 @@ extension ChatStore {
     _ messages: [Message], _ operation: String, indexing: Bool = true,
     alsoReading also: @escaping @Sendable (Database) throws -> Also
   ) async throws -> (inserted: [Message], also: Also) {
+    try checkTimes(of: messages)
+    let written = try await write(operation, Self.upsertTransaction(messages, indexing: indexing, also))
+    try? await evictIfGrown(by: messages)
+    return written
+  }
+
+  /// Refuses messages whose time the store cannot keep, before anything is written.
+  private func checkTimes(of messages: [Message]) throws {
     if let odd = messages.first(where: { !Self.representable($0.createdAt) }) {
       throw PersistenceError(
         .invalidInput, "A message's time (\(odd.createdAt.timeIntervalSince1970) s) is outside 1970 to 9999.",
         path: url.path)
     }
-    let written = try await write(operation) { db in
+  }
+
+  /// The transaction of an upsert: `messages` stored, indexed for search when `indexing`, and `also` run after them.
+  private static func upsertTransaction<Also: Sendable>(
+    _ messages: [Message], indexing: Bool, _ also: @escaping @Sendable (Database) throws -> Also
+  ) -> @Sendable (Database) throws -> (inserted: [Message], also: Also) {
+    { db in
       var inserted: [Message] = []
       for message in messages where try Self.upsert(message, db) { inserted.append(message) }
       if indexing { try Self.indexBacklog(db) }
       return (inserted, try also(db))
     }
-    try? await evictIfGrown(by: messages)
-    return written
   }
 
   static func setSyncPoint(_ messageID: String, in conversationID: String, _ db: Database) throws {

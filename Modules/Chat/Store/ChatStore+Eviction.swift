@@ -65,14 +65,24 @@ extension ChatStore {
   /// ``evictIfNeeded()`` after a write of `messages`, unless the store, as last measured, plus a generous bound of
   /// what those and the writes since may have added (``ChatStoreGrowth``), is still within ``maxSize``.
   func evictIfGrown(by messages: [Message]) async throws {
+    guard grew(by: messages) else { return }
+    try await evictAfterGrowth()
+  }
+
+  /// Counts a write of `messages` in what the store may have grown by since it was measured, and says whether
+  /// ``evictAfterGrowth()`` is due: whether the store may now be past ``maxSize``, or has not been measured for long.
+  func grew(by messages: [Message]) -> Bool {
     let added = messages.reduce(Int64(0)) { $0 + ChatStoreGrowth.bound(of: $1) }
     let maxSize = maxSize
-    let check = growth.withLock { growth in
+    return growth.withLock { growth in
       growth.added += added
       growth.writes += 1
       return growth.mayExceed(maxSize, at: .now)
     }
-    guard check else { return }
+  }
+
+  /// ``evictIfNeeded()``, once ``grew(by:)`` has said it is due.
+  func evictAfterGrowth() async throws {
     do {
       try await evictIfNeeded()
     } catch {

@@ -207,6 +207,8 @@ actor ConversationSync {
     let inserted: [Message]
     // What the write read of the window's extension, when it could (`publish(extending:with:)`).
     var extended: WindowExtension?
+    // Whether the write on this thread calls for an eviction, which waits until the window is shown.
+    var evictionDue = false
     do {
       if let arrival, let messageID = arrival.id, let seq = arrival.seq,
         fresh.contains(where: { $0.id == messageID })
@@ -214,10 +216,11 @@ actor ConversationSync {
         let base = snapshots.current
         if publishing == published, let newest = base.messages.last {
           let begun = publishing
-          let written = try await store.upsert(
+          let written = try store.upsertNow(
             fresh, movingReadPositionOf: arrival.senderID, in: id, to: messageID, seq: seq,
             readingAfter: newest.position, limit: shown + fresh.count)
           inserted = written.inserted
+          evictionDue = written.evictionDue
           extended = WindowExtension(
             base: base, begun: begun, newer: written.newer, readPositions: written.readPositions)
         } else {
@@ -242,6 +245,8 @@ actor ConversationSync {
     } else {
       await publish(after: inserted)
     }
+    // As after every other write, a failed eviction is tried again after the next one.
+    if evictionDue { try? await store.evictAfterGrowth() }
     guard var heard = known else { return (false, arrivalKnown) }
     // A catch-up may have moved it on while this one waited for the store.
     defer { self.heard = max(self.heard ?? heard, heard) }

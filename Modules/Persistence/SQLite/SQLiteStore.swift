@@ -22,6 +22,18 @@ extension SQLiteStore {
     }
   }
 
+  /// Runs `updates` in a write transaction on the calling thread, as ``write(_:_:)`` does, but blocking it instead of
+  /// suspending: for a write on the way to the screen, in a store that commits to the write-ahead log without an
+  /// `fsync`, whose transaction takes less than the hop to the writer's queue and back. It blocks for as long as
+  /// another write holds the writer, too; a long write (a page of a catch-up, an eviction) is for ``write(_:_:)``.
+  package func writeNow<T>(_ operation: String, _ updates: (Database) throws -> T) throws -> T {
+    do {
+      return try pool.writeWithoutTransaction { db in try Self.transaction(db, updates) }
+    } catch {
+      throw mapped(error, while: operation)
+    }
+  }
+
   /// Runs `updates` in an immediate transaction on the writer's connection `db`, committed when it returns and rolled
   /// back when it throws: what GRDB's `write` does, with `BEGIN` and `COMMIT` as cached statements, where `write`
   /// compiles both again for every transaction (through its authorizer), which cost more than a one-row write itself.
