@@ -262,6 +262,7 @@ let package = Package(
       name: "Chat",
       dependencies: [
         "Domain", "Realtime", "Networking", "Persistence", grdb, sqlite, crypto, logging, concurrency, errors, files,
+        json,
       ],
       path: "Modules/Chat",
       swiftSettings: swiftSettings

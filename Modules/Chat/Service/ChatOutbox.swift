@@ -181,7 +181,11 @@ final class ChatOutbox: Sendable {
       if account.outbox.durability == .survivesCrash {
         // A cancelled send keeps nothing, as the suspending enqueue (which checks first) does.
         try Task.checkCancellation()
-        try account.outbox.enqueueNow(outgoing)
+        if let stored = outgoing.storedJSON {
+          try account.outbox.enqueueNow(encoded: [stored])
+        } else {
+          try account.outbox.enqueueNow(outgoing)
+        }
       } else {
         try await account.outbox.enqueue(outgoing)
       }
