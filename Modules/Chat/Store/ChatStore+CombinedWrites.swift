@@ -48,12 +48,11 @@ extension ChatStore {
     _ messages: [Message], movingReadPositionOf userID: String, in conversationID: String, to messageID: String,
     seq: Int, readingAfter position: Message.Position, limit: Int
   ) throws -> (inserted: [Message], newer: [Message], readPositions: [String: ReadPosition], evictionDue: Bool) {
-    let operation = "store pushed messages"
     try checkTimes(of: messages)
     // The one write between the server's push and the screen: its messages wait in the search backlog for the write
     // of their count, which follows (or the next write, or a search). Indexed here, they were a third of it.
     let (inserted, (newer, positions)) = try writeNow(
-      operation,
+      "store pushed messages",
       Self.upsertTransaction(messages, indexing: false) { db in
         try Self.moveReadPosition(of: userID, in: conversationID, to: messageID, seq: seq, db)
         return (

@@ -185,17 +185,7 @@ public final class DurableQueue<Element: Codable & Sendable>: SQLiteStore {
   @discardableResult
   public func enqueueNow(encoded payloads: [Data]) throws -> EnqueueResult {
     guard !payloads.isEmpty else { return EnqueueResult(ids: [], dropped: 0) }
-    let transaction = enqueueTransaction(payloads)
-    do {
-      let result = try pool.writeWithoutTransaction { db in try Self.transaction(db, transaction) }
-      return try outcome(result, of: payloads.count)
-    } catch let error as DatabaseError {
-      throw PersistenceError.sqlite(error, while: "enqueue", path: url.path, in: Self.storeName)
-    } catch let error as PersistenceError {
-      throw error
-    } catch {
-      throw PersistenceError.wrapping(error, while: "enqueue", path: url.path)
-    }
+    return try outcome(try writeNow("enqueue", enqueueTransaction(payloads)), of: payloads.count)
   }
 
   /// Appends elements already encoded, as ``enqueue(contentsOf:)`` does; see ``enqueueNow(encoded:)`` for what each
