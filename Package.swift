@@ -226,7 +226,7 @@ let package = Package(
     ),
     .testTarget(
       name: "PersistenceTests",
-      dependencies: ["Persistence", "TestSupport", "CrashFixtures", clocks, "PersistenceCrashHelper", random],
+      dependencies: ["Persistence", files, "TestSupport", "CrashFixtures", clocks, "PersistenceCrashHelper", random],
       path: "Tests/PersistenceTests",
       swiftSettings: swiftSettings
     ),

@@ -17,16 +17,26 @@ extension OwnerOnlyFiles {
     let input = open(source.path, O_RDONLY | O_CLOEXEC)
     guard input >= 0 else { throw FileSystemError(errno, while: "open", path: source.path) }
     defer { close(input) }
+    try copy(from: input, to: destination) { nil }
+  }
+
+  /// Copies what is left of `input` to a new 0600 file beside `destination` and renames it over `destination`,
+  /// unless `refusal` (asked once the bytes are copied) gives a reason not to; nothing is left behind on failure.
+  fileprivate static func copy(
+    from input: Int32, to destination: URL, unless refusal: () -> FileSystemError?
+  ) throws(FileSystemError) {
     let temporary = destination.deletingLastPathComponent()
       .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).tmp").path
     let output = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, fileMode)
     guard output >= 0 else { throw FileSystemError(errno, while: "create", path: temporary) }
     var failed = copyAll(from: input, to: output)
     close(output)
-    if failed == 0, rename(temporary, destination.path) != 0 { failed = errno }
-    if failed != 0 {
+    var refused = failed == 0 ? refusal() : nil
+    if failed == 0, refused == nil, rename(temporary, destination.path) != 0 { failed = errno }
+    if failed != 0 { refused = FileSystemError(failed, while: "copy to", path: destination.path) }
+    if let refused {
       unlink(temporary)
-      throw FileSystemError(failed, while: "copy to", path: destination.path)
+      throw refused
     }
   }
 
@@ -53,6 +63,70 @@ extension OwnerOnlyFiles {
       }
       let failed = buffer.withUnsafeBytes { writeAll(output, UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
       if failed != 0 { return failed }
+    }
+  }
+}
+
+/// A file opened now to be copied later as it is now, for a copy made after the file is handed on: ``copy(to:)``
+/// reads the file that was opened, wherever it has been moved or even if it was removed since, and refuses, leaving
+/// nothing, if its size or modification time changed (it was written to in place).
+///
+/// A write in the same tick of the file system's clock as the file's last one, that leaves its size as it was, is
+/// not seen: the check is for a file that was edited, not for one written against it on purpose.
+package final class OpenedFile: Sendable {
+  /// The path it was opened at, for errors.
+  package let path: String
+  private let descriptor: Int32
+  private let state: State
+
+  /// What tells a file written to from the file as it was opened.
+  private struct State: Equatable {
+    let size: Int64
+    let seconds: Int
+    let nanoseconds: Int
+
+    init(_ status: stat) {
+      size = Int64(status.st_size)
+      #if canImport(Darwin)
+        (seconds, nanoseconds) = (Int(status.st_mtimespec.tv_sec), Int(status.st_mtimespec.tv_nsec))
+      #else
+        (seconds, nanoseconds) = (Int(status.st_mtim.tv_sec), Int(status.st_mtim.tv_nsec))
+      #endif
+    }
+  }
+
+  /// Opens `file` for reading and notes its size and modification time.
+  package init(_ file: URL) throws(FileSystemError) {
+    path = file.path
+    descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { throw FileSystemError(errno, while: "open", path: path) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0 else {
+      let failure = FileSystemError(errno, while: "read", path: path)
+      close(descriptor)
+      throw failure
+    }
+    state = State(status)
+  }
+
+  deinit { close(descriptor) }
+
+  /// The file's size when it was opened.
+  package var size: Int64 { state.size }
+
+  /// Copies the file, from its start, to a new 0600 file renamed over `destination` (see
+  /// ``OwnerOnlyFiles/copy(_:to:)``); call it once.
+  ///
+  /// - Throws: `ESTALE` when the file was written to since it was opened; what the copy met otherwise.
+  package func copy(to destination: URL) throws(FileSystemError) {
+    guard lseek(descriptor, 0, SEEK_SET) == 0 else { throw FileSystemError(errno, while: "read", path: path) }
+    try OwnerOnlyFiles.copy(from: descriptor, to: destination) {
+      var status = stat()
+      guard fstat(descriptor, &status) == 0 else { return FileSystemError(errno, while: "read", path: path) }
+      guard State(status) == state else {
+        return FileSystemError(ESTALE, while: "keep", path: path, explanation: "it was written to meanwhile")
+      }
+      return nil
     }
   }
 }

@@ -85,6 +85,16 @@ extension ChatAgainstSandbox {
       #expect(try Data(contentsOf: again) == bytes)
       #expect(third.withLock { $0.count } >= 10, "downloaded again: \(third.withLock { $0.count }) steps")
 
+      // The app edits the file it got at once, before or after its copy is kept: what is kept is the server's file
+      // or nothing, never the edit.
+      let edit = try FileHandle(forWritingTo: again)
+      try edit.seekToEnd()
+      try edit.write(contentsOf: Data("edited".utf8))
+      try edit.close()
+      let fourth = bob.directory.appendingPathComponent("fourth.bin")
+      try await bob.chat.download(attached.url, to: fourth)
+      #expect(try Data(contentsOf: fourth) == bytes)
+
       // Cat is no member: the server does not show her the file.
       let refused = await #expect(throws: ChatError.self) {
         try await cat.chat.download(attached.url, to: cat.directory.appendingPathComponent("x"))

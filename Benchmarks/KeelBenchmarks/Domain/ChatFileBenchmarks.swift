@@ -13,9 +13,10 @@ import Networking
 ///   the outbox, the multipart body written beside it and streamed from disk through the session's client. The peer
 ///   reads the file, builds the same multipart body in memory and POSTs it with AsyncHTTPClient's `execute`.
 /// - `file.download.MiBps`: Bob's `download(_:to:)` on its default settings, in a new directory each round (nothing
-///   kept from an earlier one): streamed to the account's file cache through the session's client, then copied to
-///   the destination by the kernel. The peer GETs it with
-///   AsyncHTTPClient's `execute` and writes each chunk of the body to the destination as it comes.
+///   kept from an earlier one), until it returns: streamed to the destination through the session's client. Its
+///   copy into the account's file cache is made after that, as an app's next work would run beside it, and the
+///   round's `shutDown()` waits for it outside the clock. The peer GETs it with AsyncHTTPClient's `execute` and
+///   writes each chunk of the body to the destination as it comes.
 ///
 /// Each round opens a new `ChatService` in a new directory, and its account (the store, the outbox) before the clock
 /// starts: the rows time a transfer, not the opening of a chat, which an app does once.

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import KeelConcurrency
 import KeelErrors
 import KeelFiles
 import Logging
@@ -15,6 +16,11 @@ extension ChatService {
   /// whether it changed (`If-None-Match`), gets a 304 without the bytes, and copies the kept file; with the server
   /// unreachable, the kept file is used as it is. A file the server no longer has (its message deleted) is forgotten.
   ///
+  /// A file fetched from the server is copied into the account's files once `destination` is whole and this has
+  /// returned, as an image is written to the image loader's disk after it is shown: the caller does not wait for
+  /// the copy. The next download and ``shutDown()`` wait for it; a `destination` written to before it is copied is
+  /// not kept (moving or removing it is fine).
+  ///
   /// - Throws: `ChatError.Kind.invalidInput` for a path or URL not on the backend, before anything is sent;
   ///   `ChatError.Kind.notFound` for a file the server does not have or does not show the user (not a member of its
   ///   conversation); `ChatError.Kind.requestFailed` when it cannot be fetched; `ChatError.Kind.storage` when
@@ -29,22 +35,24 @@ extension ChatService {
     } catch {
       throw ChatError.storage(error, doing: "open the file cache of the chat")
     }
+    await fileCacheWrites()
     await forgetReleasedFiles(of: account)
     let (kept, tag) = Self.cacheEntry(of: url, in: account.fileCache)
     let keptTag = Self.keptTag(of: kept, in: tag)
-    var request = APIRequest<URL>.download(FileEndpoint(url: url, ifNoneMatch: keptTag), to: kept)
+    var request = APIRequest<URL>.download(FileEndpoint(url: url, ifNoneMatch: keptTag), to: destination)
     request.acceptableStatus = 200...304
     request.progress = progress
     do {
       let response = try await sessions.client.response(for: request)
-      if response.status == 304, let size = try? ChatOutbox.size(of: kept) {
+      if response.status != 304 {
+        // The server's bytes are at `destination`: kept behind the caller's back, or forgotten when they cannot be
+        // asked about again (no ETag).
+        let etag = response.headers.first(where: { $0.key.lowercased() == "etag" })?.value
+        keep(destination, as: (kept, tag), etag: etag, in: account.fileCache)
+        return
+      }
+      if let size = try? ChatOutbox.size(of: kept) {
         progress?(TransferProgress(completedBytes: size, expectedBytes: size))
-      } else if let etag = response.headers.first(where: { $0.key.lowercased() == "etag" })?.value,
-        let size = try? ChatOutbox.size(of: kept)
-      {
-        try? OwnerOnlyFiles.write(Data("\(size) \(etag)".utf8), to: tag, synchronously: false)
-      } else {
-        try? FileManager.default.removeItem(at: tag)
       }
     } catch let failure as NetworkError {
       if failure.statusCode == 404 || failure.statusCode == 403 {
@@ -65,6 +73,34 @@ extension ChatService {
     // Used now, whether fetched or kept (a 304, the server unreachable): the last to go when the cache is trimmed.
     try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: kept.path)
     trimFileCache(account.fileCache)
+  }
+
+  /// Waits for the copies of downloaded files still being made into an account's files.
+  func fileCacheWrites() async {
+    await fileCacheWrite.withLock { $0 }?.value
+  }
+
+  /// Copies the file just downloaded to `destination` into `cache` as `entry.kept`, with its size and `etag` in
+  /// `entry.tag`, in a task of its own after the copies before it, then trims the cache; without an ETag, forgets the
+  /// entry instead. The file is opened here, before the caller has it: a copy of what the server sent, unless the
+  /// caller writes to it first (then nothing is kept).
+  private func keep(_ destination: URL, as entry: (kept: URL, tag: URL), etag: String?, in cache: URL) {
+    for file in [entry.kept, entry.tag] { try? FileManager.default.removeItem(at: file) }
+    guard let etag, let opened = try? OpenedFile(destination) else { return }
+    fileCacheWrite.withLock { last in
+      let previous = last
+      last = Task { [self, logger] in
+        await previous?.value
+        do {
+          try opened.copy(to: entry.kept)
+          try OwnerOnlyFiles.write(Data("\(opened.size) \(etag)".utf8), to: entry.tag, synchronously: false)
+        } catch {
+          for file in [entry.kept, entry.tag] { try? FileManager.default.removeItem(at: file) }
+          logger.info("A downloaded file is not kept for the next download: \(error)")
+        }
+        trimFileCache(cache)
+      }
+    }
   }
 
   /// Forgets the kept copies of the files whose messages were deleted since the last download (the store lists them

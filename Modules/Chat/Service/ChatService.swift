@@ -80,6 +80,9 @@ public final class ChatService: Sendable {
   let networkMonitor: (any NetworkMonitor)?
   let logger: Logger
   let now: @Sendable () -> Date
+  /// The last copy of a downloaded file into its account's files: each waits for the one before
+  /// (``fileCacheWrites()``).
+  let fileCacheWrite = Locked<Task<Void, Never>?>(nil)
   /// The service's loops: the sender, the socket's reader, the session's watcher, the network's.
   private let tasks = Locked<[Task<Void, Never>]>([])
 
@@ -157,8 +160,9 @@ public final class ChatService: Sendable {
     tasks.withLock { $0 = started }
   }
 
-  /// Stops the outbox and the socket and waits for them. A send in flight is abandoned and stays in the outbox, to go
-  /// out with the same client message id from the next service on the same directory.
+  /// Stops the outbox and the socket and waits for them, and for a downloaded file still being kept. A send in flight
+  /// is abandoned and stays in the outbox, to go out with the same client message id from the next service on the
+  /// same directory.
   public func shutDown() async {
     let stopping = tasks.withLock { tasks in
       defer { tasks = [] }
@@ -168,6 +172,7 @@ public final class ChatService: Sendable {
     outbox.stop()
     await connection.shutDown()
     for task in stopping { await task.value }
+    await fileCacheWrites()
     outbox.finish()
   }
 
@@ -240,6 +245,8 @@ public final class ChatService: Sendable {
       for loader in dropped { loader.clearMemory() }
       await connection.endAccount(keeping: userID)
     }
+    // A downloaded file being kept for an account that is going is kept before its files are forgotten.
+    if !ended.isEmpty { await fileCacheWrites() }
     for account in ended where account.userID != sessions.currentUser?.id {
       do {
         try await account.retire(settings: settings)
