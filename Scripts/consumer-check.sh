@@ -5,13 +5,19 @@
 # its Package.resolved must pin none of the server-side packages. The same package with Keel's default traits must pin
 # them, so that the check is seen to be able to fail.
 # Usage: Scripts/consumer-check.sh (from the repository root; `make consumers`).
+#
+# Its packages go beside the README's package that Scripts/readme-package.sh (the step before it in `make ci`) built on
+# the same clone, and the app's is built into that package's build folder: Keel's app modules are compiled once for
+# both (what each package resolves is its own). Run alone, it builds them itself. Either way the folder goes at the end.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 swift=${SWIFT:-swift}
-work=$(mktemp -d "${TMPDIR:-/tmp}/keel-consumers.XXXXXX")
+work="${TMPDIR:-/tmp}/keel-outside-packages-$(cksum <<<"$root" | cut -d' ' -f1)"
 trap 'rm -rf "$work"' EXIT
-ln -s "$root" "$work/keel"
+mkdir -p "$work"
+ln -sfn "$root" "$work/keel"
+rm -rf "$work/app" "$work/defaults"
 server_packages="hummingbird hummingbird-websocket swift-websocket async-http-client postgres-nio swift-nio swift-nio-ssl"
 server_packages+=" swift-nio-extras swift-argument-parser swift-service-lifecycle swift-http-types"
 
@@ -44,7 +50,9 @@ pins() { python3 -c 'import json,sys; print("\n".join(p["identity"] for p in jso
 
 # An app's package: Keel's default traits off. Built as a user would (Keel's strict mode is for Keel's own CI).
 consumer app ", traits: []"
-env -u KEEL_STRICT "$swift" build --package-path "$work/app"
+scratch=$work/app/.build
+[[ -d $work/MyApp/.build ]] && scratch=$work/MyApp/.build
+env -u KEEL_STRICT "$swift" build --package-path "$work/app" --scratch-path "$scratch"
 found=$(pins "$work/app/Package.resolved" | grep -x -F -f <(tr ' ' '\n' <<<"$server_packages") || true)
 if [[ -n $found ]]; then
   echo "consumer-check: a package on Domain, Chat and ReducerRuntime with traits: [] resolves server-side packages:" \

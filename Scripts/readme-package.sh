@@ -2,16 +2,22 @@
 # Builds and runs the README's "library in your own package" sample as a user would: its two files, taken from the
 # README itself, in a package outside this repository beside a folder named `keel` that is this clone. It runs twice
 # against a Sandbox started here, and each run must print what the README's `swift run` lines say it prints.
+# The package and its build stay when it ends, for Scripts/consumer-check.sh (the next step of `make ci`) to build its
+# own outside package on the same Keel into the same build folder, which compiles Keel's app modules once for both; that
+# step removes them.
 # Usage: Scripts/readme-package.sh (from the repository root; `make readme-package`). Needs python3 and a built keel.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 swift=${SWIFT:-swift}
-work=$(mktemp -d "${TMPDIR:-/tmp}/keel-readme-package.XXXXXX")
+# One folder per clone, outside it, made afresh: the package as a user starts it.
+work="${TMPDIR:-/tmp}/keel-outside-packages-$(cksum <<<"$root" | cut -d' ' -f1)"
+rm -rf "$work"
+mkdir -p "$work"
 sandbox_pid=
 cleanup() {
   if [[ -n $sandbox_pid ]]; then kill "$sandbox_pid" 2>/dev/null || true; wait "$sandbox_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
+  rm -f "$work/expected" "$work/sandbox-url"
 }
 trap cleanup EXIT
 
