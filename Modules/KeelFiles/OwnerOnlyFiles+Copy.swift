@@ -71,8 +71,10 @@ extension OwnerOnlyFiles {
 /// reads the file that was opened, wherever it has been moved or even if it was removed since, and refuses, leaving
 /// nothing, if its size or modification time changed (it was written to in place).
 ///
-/// A write in the same tick of the file system's clock as the file's last one, that leaves its size as it was, is
-/// not seen: the check is for a file that was edited, not for one written against it on purpose.
+/// Opening it sets its modification time to the present to the nanosecond: a kernel may stamp a write with a coarser
+/// clock (Linux before 6.13: its last tick, 1 to 10 ms old), so that without it a write right after the file's last
+/// one, keeping its size, could leave the time as it was. On a file system that keeps whole seconds only, a write
+/// within the same second that keeps the size is not seen.
 package final class OpenedFile: Sendable {
   /// The path it was opened at, for errors.
   package let path: String
@@ -95,13 +97,18 @@ package final class OpenedFile: Sendable {
     }
   }
 
-  /// Opens `file` for reading and notes its size and modification time.
+  /// Opens `file` for reading, sets its times to now, and notes that time and its size. Setting the time
+  /// needs the caller to own `file`, as it does a download it has just written.
   package init(_ file: URL) throws(FileSystemError) {
     path = file.path
     descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else { throw FileSystemError(errno, while: "open", path: path) }
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    // Its access time too, which a file just written has anyway.
+    var times = [now, now]
     var status = stat()
-    guard fstat(descriptor, &status) == 0 else {
+    guard futimens(descriptor, &times) == 0, fstat(descriptor, &status) == 0 else {
       let failure = FileSystemError(errno, while: "read", path: path)
       close(descriptor)
       throw failure

@@ -56,6 +56,12 @@ extension ChatAgainstSandbox {
       #expect(attached.size == Int64(size) && attached.name == "report__[31m.bin")
       #expect(attached.url.hasPrefix("/v1/chat-files/"))
 
+      // A destination that cannot be written is the device's trouble, not the network's.
+      let unwritable = await #expect(throws: ChatError.self) {
+        try await bob.chat.download(attached.url, to: bob.directory.appendingPathComponent("missing/report.bin"))
+      }
+      #expect(unwritable?.kind == .storage)
+
       // Bob downloads it: streamed to disk, byte-exact, with progress.
       let destination = bob.directory.appendingPathComponent("report.bin")
       let received = Locked<[TransferProgress]>([])
@@ -85,10 +91,9 @@ extension ChatAgainstSandbox {
       #expect(try Data(contentsOf: again) == bytes)
       #expect(third.withLock { $0.count } >= 10, "downloaded again: \(third.withLock { $0.count }) steps")
 
-      // The app edits the file it got at once, before or after its copy is kept: what is kept is the server's file
-      // or nothing, never the edit.
+      // The app edits the file it got at once, in place and keeping its size, most likely before its copy is kept:
+      // what is kept is the server's file or nothing, never the edit.
       let edit = try FileHandle(forWritingTo: again)
-      try edit.seekToEnd()
       try edit.write(contentsOf: Data("edited".utf8))
       try edit.close()
       let fourth = bob.directory.appendingPathComponent("fourth.bin")

@@ -70,6 +70,16 @@ struct FileCopyTests {
     #expect(!FileManager.default.fileExists(atPath: kept.path))
     #expect(try leftovers().isEmpty)
 
+    let overwritten = try OpenedFile(source)
+    let sameSize = try FileHandle(forWritingTo: source)
+    try sameSize.write(contentsOf: Data("edited".utf8))
+    try sameSize.close()
+    #expect(try FileManager.default.attributesOfItem(atPath: source.path)[.size] as? Int == Self.bytes.count + 6)
+    #expect(throws: FileSystemError.self, "an edit right after the open that keeps the size") {
+      try overwritten.copy(to: kept)
+    }
+    #expect(!FileManager.default.fileExists(atPath: kept.path))
+
     let cut = try OpenedFile(source)
     try FileHandle(forWritingTo: source).truncate(atOffset: 10)
     #expect(throws: FileSystemError.self) { try cut.copy(to: kept) }

@@ -44,6 +44,11 @@ extension ChatService {
     request.progress = progress
     do {
       let response = try await sessions.client.response(for: request)
+      if response.status != 304, !(200..<300).contains(response.status) {
+        // A redirect the client was set not to follow: nothing was written.
+        throw ChatError(
+          .requestFailed, "Cannot download \(path): the server answered \(response.status), not the file.")
+      }
       if response.status != 304 {
         // The server's bytes are at `destination`: kept behind the caller's back, or forgotten when they cannot be
         // asked about again (no ETag).
@@ -58,6 +63,10 @@ extension ChatService {
       if failure.statusCode == 404 || failure.statusCode == 403 {
         for file in [kept, tag] { try? FileManager.default.removeItem(at: file) }
         throw ChatError(.notFound, "Cannot download \(path): the server has no such file for you (\(failure)).")
+      }
+      // The transfer's file, not the network: `destination` cannot be written.
+      if let code = failure.urlError?.code, Self.fileFailures.contains(code) {
+        throw ChatError.storage(failure, doing: "write \(destination.path)")
       }
       // Offline, or a failing server: the kept copy is the file as it was.
       guard failure.kind == .transport || (failure.statusCode ?? 0) >= 500, keptTag != nil else {
@@ -74,6 +83,12 @@ extension ChatService {
     try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: kept.path)
     trimFileCache(account.fileCache)
   }
+
+  /// What a transport reports when the file of a download, not the network, failed.
+  private static let fileFailures: Set<URLError.Code> = [
+    .cannotCreateFile, .cannotOpenFile, .cannotWriteToFile, .cannotMoveFile, .cannotRemoveFile, .fileDoesNotExist,
+    .fileIsDirectory, .noPermissionsToReadFile,
+  ]
 
   /// Waits for the copies of downloaded files still being made into an account's files.
   func fileCacheWrites() async {
