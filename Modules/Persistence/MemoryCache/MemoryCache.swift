@@ -78,7 +78,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     get { storage.withLock { $0.totalCostLimit } }
     set {
       precondition(newValue >= 0, "totalCostLimit must not be negative, got \(newValue)")
-      storage.withLock { [timeline] in
+      storage.withLock {
         $0.setTotalCostLimit(newValue)
         $0.trim(on: timeline)
       }
@@ -92,7 +92,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     get { storage.withLock { $0.countLimit } }
     set {
       precondition(newValue >= 0, "countLimit must not be negative, got \(newValue)")
-      storage.withLock { [timeline] in
+      storage.withLock {
         $0.countLimit = newValue
         $0.trim(on: timeline)
       }
@@ -111,7 +111,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
   /// The value stored for `key`, made the most recently used entry; `nil` if there is none or it has expired.
   @inlinable
   public func object(forKey key: Key) -> Value? {
-    storage.withLock { [timeline] in $0.value(forKey: key, on: timeline) }
+    storage.withLock { $0.value(forKey: key, on: timeline) }
   }
 
   /// Stores `value` for `key` as the most recently used entry, replacing any older one, then evicts least recently
@@ -129,7 +129,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
   public func setObject(_ value: Value, forKey key: Key, cost: Int = 0, ttl: Duration? = nil) -> Bool {
     precondition(cost >= 0, "cost must not be negative, got \(cost)")
     let expiry = (ttl ?? defaultTTL).map(timeline.expiry(after:)) ?? CacheTimeline.never
-    return storage.withLock { [timeline] in
+    return storage.withLock {
       $0.setValue(value, forKey: key, cost: cost, expiry: expiry, on: timeline)
     }
   }
@@ -153,7 +153,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
   /// - Returns: How many entries were removed.
   @discardableResult
   public func removeExpiredObjects() -> Int {
-    storage.withLock { [timeline] in $0.removeExpired(on: timeline) }
+    storage.withLock { $0.removeExpired(on: timeline) }
   }
 
   /// The value for `key`, as ``object(forKey:)``; assigning stores it at cost 0 with ``defaultTTL``, and assigning
