@@ -2,7 +2,8 @@
 
 usage: socketio_bench_client.py URL MODE COUNT
   ack      COUNT acknowledged "echo" emits one after another: prints "P50 P99" in microseconds
-  burst    asks the server for COUNT "tick" events: prints events per second until the last one arrived
+  burst    asks the server for COUNT "tick" events: prints events per second until the last one arrived, and the
+           client's processor time per event over the same span, in microseconds
   connect  COUNT connections, one after another: prints the median time to join the namespace, in milliseconds
   cycles   COUNT connect and disconnect cycles: prints the growth of the resident memory, in KiB, from the end of
            the first tenth of the cycles to the end
@@ -54,11 +55,13 @@ async def main():
                 done.set()
 
         start = time.perf_counter()
+        cpu_start = time.process_time()
         await client.emit("burst", count)
         await asyncio.wait_for(done.wait(), 120)
         elapsed = time.perf_counter() - start
+        cpu = time.process_time() - cpu_start
         await client.disconnect()
-        print(count / elapsed)
+        print(count / elapsed, cpu * 1e6 / count)
     elif mode == "connect":
         times = []
         for _ in range(count):

@@ -13,7 +13,10 @@ import Realtime
 /// disconnect cycles leave behind (target: flat, at most 1 MiB).
 ///
 /// The server, in Python, is the slower party: the rows compare the two clients' share of each round trip, and both
-/// pay the server's alike.
+/// pay the server's alike. One way, the server's sending is the bound: `oneWay.serverCPU` is the server's processor
+/// time per event while each client reads (one event costing it as much as the burst's time per event says it is
+/// busy throughout), and `oneWay.clientCPU` what each client's own processor time per event is over the same span
+/// (Keel's process, every thread; python-socketio's client as it measures itself).
 enum RealtimeBenchmarks {
   static func comparisons(quick: Bool) -> [Comparison] {
     let roundTrips = quick ? 100 : 2_000
@@ -34,8 +37,18 @@ enum RealtimeBenchmarks {
         finish: { await server.stop() }),
       Comparison(
         name: "realtime.events.oneWay", unit: "events/s", better: .higher, target: nil, rounds: (1, 5),
-        keel: { try await keelBurst(server.url(), count: burst) },
+        keel: { try await keelBurst(server.url(), count: burst).rate },
         peer: { try await peer(server.url(), "burst", burst)[0] },
+        finish: { await server.stop() }),
+      Comparison(
+        name: "realtime.events.oneWay.clientCPU", unit: "µs/event", better: .lower, target: nil, rounds: (1, 5),
+        keel: { try await keelBurst(server.url(), count: burst).processorTime },
+        peer: { try await peer(server.url(), "burst", burst)[1] },
+        finish: { await server.stop() }),
+      Comparison(
+        name: "realtime.events.oneWay.serverCPU", unit: "µs/event", better: .lower, target: nil, rounds: (1, 5),
+        keel: { try await server.processorTime(perEventOf: burst) { try await keelBurst($0, count: burst) } },
+        peer: { try await server.processorTime(perEventOf: burst) { try await peer($0, "burst", burst) } },
         finish: { await server.stop() }),
       Comparison(
         name: "realtime.connect", unit: "ms", better: .lower, target: nil, rounds: (1, 5),
@@ -91,13 +104,22 @@ enum RealtimeBenchmarks {
     return WebSocketBenchmarks.Percentiles(samples)
   }
 
-  /// Events per second from the request for `count` ticks until the last one is read.
-  private static func keelBurst(_ url: URL, count: Int) async throws -> Double {
+  /// One burst as the client saw it: events per second, and the processor time it took per event.
+  struct Burst {
+    let rate: Double
+    /// In µs: the whole process's time, user and system, every thread (the server runs in a process of its own).
+    let processorTime: Double
+  }
+
+  /// Events per second from the request for `count` ticks until the last one is read, and the process's processor
+  /// time per event over the same span.
+  private static func keelBurst(_ url: URL, count: Int) async throws -> Burst {
     let client = try client(url)
     try await connect(client)
     let ticks = client.events(named: "tick")
     let clock = ContinuousClock()
     let start = clock.now
+    let cpuStart = processorMicroseconds()
     try await client.emit("burst", [.number(Double(count))])
     var received = 0
     for await _ in ticks {
@@ -105,8 +127,16 @@ enum RealtimeBenchmarks {
       if received == count { break }
     }
     let elapsed = start.duration(to: clock.now)
+    let cpu = processorMicroseconds() - cpuStart
     await client.disconnect()
-    return Double(count) / (nanoseconds(elapsed) / 1e9)
+    return Burst(rate: Double(count) / (nanoseconds(elapsed) / 1e9), processorTime: cpu / Double(count))
+  }
+
+  /// This process's processor time so far, in µs (all its threads).
+  private static func processorMicroseconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+    return Double(time.tv_sec) * 1e6 + Double(time.tv_nsec) / 1e3
   }
 
   /// The median time, in ms, from `connect()` to joined, over `count` connections one after another.
@@ -204,6 +234,34 @@ enum RealtimeBenchmarks {
       self.process = process
       self.port = port
       return URL(string: "http://127.0.0.1:\(port)")!
+    }
+
+    /// The server's processor time per event while `burst` runs against it, in µs: what one event costs the server,
+    /// whose reciprocal bounds the one-way row whichever client reads. From `/proc`, in the kernel's ticks (10 ms at
+    /// most, against a burst's second or so).
+    func processorTime<Result>(
+      perEventOf count: Int, _ burst: (URL) async throws -> Result
+    ) async throws -> Double {
+      let url = try await url()
+      guard let pid = process?.processIdentifier, let before = Self.processorMicroseconds(of: pid) else {
+        throw BenchmarkError(description: "python-socketio's server has no processor time to read")
+      }
+      _ = try await burst(url)
+      guard let after = Self.processorMicroseconds(of: pid) else {
+        throw BenchmarkError(description: "python-socketio's server ended during the burst")
+      }
+      return (after - before) / Double(count)
+    }
+
+    /// The user and system time of process `pid` so far, in µs, from `/proc/<pid>/stat`; `nil` without one.
+    private static func processorMicroseconds(of pid: Int32) -> Double? {
+      guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let end = stat.lastIndex(of: ")")
+      else { return nil }
+      // After the command's closing parenthesis: state is the first field, utime the 12th and stime the 13th.
+      let fields = stat[stat.index(after: end)...].split(separator: " ")
+      guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+      return (user + system) * 1e6 / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     /// Stops the server.
