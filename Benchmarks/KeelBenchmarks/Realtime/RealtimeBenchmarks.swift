@@ -14,9 +14,9 @@ import Realtime
 ///
 /// The server, in Python, is the slower party: the rows compare the two clients' share of each round trip, and both
 /// pay the server's alike. One way, the server's sending is the bound: `oneWay.serverCPU` is the server's processor
-/// time per event while each client reads (one event costing it as much as the burst's time per event says it is
-/// busy throughout), and `oneWay.clientCPU` what each client's own processor time per event is over the same span
-/// (Keel's process, every thread; python-socketio's client as it measures itself).
+/// time per event while each client reads (as long as the burst's time per event when the server is busy throughout),
+/// and `oneWay.clientCPU` each client's own processor time per event over the same span (Keel's process, every
+/// thread; python-socketio's client as it measures itself).
 enum RealtimeBenchmarks {
   static func comparisons(quick: Bool) -> [Comparison] {
     let roundTrips = quick ? 100 : 2_000
