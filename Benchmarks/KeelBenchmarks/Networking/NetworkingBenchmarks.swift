@@ -142,8 +142,7 @@ enum NetworkingBenchmarks {
     duration: Duration, _ send: @escaping @Sendable () async throws -> Void
   ) async throws -> Double {
     let clock = ContinuousClock()
-    var cpuStart = timespec()
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpuStart)
+    let cpuStart = processMicroseconds()
     let start = clock.now
     let deadline = start + duration
     let completed = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -159,9 +158,7 @@ enum NetworkingBenchmarks {
       }
       return try await group.reduce(0, +)
     }
-    var cpuEnd = timespec()
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpuEnd)
-    let cpu = Double(cpuEnd.tv_sec - cpuStart.tv_sec) * 1e6 + Double(cpuEnd.tv_nsec - cpuStart.tv_nsec) / 1e3
+    let cpu = processMicroseconds() - cpuStart
     // KEEL_BENCH_CPU=1 prints the process's CPU time per request of each round (client and Sandbox together: the
     // Sandbox's share is the same on both sides, so the difference is what the client costs).
     if ProcessInfo.processInfo.environment["KEEL_BENCH_CPU"] != nil {

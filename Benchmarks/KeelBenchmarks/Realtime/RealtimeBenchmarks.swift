@@ -24,6 +24,7 @@ enum RealtimeBenchmarks {
     let connects = quick ? 5 : 50
     let cycles = Int(ProcessInfo.processInfo.environment["KEEL_BENCH_CYCLES"] ?? "") ?? (quick ? 100 : 1_000)
     let server = PythonServer()
+    let bursts = LatencyRounds()
     return [
       Comparison(
         name: "realtime.ack.roundTrip.p50", unit: "µs", better: .lower, target: nil, rounds: (1, 5),
@@ -35,21 +36,9 @@ enum RealtimeBenchmarks {
         keel: { try await keelAcks(server.url(), count: roundTrips).p99 },
         peer: { try await peer(server.url(), "ack", roundTrips)[1] },
         finish: { await server.stop() }),
-      Comparison(
-        name: "realtime.events.oneWay", unit: "events/s", better: .higher, target: nil, rounds: (1, 5),
-        keel: { try await keelBurst(server.url(), count: burst).rate },
-        peer: { try await peer(server.url(), "burst", burst)[0] },
-        finish: { await server.stop() }),
-      Comparison(
-        name: "realtime.events.oneWay.clientCPU", unit: "µs/event", better: .lower, target: nil, rounds: (1, 5),
-        keel: { try await keelBurst(server.url(), count: burst).processorTime },
-        peer: { try await peer(server.url(), "burst", burst)[1] },
-        finish: { await server.stop() }),
-      Comparison(
-        name: "realtime.events.oneWay.serverCPU", unit: "µs/event", better: .lower, target: nil, rounds: (1, 5),
-        keel: { try await server.processorTime(perEventOf: burst) { try await keelBurst($0, count: burst) } },
-        peer: { try await server.processorTime(perEventOf: burst) { try await peer($0, "burst", burst) } },
-        finish: { await server.stop() }),
+      burstRow("realtime.events.oneWay", "events/s", .higher, reading: 0, server, bursts, count: burst),
+      burstRow("realtime.events.oneWay.clientCPU", "µs/event", .lower, reading: 1, server, bursts, count: burst),
+      burstRow("realtime.events.oneWay.serverCPU", "µs/event", .lower, reading: 2, server, bursts, count: burst),
       Comparison(
         name: "realtime.connect", unit: "ms", better: .lower, target: nil, rounds: (1, 5),
         keel: { try await keelConnect(server.url(), count: connects) },
@@ -62,6 +51,35 @@ enum RealtimeBenchmarks {
         peer: { try await peer(server.url(), "cycles", cycles)[0] },
         finish: { await server.stop() }),
     ]
+  }
+
+  /// A one-way row: reading `index` of each burst that `bursts` keeps, so that the three rows describe the same
+  /// bursts (``keelBurst(_:count:)`` and python-socketio's client give the rate and the client's time per event, the
+  /// server's time per event is read around them).
+  private static func burstRow(
+    _ name: String, _ unit: String, _ better: Better, reading index: Int, _ server: PythonServer,
+    _ bursts: LatencyRounds, count: Int
+  ) -> Comparison {
+    Comparison(
+      name: name, unit: unit, better: better, target: nil, rounds: (1, 5),
+      keel: {
+        try await bursts.samples(of: .keel, for: name) {
+          let (burst, serverTime) = try await server.processorTime(perEventOf: count) {
+            try await keelBurst($0, count: count)
+          }
+          return [burst.rate, burst.processorTime, serverTime]
+        }[index]
+      },
+      peer: {
+        try await bursts.samples(of: .peer, for: name) {
+          let (numbers, serverTime) = try await server.processorTime(perEventOf: count) {
+            try await peer($0, "burst", count)
+          }
+          guard numbers.count >= 2 else { throw BenchmarkError(description: "python-socketio's burst: \(numbers)") }
+          return [numbers[0], numbers[1], serverTime]
+        }[index]
+      },
+      finish: { await server.stop() })
   }
 
   private static let transport = NIOWebSocketTransport()
@@ -119,7 +137,7 @@ enum RealtimeBenchmarks {
     let ticks = client.events(named: "tick")
     let clock = ContinuousClock()
     let start = clock.now
-    let cpuStart = processorMicroseconds()
+    let cpuStart = processMicroseconds()
     try await client.emit("burst", [.number(Double(count))])
     var received = 0
     for await _ in ticks {
@@ -127,16 +145,9 @@ enum RealtimeBenchmarks {
       if received == count { break }
     }
     let elapsed = start.duration(to: clock.now)
-    let cpu = processorMicroseconds() - cpuStart
+    let cpu = processMicroseconds() - cpuStart
     await client.disconnect()
     return Burst(rate: Double(count) / (nanoseconds(elapsed) / 1e9), processorTime: cpu / Double(count))
-  }
-
-  /// This process's processor time so far, in µs (all its threads).
-  private static func processorMicroseconds() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
-    return Double(time.tv_sec) * 1e6 + Double(time.tv_nsec) / 1e3
   }
 
   /// The median time, in ms, from `connect()` to joined, over `count` connections one after another.
@@ -236,21 +247,21 @@ enum RealtimeBenchmarks {
       return URL(string: "http://127.0.0.1:\(port)")!
     }
 
-    /// The server's processor time per event while `burst` runs against it, in µs: what one event costs the server,
-    /// whose reciprocal bounds the one-way row whichever client reads. From `/proc`, in the kernel's ticks (10 ms at
-    /// most, against a burst's second or so).
-    func processorTime<Result>(
+    /// What `burst` returns, and the server's processor time per event while it ran against it, in µs: what one event
+    /// costs the server, whose reciprocal bounds the one-way row whichever client reads. From `/proc`, in the kernel's
+    /// ticks (10 ms at most, against a burst's second or so).
+    func processorTime<Result: Sendable>(
       perEventOf count: Int, _ burst: (URL) async throws -> Result
-    ) async throws -> Double {
+    ) async throws -> (Result, Double) {
       let url = try await url()
       guard let pid = process?.processIdentifier, let before = Self.processorMicroseconds(of: pid) else {
         throw BenchmarkError(description: "python-socketio's server has no processor time to read")
       }
-      _ = try await burst(url)
+      let result = try await burst(url)
       guard let after = Self.processorMicroseconds(of: pid) else {
         throw BenchmarkError(description: "python-socketio's server ended during the burst")
       }
-      return (after - before) / Double(count)
+      return (result, (after - before) / Double(count))
     }
 
     /// The user and system time of process `pid` so far, in µs, from `/proc/<pid>/stat`; `nil` without one.
